@@ -1,0 +1,50 @@
+/**
+ * Test helper: run a TypeScript file in a fresh Node process (never in Jest's own worker),
+ * so that native code (koffi, libascendcl) is only ever loaded in throwaway children.
+ */
+import { spawn } from 'node:child_process';
+import * as path from 'node:path';
+
+export const repoRoot = path.resolve(__dirname, '..', '..');
+
+export interface ChildRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** The last stdout line that parses as JSON, if any. */
+  json: unknown;
+}
+
+export function runTsChild(
+  file: string,
+  args: string[] = [],
+  opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number; cwd?: string } = {},
+): Promise<ChildRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-r', 'esbuild-register', file, ...args], {
+      cwd: opts.cwd ?? repoRoot,
+      env: { ...process.env, ...opts.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 30_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      let json: unknown;
+      for (const line of stdout.trim().split('\n').reverse()) {
+        try {
+          json = JSON.parse(line);
+          break;
+        } catch {
+          /* not JSON */
+        }
+      }
+      resolve({ code, signal, stdout, stderr, json });
+    });
+  });
+}
