@@ -1,0 +1,75 @@
+/**
+ * Builds the RoleContext handed to a role body inside its device process. The ACL library is only
+ * loaded when the role first touches `ctx.acl`, so roles that never use it never load koffi.
+ */
+import { format } from 'node:util';
+import type { Acl } from '../src/acl';
+import { Rendezvous } from '../src/rendezvous';
+import type { FromChild, Job } from '../src/orchestrator/protocol';
+import type { RoleContext } from '../src/orchestrator/types';
+
+export interface RoleContextHandle {
+  ctx: RoleContext;
+  /** Finalizes the ACL runtime if the role used it and did not finalize it itself. */
+  cleanup(): void;
+  /** Best effort, for signal handlers: like cleanup(), never throws. */
+  cleanupQuietly(): void;
+}
+
+export function createRoleContext(job: Job, send: (m: FromChild) => void): RoleContextHandle {
+  let acl: Acl | undefined;
+  let aclLoadError: unknown;
+
+  const loadOnce = (): Acl => {
+    if (acl) return acl;
+    if (aclLoadError) throw aclLoadError; // a failed init is not retried (it would fail differently)
+    try {
+      // The one place a device process loads the binding (and with it koffi).
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { loadAcl } = require('../src/acl') as typeof import('../src/acl');
+      const loaded = loadAcl({ mode: job.mode });
+      loaded.init();
+      acl = loaded;
+      loaded.setDevice(job.device);
+      return loaded;
+    } catch (e) {
+      aclLoadError = e;
+      throw e;
+    }
+  };
+
+  const rendezvous = new Rendezvous(job.dir, job.role, (waitingFor) => send({ type: 'waiting', waitingFor }));
+
+  const ctx: RoleContext = {
+    get acl() {
+      return loadOnce();
+    },
+    device: job.device,
+    role: job.role,
+    index: job.index,
+    dir: job.dir,
+    rendezvous,
+    log: (...args: unknown[]) => {
+      process.stdout.write(format(...args) + '\n');
+    },
+    mark: (name: string) => {
+      if (typeof name !== 'string' || name === '') throw new TypeError('mark(name): name must be a non-empty string');
+      send({ type: 'mark', name, tNs: process.hrtime.bigint().toString() });
+    },
+  };
+
+  const cleanup = () => {
+    if (acl?.initialized) acl.finalize();
+  };
+  return {
+    ctx,
+    cleanup,
+    cleanupQuietly: () => {
+      try {
+        cleanup();
+      } catch {
+        /* we are being stopped anyway */
+      }
+    },
+  };
+}

@@ -1,0 +1,109 @@
+/*
+ * hold.c - libcannharness_hold.so: host functions (aclrtHostFunc-shaped)
+ * that the TypeScript binding passes by pointer to aclrtLaunchHostFunc to
+ * hold a stream. No libascendcl dependency: works with the stub and with
+ * real CANN alike.
+ *
+ * A latch is made for exactly one cannharness_latch_wait launch: it starts
+ * with two references (the creator's and the pending wait's), so
+ * cannharness_latch_destroy is safe before the wait has run.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define HOLD_EXPORT __attribute__((visibility("default")))
+
+struct latch {
+    pthread_mutex_t lock;
+    pthread_cond_t released_cv;
+    int released;
+    int refs;
+};
+
+HOLD_EXPORT uint64_t cannharness_monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The milliseconds travel in the pointer value itself. */
+HOLD_EXPORT void cannharness_sleep_ms(void *ms)
+{
+    uintptr_t v = (uintptr_t)ms;
+    struct timespec ts = { (time_t)(v / 1000u), (long)(v % 1000u) * 1000000l };
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+HOLD_EXPORT void *cannharness_latch_create(void)
+{
+    struct latch *l = calloc(1, sizeof *l);
+    if (!l)
+        return NULL;
+    pthread_mutex_init(&l->lock, NULL);
+    pthread_cond_init(&l->released_cv, NULL);
+    l->refs = 2;
+    return l;
+}
+
+static void latch_unref(struct latch *l)
+{
+    pthread_mutex_lock(&l->lock);
+    int last = --l->refs == 0;
+    pthread_mutex_unlock(&l->lock);
+    if (last) {
+        pthread_cond_destroy(&l->released_cv);
+        pthread_mutex_destroy(&l->lock);
+        free(l);
+    }
+}
+
+/* The host function: blocks the stream until the latch is released. */
+HOLD_EXPORT void cannharness_latch_wait(void *latch)
+{
+    struct latch *l = latch;
+    if (!l)
+        return;
+    pthread_mutex_lock(&l->lock);
+    while (!l->released)
+        pthread_cond_wait(&l->released_cv, &l->lock);
+    pthread_mutex_unlock(&l->lock);
+    latch_unref(l);
+}
+
+HOLD_EXPORT void cannharness_latch_release(void *latch)
+{
+    struct latch *l = latch;
+    if (!l)
+        return;
+    pthread_mutex_lock(&l->lock);
+    l->released = 1;
+    pthread_cond_broadcast(&l->released_cv);
+    pthread_mutex_unlock(&l->lock);
+}
+
+HOLD_EXPORT int cannharness_latch_is_released(void *latch)
+{
+    struct latch *l = latch;
+    if (!l)
+        return 0;
+    pthread_mutex_lock(&l->lock);
+    int r = l->released;
+    pthread_mutex_unlock(&l->lock);
+    return r;
+}
+
+/* Releases (so a pending wait can never hang) and drops the creator's
+ * reference; the wait frees the latch if it still has to run. */
+HOLD_EXPORT void cannharness_latch_destroy(void *latch)
+{
+    struct latch *l = latch;
+    if (!l)
+        return;
+    cannharness_latch_release(l);
+    latch_unref(l);
+}

@@ -1,0 +1,103 @@
+/*
+ * errors.c - error names, per-thread recent error message, stderr log.
+ */
+#include "errors.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static _Thread_local char recent_message[512];
+static _Thread_local int has_recent_message;
+
+/* Atomic so that threads may log while another thread runs aclInit. */
+static int log_level = LOG_OFF;
+
+const char *stub_error_name(aclError code)
+{
+    switch (code) {
+    case 0: return "ACL_SUCCESS";
+    case 100000: return "ACL_ERROR_INVALID_PARAM";
+    case 100001: return "ACL_ERROR_UNINITIALIZE";
+    case 100002: return "ACL_ERROR_REPEAT_INITIALIZE";
+    case 100037: return "ACL_ERROR_REPEAT_FINALIZE";
+    case 107000: return "ACL_ERROR_RT_PARAM_INVALID";
+    case 107001: return "ACL_ERROR_RT_INVALID_DEVICEID";
+    case 107002: return "ACL_ERROR_RT_CONTEXT_NULL";
+    case 107003: return "ACL_ERROR_RT_STREAM_CONTEXT";
+    case 107017: return "ACL_ERROR_RT_INVALID_HANDLE";
+    case 107019: return "ACL_ERROR_RT_WAIT_TIMEOUT";
+    case 107020: return "ACL_ERROR_RT_TASK_TIMEOUT";
+    case 207000: return "ACL_ERROR_RT_FEATURE_NOT_SUPPORT";
+    case 207001: return "ACL_ERROR_RT_MEMORY_ALLOCATION";
+    case 507000: return "ACL_ERROR_RT_INTERNAL_ERROR";
+    case 507046: return "ACL_ERROR_RT_STREAM_SYNC_TIMEOUT";
+    case 507047: return "ACL_ERROR_RT_EVENT_SYNC_TIMEOUT";
+    default: return "UNKNOWN_ERROR";
+    }
+}
+
+aclError stub_fail(aclError code, const char *call, const char *fmt, ...)
+{
+    char reason[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof reason, fmt, ap);
+    va_end(ap);
+    snprintf(recent_message, sizeof recent_message, "%s: %s (%s %d)", call, reason,
+             stub_error_name(code), code);
+    has_recent_message = 1;
+    stub_log(LOG_ERROR, "%s", recent_message);
+    return code;
+}
+
+STUB_EXPORT const char *aclGetRecentErrMsg(void)
+{
+    return has_recent_message ? recent_message : NULL;
+}
+
+int stub_log_configure(const char **bad)
+{
+    const char *v = getenv("ACL_STUB_LOG");
+    int level = LOG_OFF;
+    if (v && *v) {
+        if (!strcasecmp(v, "off") || !strcasecmp(v, "none"))
+            level = LOG_OFF;
+        else if (!strcasecmp(v, "error"))
+            level = LOG_ERROR;
+        else if (!strcasecmp(v, "warn") || !strcasecmp(v, "warning"))
+            level = LOG_WARN;
+        else if (!strcasecmp(v, "info"))
+            level = LOG_INFO;
+        else if (!strcasecmp(v, "debug"))
+            level = LOG_DEBUG;
+        else {
+            /* show this configuration error even though logging is unset */
+            __atomic_store_n(&log_level, LOG_ERROR, __ATOMIC_RELAXED);
+            *bad = v;
+            return -1;
+        }
+    }
+    __atomic_store_n(&log_level, level, __ATOMIC_RELAXED);
+    return 0;
+}
+
+int stub_log_enabled(enum stub_log_level level)
+{
+    return (int)level <= __atomic_load_n(&log_level, __ATOMIC_RELAXED);
+}
+
+void stub_log(enum stub_log_level level, const char *fmt, ...)
+{
+    if ((int)level > __atomic_load_n(&log_level, __ATOMIC_RELAXED))
+        return;
+    char line[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    /* one fprintf per line so concurrent threads do not interleave */
+    fprintf(stderr, "[acl-stub] %s\n", line);
+}

@@ -1,0 +1,46 @@
+/*
+ * event.h - events: local events (event.c) and IPC events (ipc_event.c)
+ * share this object; is_ipc selects the shared-memory slot model.
+ */
+#ifndef CANNSTUB_EVENT_H
+#define CANNSTUB_EVENT_H
+
+#include <stdint.h>
+
+#include "acl/acl.h"
+
+struct shm_object;
+struct ipc_shared;
+struct stream;
+
+struct event {
+    struct event *next; /* rt.events list while live */
+    uint64_t id;
+    int device;
+    uint32_t flags;
+    int destroyed;
+    int refs; /* 1 for the handle + 1 per queued task or host-side wait */
+    /* local events: generations of the latest record and of completed ones */
+    uint64_t record_gen;
+    uint64_t done_gen;
+    uint64_t done_timestamp_ns;
+    int ever_completed;
+    /* IPC events */
+    int is_ipc;
+    int is_creator;
+    struct shm_object *shm;
+    struct ipc_shared *ipc;
+    unsigned char handle[64];
+};
+
+/* rt.lock held. */
+struct event *event_alloc(int device, uint32_t flags);
+void event_ref(struct event *ev);
+void event_unref(struct event *ev);
+void event_destroy(struct event *ev); /* handle becomes invalid; freed when unreferenced */
+
+/* Executor side (rt.lock NOT held unless said). */
+void event_local_complete(struct event *ev, uint64_t generation); /* rt.lock held */
+void event_local_reset(struct event *ev);                         /* rt.lock held */
+
+#endif

@@ -1,0 +1,264 @@
+/*
+ * ipc_event.c - IPC events: 8192 slots with a reference count and a done
+ * word each, plus the current slot, in a named shared-memory object.
+ *
+ * Record takes the lowest free slot and makes it current (at the call);
+ * its task sets the done word and wakes every waiter (futex, any process),
+ * then drops its reference. A wait captures the current slot if it is
+ * referenced, else is a no-op. A slot whose refcount reaches 0 has its done
+ * word cleared so it can be reused. Every state change is made under the
+ * object's robust lock; if a process dies inside, ipc_repair restores the
+ * one invariant that can break (free slot with a stale done word).
+ */
+#include "ipc_event.h"
+
+#include "event.h"
+#include "platform.h"
+#include "runtime.h"
+
+#include <signal.h>
+#include <string.h>
+
+/* Handle layout. Bytes 0..7: the object id (names /cannstub-ev-<hex>).
+ * Bytes 8..15: HANDLE_MAGIC, 16..23: a check derived from the id, rest 0.
+ * Only bytes 0..7 are needed to open (as on hardware); the rest lets us
+ * tell a garbage handle apart in error messages. */
+static const unsigned char HANDLE_MAGIC[8] = { 'C', 'A', 'N', 'N', 'S', 'T', 'U', 'B' };
+
+/* Cancellation re-check period of blocked waits (wake-ups themselves are
+ * immediate futex wakes). */
+#define IPC_WAIT_RECHECK_NS (100ull * 1000000ull)
+
+static uint64_t handle_check(uint64_t id)
+{
+    /* splitmix64 finaliser */
+    uint64_t z = id + 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static void ipc_init(struct shm_header *hdr)
+{
+    struct ipc_shared *ipc = (struct ipc_shared *)hdr;
+    ipc->current = 0; /* slot 0 with refcount 0: nothing pending */
+}
+
+static void ipc_repair(struct shm_header *hdr)
+{
+    struct ipc_shared *ipc = (struct ipc_shared *)hdr;
+    for (uint32_t i = 0; i < IPC_SLOTS; i++) {
+        if (ipc->slots[i].refcount == 0 && ipc->slots[i].done != 0)
+            __atomic_store_n(&ipc->slots[i].done, 0, __ATOMIC_RELEASE);
+    }
+    if (ipc->current >= IPC_SLOTS)
+        ipc->current = 0;
+}
+
+static void bind(struct event *ev, struct shm_object *obj)
+{
+    ev->is_ipc = 1;
+    ev->shm = obj;
+    ev->ipc = (struct ipc_shared *)obj->hdr;
+    memset(ev->handle, 0, sizeof ev->handle);
+    memcpy(ev->handle, &obj->id, 8);
+    memcpy(ev->handle + 8, HANDLE_MAGIC, 8);
+    uint64_t check = handle_check(obj->id);
+    memcpy(ev->handle + 16, &check, 8);
+}
+
+aclError ipc_event_create(const char *call, struct event *ev)
+{
+    struct shm_object *obj;
+    if (shm_create(SHM_EVENT_PREFIX, sizeof(struct ipc_shared), ipc_init, ipc_repair, &obj) != 0)
+        return stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "cannot create the shared-memory object of the IPC event");
+    bind(ev, obj);
+    ev->is_creator = 1;
+    return ACL_SUCCESS;
+}
+
+/* 0: bytes 8..63 all zero, 1: carry our check, -1: neither (garbage). */
+static int classify_tail(const unsigned char h[64], uint64_t id)
+{
+    int zero = 1;
+    for (int i = 8; i < 64; i++)
+        zero &= h[i] == 0;
+    if (zero)
+        return 0;
+    uint64_t check = handle_check(id);
+    int ok = memcmp(h + 8, HANDLE_MAGIC, 8) == 0 && memcmp(h + 16, &check, 8) == 0;
+    for (int i = 24; i < 64 && ok; i++)
+        ok = h[i] == 0;
+    return ok ? 1 : -1;
+}
+
+aclError ipc_event_open(const char *call, const unsigned char handle[64], struct event *ev)
+{
+    uint64_t id;
+    memcpy(&id, handle, 8);
+    if (id == 0)
+        return stub_fail(ACL_ERROR_RT_INVALID_HANDLE, call,
+                         "the handle is all zeros in bytes 0..7 (not filled by aclrtIpcGetEventHandle?)");
+    int tail = classify_tail(handle, id);
+    struct shm_object *obj;
+    enum shm_open_result r = shm_open_by_id(SHM_EVENT_PREFIX, id, sizeof(struct ipc_shared), ipc_repair, &obj);
+    if (r != SHM_OK) {
+        if (tail < 0)
+            return stub_fail(ACL_ERROR_RT_INVALID_HANDLE, call,
+                             "the handle is garbage: it names no IPC event and its bytes 8..63 are not a stub handle's");
+        return stub_fail(ACL_ERROR_RT_INVALID_HANDLE, call, "cannot open IPC event %016llx: %s",
+                         (unsigned long long)id, shm_open_result_text(r));
+    }
+    if (tail < 0)
+        stub_log(LOG_WARN, "%s: bytes 8..63 of the handle of %016llx are not ours; opened from bytes 0..7 as "
+                 "the real runtime does", call, (unsigned long long)id);
+    bind(ev, obj);
+    ev->is_creator = 0;
+    return ACL_SUCCESS;
+}
+
+aclError ipc_record_take_slot(const char *call, struct event *ev, uint32_t *slot)
+{
+    struct ipc_shared *ipc = ev->ipc;
+    shm_lock(ev->shm);
+    uint32_t found = IPC_SLOTS;
+    for (uint32_t i = 0; i < IPC_SLOTS; i++) {
+        if (ipc->slots[i].refcount == 0) {
+            found = i;
+            break;
+        }
+    }
+    if (found == IPC_SLOTS) {
+        shm_unlock(ev->shm);
+        return stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call,
+                         "all %d slots of this IPC event are pending or waited on", IPC_SLOTS);
+    }
+    /* a free slot's done word is 0 (cleared on release, or by ipc_repair) */
+    ipc->slots[found].refcount = 1;
+    __atomic_store_n(&ipc->current, found, __ATOMIC_RELEASE);
+    shm_unlock(ev->shm);
+    *slot = found;
+    return ACL_SUCCESS;
+}
+
+void ipc_wait_capture(struct event *ev, int64_t *slot)
+{
+    struct ipc_shared *ipc = ev->ipc;
+    shm_lock(ev->shm);
+    uint32_t cur = ipc->current;
+    if (ipc->slots[cur].refcount == 0) {
+        *slot = -1;
+    } else {
+        ipc->slots[cur].refcount++;
+        *slot = cur;
+    }
+    shm_unlock(ev->shm);
+}
+
+int ipc_is_complete(struct event *ev)
+{
+    struct ipc_shared *ipc = ev->ipc;
+    shm_lock(ev->shm);
+    uint32_t cur = ipc->current;
+    int complete = ipc->slots[cur].refcount == 0 || __atomic_load_n(&ipc->slots[cur].done, __ATOMIC_ACQUIRE);
+    shm_unlock(ev->shm);
+    return complete;
+}
+
+void ipc_slot_complete(struct event *ev, uint32_t slot)
+{
+    struct ipc_slot *s = &ev->ipc->slots[slot];
+    /* done and the record's reference change in one critical section, and
+     * the wake comes after the unlock: a woken waiter never finds the lock
+     * still held by the recorder (one context switch less per wake-up). */
+    shm_lock(ev->shm);
+    __atomic_store_n(&s->done, 1, __ATOMIC_RELEASE);
+    int waiters = 0;
+    if (s->refcount > 0 && --s->refcount == 0) {
+        if (shm_test_die_in_lock)
+            raise(SIGKILL); /* test hook: see ipc_slot_release */
+        __atomic_store_n(&s->done, 0, __ATOMIC_RELEASE); /* nobody waits: free at once */
+    } else {
+        waiters = 1;
+    }
+    shm_unlock(ev->shm);
+    if (waiters)
+        plat_wake_word(&s->done);
+}
+
+int ipc_slot_wait(struct event *ev, uint32_t slot, const int *cancelled, uint32_t **blocked_word)
+{
+    uint32_t *word = &ev->ipc->slots[slot].done;
+    if (blocked_word)
+        __atomic_store_n(blocked_word, word, __ATOMIC_SEQ_CST);
+    int done;
+    while (!(done = __atomic_load_n(word, __ATOMIC_ACQUIRE) != 0)) {
+        if (cancelled && __atomic_load_n(cancelled, __ATOMIC_SEQ_CST))
+            break;
+        plat_wait_on_word(word, 0, (int64_t)IPC_WAIT_RECHECK_NS);
+    }
+    if (blocked_word)
+        __atomic_store_n(blocked_word, NULL, __ATOMIC_SEQ_CST);
+    return done;
+}
+
+void ipc_slot_release(struct event *ev, uint32_t slot)
+{
+    struct ipc_slot *s = &ev->ipc->slots[slot];
+    shm_lock(ev->shm);
+    if (s->refcount > 0 && --s->refcount == 0) {
+        if (shm_test_die_in_lock) {
+            /* test hook: die holding the lock with a half-released slot
+             * (refcount 0, done still set) that ipc_repair must fix */
+            raise(SIGKILL);
+        }
+        __atomic_store_n(&s->done, 0, __ATOMIC_RELEASE);
+    }
+    shm_unlock(ev->shm);
+}
+
+aclError ipc_synchronize(const char *call, struct event *ev, int32_t timeout_ms)
+{
+    int64_t slot;
+    ipc_wait_capture(ev, &slot);
+    if (slot < 0)
+        return ACL_SUCCESS;
+    uint32_t *word = &ev->ipc->slots[slot].done;
+    uint64_t deadline = timeout_ms > 0 ? plat_monotonic_ns() + (uint64_t)timeout_ms * 1000000ull : 0;
+    int done, timed_out = 0;
+    while (!(done = __atomic_load_n(word, __ATOMIC_ACQUIRE) != 0)) {
+        int64_t wait = (int64_t)IPC_WAIT_RECHECK_NS;
+        if (deadline) {
+            uint64_t now = plat_monotonic_ns();
+            if (now >= deadline) {
+                timed_out = 1;
+                break;
+            }
+            if (deadline - now < (uint64_t)wait)
+                wait = (int64_t)(deadline - now);
+        }
+        if (!__atomic_load_n(&rt.initialized, __ATOMIC_RELAXED))
+            break; /* aclFinalize from another thread */
+        plat_wait_on_word(word, 0, wait);
+    }
+    ipc_slot_release(ev, (uint32_t)slot);
+    if (timed_out)
+        return stub_fail(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, call,
+                         "the IPC event's current record (slot %lld) has not executed after %d ms", (long long)slot,
+                         (int)timeout_ms);
+    if (!done)
+        return stub_fail(ACL_ERROR_RT_INTERNAL_ERROR, call, "aclFinalize ran while waiting");
+    return ACL_SUCCESS;
+}
+
+void ipc_event_detach(struct event *ev)
+{
+    shm_release(ev->shm);
+    ev->shm = NULL;
+    ev->ipc = NULL;
+}
+
+void ipc_reclaim_stale(void)
+{
+    shm_reclaim_stale(SHM_EVENT_PREFIX, ipc_repair);
+}

@@ -1,0 +1,53 @@
+/*
+ * ipc_event.h - IPC events: the slot / current-record model in shared
+ * memory (see acl-contract.md section 4).
+ */
+#ifndef CANNSTUB_IPC_EVENT_H
+#define CANNSTUB_IPC_EVENT_H
+
+#include <stdint.h>
+
+#include "acl/acl.h"
+#include "shm.h"
+
+#define IPC_SLOTS 8192
+
+struct ipc_slot {
+    uint32_t refcount;
+    uint32_t done; /* futex word: 1 once the record executed */
+};
+
+struct ipc_shared {
+    struct shm_header hdr;
+    uint32_t current;
+    uint32_t pad;
+    struct ipc_slot slots[IPC_SLOTS];
+};
+
+struct event;
+struct stream;
+
+/* rt.lock held for all API-side functions. */
+aclError ipc_event_create(const char *call, struct event *ev);
+aclError ipc_event_open(const char *call, const unsigned char handle[64], struct event *ev);
+/* Submit side: take a slot / capture the current slot. *slot = -1 for a
+ * wait that is a no-op. */
+aclError ipc_record_take_slot(const char *call, struct event *ev, uint32_t *slot);
+void ipc_wait_capture(struct event *ev, int64_t *slot);
+int ipc_is_complete(struct event *ev);
+/* Host-side synchronize; called WITHOUT rt.lock (event referenced). */
+aclError ipc_synchronize(const char *call, struct event *ev, int32_t timeout_ms);
+
+/* Executor side (no rt.lock). */
+/* A record executes: sets the slot's done word, drops the record's
+ * reference and wakes every waiter in every process. */
+void ipc_slot_complete(struct event *ev, uint32_t slot);
+/* Blocks until done or *cancelled; returns 1 if done. */
+int ipc_slot_wait(struct event *ev, uint32_t slot, const int *cancelled, uint32_t **blocked_word);
+void ipc_slot_release(struct event *ev, uint32_t slot);
+
+/* Called when the object's last local event goes. */
+void ipc_event_detach(struct event *ev);
+void ipc_reclaim_stale(void);
+
+#endif

@@ -1,0 +1,272 @@
+/*
+ * platform_linux.c - Linux implementation of platform.h.
+ */
+#include "platform.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+uint64_t plat_monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t plat_thread_id(void)
+{
+    return (uint64_t)syscall(SYS_gettid);
+}
+
+/* FUTEX_WAIT without FUTEX_PRIVATE_FLAG: the kernel keys the futex on the
+ * shared page, so waiters and wakers in different processes meet. */
+void plat_wait_on_word(uint32_t *word, uint32_t expected, int64_t timeout_ns)
+{
+    struct timespec ts, *tsp = NULL;
+    if (timeout_ns >= 0) {
+        ts.tv_sec = (time_t)(timeout_ns / 1000000000ll);
+        ts.tv_nsec = (long)(timeout_ns % 1000000000ll);
+        tsp = &ts;
+    }
+    syscall(SYS_futex, word, FUTEX_WAIT, expected, tsp, NULL, 0);
+}
+
+void plat_wake_word(uint32_t *word)
+{
+    syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+int plat_shared_mutex_init(pthread_mutex_t *m)
+{
+    pthread_mutexattr_t attr;
+    int rc = pthread_mutexattr_init(&attr);
+    if (rc == 0)
+        rc = pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
+    if (rc == 0)
+        rc = pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST);
+    if (rc == 0)
+        rc = pthread_mutex_init(m, &attr);
+    pthread_mutexattr_destroy(&attr);
+    return rc;
+}
+
+int plat_shared_mutex_lock(pthread_mutex_t *m)
+{
+    int rc = pthread_mutex_lock(m);
+    if (rc == 0)
+        return 0;
+    if (rc == EOWNERDEAD)
+        return 1;
+    return -1;
+}
+
+void plat_shared_mutex_mark_consistent(pthread_mutex_t *m)
+{
+    pthread_mutex_consistent(m);
+}
+
+void plat_shared_mutex_unlock(pthread_mutex_t *m)
+{
+    pthread_mutex_unlock(m);
+}
+
+int plat_mutex_lock_timeout(pthread_mutex_t *m, int timeout_ms)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += timeout_ms / 1000;
+    ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000l;
+    if (ts.tv_nsec >= 1000000000l) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000l;
+    }
+    return pthread_mutex_timedlock(m, &ts);
+}
+
+/* Field 22 of /proc/<pid>/stat: start time in clock ticks since boot. The
+ * command name (field 2) may contain spaces and parentheses, so parse from
+ * the last ')'. Returns 0 when unreadable. */
+static uint64_t read_start_time(int32_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')');
+    if (!p)
+        return 0;
+    p++;
+    /* after ')' come fields 3..; skip 19 fields to reach field 22 */
+    for (int field = 3; field < 22 && p; field++) {
+        p = strchr(p + 1, ' ');
+    }
+    if (!p)
+        return 0;
+    return strtoull(p + 1, NULL, 10);
+}
+
+void plat_self_process_id(struct plat_process_id *out)
+{
+    out->pid = (int32_t)getpid();
+    out->reserved = 0;
+    out->start_time = read_start_time(out->pid);
+}
+
+int plat_process_alive(const struct plat_process_id *id)
+{
+    if (id->pid <= 0)
+        return 0;
+    if (kill(id->pid, 0) != 0 && errno == ESRCH)
+        return 0;
+    uint64_t start = read_start_time(id->pid);
+    if (start == 0) {
+        /* /proc unreadable: a zombie or a hidden /proc. Trust kill(). */
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d", (int)id->pid);
+        return access(path, F_OK) == 0 || errno != ENOENT;
+    }
+    if (id->start_time != 0 && start != id->start_time)
+        return 0; /* the pid was reused by another process */
+    /* a zombie has exited: it no longer uses anything */
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)id->pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (n > 0) {
+            buf[n] = '\0';
+            char *p = strrchr(buf, ')');
+            if (p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+void plat_shm_name(char out[PLAT_SHM_NAME_MAX], const char *prefix, uint64_t id)
+{
+    snprintf(out, PLAT_SHM_NAME_MAX, "/%s%016llx", prefix, (unsigned long long)id);
+}
+
+void *plat_shm_create(const char *name, size_t size)
+{
+    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return NULL;
+    if (ftruncate(fd, (off_t)size) != 0) {
+        int saved = errno;
+        close(fd);
+        shm_unlink(name);
+        errno = saved;
+        return NULL;
+    }
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    int saved = errno;
+    close(fd);
+    if (p == MAP_FAILED) {
+        shm_unlink(name);
+        errno = saved;
+        return NULL;
+    }
+    return p;
+}
+
+void *plat_shm_open(const char *name, size_t min_size, size_t *size_out, uint64_t *age_ns)
+{
+    int fd = shm_open(name, O_RDWR | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return NULL;
+    }
+    if (age_ns) {
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        int64_t age = ((int64_t)now.tv_sec - (int64_t)st.st_ctim.tv_sec) * 1000000000ll +
+                      ((int64_t)now.tv_nsec - (int64_t)st.st_ctim.tv_nsec);
+        *age_ns = age > 0 ? (uint64_t)age : 0;
+    }
+    if ((size_t)st.st_size < min_size) {
+        close(fd);
+        if (size_out)
+            *size_out = (size_t)st.st_size;
+        errno = EINVAL;
+        return NULL;
+    }
+    void *p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    int saved = errno;
+    close(fd);
+    if (p == MAP_FAILED) {
+        errno = saved;
+        return NULL;
+    }
+    if (size_out)
+        *size_out = (size_t)st.st_size;
+    return p;
+}
+
+void plat_shm_unmap(void *addr, size_t size)
+{
+    munmap(addr, size);
+}
+
+int plat_shm_unlink(const char *name)
+{
+    return shm_unlink(name);
+}
+
+/* glibc maps POSIX shm names to files in /dev/shm. */
+void plat_shm_for_each(const char *prefix, void (*fn)(const char *name, void *ctx), void *ctx)
+{
+    DIR *dir = opendir("/dev/shm");
+    if (!dir)
+        return;
+    size_t plen = strlen(prefix);
+    struct dirent *de;
+    char name[PLAT_SHM_NAME_MAX + 2];
+    while ((de = readdir(dir)) != NULL) {
+        if (strncmp(de->d_name, prefix, plen) != 0)
+            continue;
+        size_t len = strlen(de->d_name);
+        if (len + 2 > sizeof name)
+            continue;
+        name[0] = '/';
+        memcpy(name + 1, de->d_name, len + 1);
+        fn(name, ctx);
+    }
+    closedir(dir);
+}
+
+uint64_t plat_random_u64(void)
+{
+    uint64_t v = 0;
+    if (getrandom(&v, sizeof v, 0) != (ssize_t)sizeof v) {
+        /* fall back to a mix of time and pid; ids only need to be unique */
+        v = plat_monotonic_ns() ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)&v;
+    }
+    return v;
+}

@@ -1,0 +1,297 @@
+/*
+ * runtime.c - aclInit/aclFinalize, environment configuration, handle
+ * lookup, per-thread current device, and the exit-time cleanup.
+ */
+#include "runtime.h"
+
+#include "event.h"
+#include "fault.h"
+#include "ipc_event.h"
+#include "platform.h"
+#include "shm.h"
+#include "stream.h"
+#include "trace.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct runtime rt = {
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .progress = PTHREAD_COND_INITIALIZER,
+};
+
+/* Per-thread current device (CANN's per-thread context): valid while the
+ * device's generation is unchanged, i.e. until the device is reset to 0. */
+static _Thread_local int tls_device = -1;
+static _Thread_local uint32_t tls_generation;
+
+/* An executor stuck in a user host function cannot be interrupted: after
+ * this long, aclFinalize stops waiting for it (exit waits less). */
+#define FINALIZE_EXECUTOR_WAIT_NS (2000ull * 1000000ull)
+#define EXIT_EXECUTOR_WAIT_NS (200ull * 1000000ull)
+
+aclError rt_enter(const char *call)
+{
+    pthread_mutex_lock(&rt.lock);
+    if (!rt.initialized) {
+        pthread_mutex_unlock(&rt.lock);
+        return stub_fail(ACL_ERROR_UNINITIALIZE, call,
+                         rt.ever_initialized ? "the runtime was finalized (aclFinalize already ran)"
+                                             : "aclInit has not been called");
+    }
+    aclError injected = fault_check(call);
+    if (injected) {
+        pthread_mutex_unlock(&rt.lock);
+        return stub_fail(injected, call, "injected fault (ACL_STUB_FAULT)");
+    }
+    return ACL_SUCCESS;
+}
+
+void rt_leave(void)
+{
+    pthread_mutex_unlock(&rt.lock);
+}
+
+void rt_set_current_device(int device)
+{
+    tls_device = device;
+    tls_generation = rt.devices[device].generation;
+}
+
+int rt_current_device(void)
+{
+    int d = tls_device;
+    if (d < 0 || (uint32_t)d >= rt.device_count)
+        return -1;
+    if (rt.devices[d].refcount <= 0 || rt.devices[d].generation != tls_generation)
+        return -1;
+    return d;
+}
+
+aclError rt_require_device(const char *call, int *device)
+{
+    int d = rt_current_device();
+    if (d < 0)
+        return stub_fail(ACL_ERROR_RT_CONTEXT_NULL, call,
+                         "no current device on this thread: call aclrtSetDevice first");
+    *device = d;
+    return ACL_SUCCESS;
+}
+
+void *rt_stream_handle(const struct stream *s)
+{
+    return (void *)(uintptr_t)(STUB_STREAM_HANDLE_BASE | (s->id & STUB_HANDLE_ID_MASK));
+}
+
+void *rt_event_handle(const struct event *e)
+{
+    return (void *)(uintptr_t)(STUB_EVENT_HANDLE_BASE | (e->id & STUB_HANDLE_ID_MASK));
+}
+
+struct stream *rt_find_stream(void *handle)
+{
+    uintptr_t h = (uintptr_t)handle;
+    if ((h & ~(uintptr_t)STUB_HANDLE_ID_MASK) != STUB_STREAM_HANDLE_BASE)
+        return NULL;
+    for (struct stream *s = rt.streams; s; s = s->next)
+        if (rt_stream_handle(s) == handle)
+            return s;
+    return NULL;
+}
+
+struct event *rt_find_event(void *handle)
+{
+    uintptr_t h = (uintptr_t)handle;
+    if ((h & ~(uintptr_t)STUB_HANDLE_ID_MASK) != STUB_EVENT_HANDLE_BASE)
+        return NULL;
+    for (struct event *e = rt.events; e; e = e->next)
+        if (rt_event_handle(e) == handle)
+            return e;
+    return NULL;
+}
+
+int rt_wait_progress(uint64_t deadline_ns)
+{
+    if (deadline_ns == 0) {
+        pthread_cond_wait(&rt.progress, &rt.lock);
+        return 0;
+    }
+    uint64_t now = plat_monotonic_ns();
+    if (now >= deadline_ns)
+        return 1;
+    /* rt.progress uses CLOCK_REALTIME (default attr): convert the delay */
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t delay = deadline_ns - now;
+    ts.tv_sec += (time_t)(delay / 1000000000ull);
+    ts.tv_nsec += (long)(delay % 1000000000ull);
+    if (ts.tv_nsec >= 1000000000l) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000l;
+    }
+    pthread_cond_timedwait(&rt.progress, &rt.lock, &ts);
+    return plat_monotonic_ns() >= deadline_ns;
+}
+
+static int parse_device_count(uint32_t *out, const char **bad)
+{
+    const char *v = getenv("ACL_STUB_DEVICE_COUNT");
+    *out = STUB_DEFAULT_DEVICES;
+    if (!v)
+        return 0;
+    char *end = NULL;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (*v == '\0' || errno != 0 || *end != '\0' || n < 1 || n > STUB_MAX_DEVICES) {
+        *bad = v;
+        return -1;
+    }
+    *out = (uint32_t)n;
+    return 0;
+}
+
+static void exit_cleanup(void);
+
+/* A bad environment variable is always reported on stderr (whatever
+ * ACL_STUB_LOG says): the user must see it to fix it. */
+__attribute__((format(printf, 1, 2))) static aclError config_fail(const char *fmt, ...)
+{
+    char reason[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof reason, fmt, ap);
+    va_end(ap);
+    aclError rc = stub_fail(ACL_ERROR_INVALID_PARAM, "aclInit", "%s", reason);
+    if (!stub_log_enabled(LOG_ERROR))
+        fprintf(stderr, "[acl-stub] %s\n", aclGetRecentErrMsg());
+    return rc;
+}
+
+/* Stops every stream and destroys every event; waits for executors up to
+ * wait_ns, then leaves every shared object (unlinking where last). Called
+ * with rt.lock held. */
+static void shutdown_locked(uint64_t wait_ns)
+{
+    /* first, so that calls from other threads fail with 100001 while we
+     * wait for the executors below (the wait releases rt.lock) */
+    __atomic_store_n(&rt.initialized, 0, __ATOMIC_RELAXED);
+    rt.shutting_down = 1;
+    for (int d = 0; d < (int)rt.device_count; d++) {
+        if (rt.devices[d].refcount > 0) {
+            rt.devices[d].refcount = 0;
+            device_deactivate(d, 1);
+        }
+    }
+    /* every stream, including destroyed ones still draining (e.g. blocked
+     * on an IPC wait whose recorder died) */
+    for (struct stream *s = rt.all_streams; s; s = s->all_next)
+        stream_cancel(s);
+    while (rt.events)
+        event_destroy(rt.events);
+    uint64_t deadline = plat_monotonic_ns() + wait_ns;
+    while (rt.live_executors > 0) {
+        if (rt_wait_progress(deadline)) {
+            stub_log(LOG_WARN, "%d stream(s) still running a host function: not waiting for them",
+                     rt.live_executors);
+            break;
+        }
+    }
+    shm_detach_all();
+    rt.shutting_down = 0;
+    pthread_cond_broadcast(&rt.progress);
+}
+
+STUB_EXPORT aclError aclInit(const char *configPath)
+{
+    static const char *call = "aclInit";
+    static int atexit_registered;
+    const char *bad = NULL;
+    if (stub_log_configure(&bad) != 0)
+        return stub_fail(ACL_ERROR_INVALID_PARAM, call,
+                         "ACL_STUB_LOG=%s is not a level: use error, warn, info, debug or off", bad);
+    pthread_mutex_lock(&rt.lock);
+    while (rt.shutting_down) /* an aclFinalize on another thread must finish first */
+        pthread_cond_wait(&rt.progress, &rt.lock);
+    if (rt.initialized) {
+        pthread_mutex_unlock(&rt.lock);
+        return stub_fail(ACL_ERROR_REPEAT_INITIALIZE, call, "aclInit was already called in this process");
+    }
+    uint32_t count;
+    if (parse_device_count(&count, &bad) != 0) {
+        pthread_mutex_unlock(&rt.lock);
+        return config_fail("ACL_STUB_DEVICE_COUNT=%s is invalid: use an integer from 1 to %d", bad,
+                           STUB_MAX_DEVICES);
+    }
+    if (configPath && *configPath && access(configPath, R_OK) != 0) {
+        int saved = errno;
+        pthread_mutex_unlock(&rt.lock);
+        return stub_fail(ACL_ERROR_INVALID_PARAM, call, "cannot read config file %s (%s): pass NULL or an existing file",
+                         configPath, strerror(saved));
+    }
+    char err[256];
+    if (fault_configure(err, sizeof err) != 0 || trace_open(err, sizeof err) != 0) {
+        pthread_mutex_unlock(&rt.lock);
+        return config_fail("%s", err);
+    }
+    const char *die = getenv("ACL_STUB_TEST_DIE_IN_LOCK");
+    shm_test_die_in_lock = die && strcmp(die, "1") == 0;
+    rt.device_count = count;
+    for (int d = 0; d < STUB_MAX_DEVICES; d++) {
+        rt.devices[d].refcount = 0;
+        rt.devices[d].generation++;
+        rt.devices[d].default_stream = NULL;
+    }
+    rt.init_pid = (int)getpid();
+    __atomic_store_n(&rt.initialized, 1, __ATOMIC_RELAXED);
+    rt.ever_initialized = 1;
+    if (!atexit_registered) {
+        atexit_registered = 1;
+        atexit(exit_cleanup);
+    }
+    pthread_mutex_unlock(&rt.lock);
+    ipc_reclaim_stale();
+    stub_log(LOG_INFO, "aclInit: %u device(s), pid %d", count, (int)getpid());
+    return ACL_SUCCESS;
+}
+
+STUB_EXPORT aclError aclFinalize(void)
+{
+    static const char *call = "aclFinalize";
+    pthread_mutex_lock(&rt.lock);
+    if (!rt.initialized) {
+        int ever = rt.ever_initialized || rt.shutting_down;
+        pthread_mutex_unlock(&rt.lock);
+        if (ever)
+            return stub_fail(ACL_ERROR_REPEAT_FINALIZE, call, "aclFinalize was already called");
+        return stub_fail(ACL_ERROR_UNINITIALIZE, call, "aclInit has not been called");
+    }
+    aclError injected = fault_check(call);
+    if (injected) {
+        pthread_mutex_unlock(&rt.lock);
+        return stub_fail(injected, call, "injected fault (ACL_STUB_FAULT)");
+    }
+    shutdown_locked(FINALIZE_EXECUTOR_WAIT_NS);
+    pthread_mutex_unlock(&rt.lock);
+    return ACL_SUCCESS;
+}
+
+/* The user forgot aclFinalize (or exited from a signal-free error path):
+ * still cancel our streams and leave every shared object, so that the
+ * last user unlinks it. Never blocks for long: a thread could be stuck. */
+static void exit_cleanup(void)
+{
+    if (rt.init_pid != (int)getpid())
+        return; /* a forked child: the objects belong to the parent */
+    if (plat_mutex_lock_timeout(&rt.lock, 1000) != 0) {
+        shm_detach_all();
+        return;
+    }
+    if (rt.initialized)
+        shutdown_locked(EXIT_EXECUTOR_WAIT_NS);
+    pthread_mutex_unlock(&rt.lock);
+}

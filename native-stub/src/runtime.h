@@ -1,0 +1,84 @@
+/*
+ * runtime.h - process-wide state of the stub: init/finalize, devices,
+ * live streams and events, and the per-thread current device.
+ *
+ * One process-wide mutex (rt.lock) guards all process-local state; its
+ * condition variable rt.progress is broadcast whenever a task completes or
+ * something is cancelled. Cross-process state lives in shm objects with
+ * their own robust locks. Lock order: rt.lock, then shm locks; the
+ * executor never takes rt.lock while holding an shm lock.
+ */
+#ifndef CANNSTUB_RUNTIME_H
+#define CANNSTUB_RUNTIME_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "acl/acl.h"
+#include "errors.h"
+
+#define STUB_MAX_DEVICES 64
+#define STUB_DEFAULT_DEVICES 8
+
+struct stream;
+struct event;
+
+struct device {
+    int refcount;        /* aclrtSetDevice calls minus resets, process-wide */
+    uint32_t generation; /* bumped on each reset to 0: threads' current device expires */
+    struct stream *default_stream; /* created on first use of the NULL stream */
+};
+
+struct runtime {
+    pthread_mutex_t lock;
+    pthread_cond_t progress;
+    int initialized;
+    int shutting_down; /* aclFinalize/exit in progress (rt.lock released while waiting) */
+    int ever_initialized;
+    int init_pid;
+    uint32_t device_count;
+    struct device devices[STUB_MAX_DEVICES];
+    struct stream *streams; /* live (not destroyed) streams */
+    struct stream *all_streams; /* every stream whose executor still runs */
+    struct event *events;   /* live (not destroyed) events */
+    uint64_t next_stream_id;
+    uint64_t next_event_id;
+    int live_executors;
+    uint32_t op_wait_timeout_s;
+};
+
+extern struct runtime rt;
+
+/* Takes rt.lock and checks that aclInit ran. Returns ACL_SUCCESS with the
+ * lock held, or 100001 (lock released, recent error set). */
+aclError rt_enter(const char *call);
+void rt_leave(void);
+
+/* Makes device the calling thread's current device (rt.lock held). */
+void rt_set_current_device(int device);
+/* The calling thread's current device, or -1 (rt.lock held). */
+int rt_current_device(void);
+/* Same, failing with 107002 naming call when there is none. */
+aclError rt_require_device(const char *call, int *device);
+
+/* Handles given to the user are not pointers but tagged, never-reused ids
+ * (object ids are 64-bit counters): a destroyed handle can never alias a
+ * newer object at the same address, so use-after-destroy is always 107017,
+ * and a garbage value is never dereferenced. */
+#define STUB_STREAM_HANDLE_BASE 0x00005a1000000000ull
+#define STUB_EVENT_HANDLE_BASE 0x00005e1000000000ull
+#define STUB_HANDLE_ID_MASK 0x0000000fffffffffull
+void *rt_stream_handle(const struct stream *s);
+void *rt_event_handle(const struct event *e);
+
+/* Handle lookups among live objects (rt.lock held); NULL if not live. */
+struct stream *rt_find_stream(void *handle);
+struct event *rt_find_event(void *handle);
+
+/* device.c: tear down a device's objects when its refcount reaches 0. */
+void device_deactivate(int device, int cancel);
+
+/* Waits on rt.progress until deadline_ns (0: forever). Returns 1 on timeout. */
+int rt_wait_progress(uint64_t deadline_ns);
+
+#endif

@@ -1,0 +1,333 @@
+/*
+ * shm.c - named shared-memory objects: create, open, users table,
+ * last-user unlink, owner-death repair and reclaim of abandoned objects.
+ */
+#include "shm.h"
+
+#include "errors.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int shm_test_die_in_lock;
+
+/* Process-local list of mapped objects, guarded by list_lock. Lock order:
+ * list_lock, then an object's shared lock. */
+static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct shm_object *objects;
+
+/* An object whose creator died before marking it ready is reclaimed once
+ * it is this old (creation takes microseconds). */
+#define SHM_UNREADY_GRACE_NS (5ull * 1000000000ull)
+
+static void prune_dead_users(struct shm_header *hdr)
+{
+    for (int i = 0; i < SHM_MAX_USERS; i++) {
+        if (hdr->users[i].pid != 0 && !plat_process_alive(&hdr->users[i])) {
+            hdr->users[i].pid = 0; /* clear pid first: a half-cleared entry stays dead */
+            hdr->users[i].start_time = 0;
+        }
+    }
+}
+
+static int user_count(const struct shm_header *hdr)
+{
+    int n = 0;
+    for (int i = 0; i < SHM_MAX_USERS; i++)
+        n += hdr->users[i].pid != 0;
+    return n;
+}
+
+static int add_user(struct shm_header *hdr, const struct plat_process_id *self)
+{
+    for (int i = 0; i < SHM_MAX_USERS; i++) {
+        if (hdr->users[i].pid == self->pid && hdr->users[i].start_time == self->start_time)
+            return 0;
+    }
+    for (int i = 0; i < SHM_MAX_USERS; i++) {
+        if (hdr->users[i].pid == 0) {
+            hdr->users[i].start_time = self->start_time; /* pid last: entry valid once pid set */
+            __atomic_store_n(&hdr->users[i].pid, self->pid, __ATOMIC_RELEASE);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static void remove_user(struct shm_header *hdr, const struct plat_process_id *self)
+{
+    for (int i = 0; i < SHM_MAX_USERS; i++) {
+        if (hdr->users[i].pid == self->pid && hdr->users[i].start_time == self->start_time) {
+            hdr->users[i].pid = 0;
+            hdr->users[i].start_time = 0;
+        }
+    }
+}
+
+/* Locks hdr; if the previous owner died inside, repairs users and payload. */
+static void lock_header(struct shm_header *hdr, shm_repair_fn repair)
+{
+    int rc = plat_shared_mutex_lock(&hdr->lock);
+    if (rc == 1) {
+        stub_log(LOG_WARN, "a process died holding the lock of IPC object %016llx: repairing",
+                 (unsigned long long)hdr->id);
+        prune_dead_users(hdr);
+        if (repair)
+            repair(hdr);
+        plat_shared_mutex_mark_consistent(&hdr->lock);
+    } else if (rc < 0) {
+        /* unrecoverable (ENOTRECOVERABLE): nothing sane to do but report */
+        stub_log(LOG_ERROR, "lock of IPC object %016llx is unrecoverable", (unsigned long long)hdr->id);
+    }
+}
+
+void shm_lock(struct shm_object *obj)
+{
+    lock_header(obj->hdr, obj->repair);
+}
+
+void shm_unlock(struct shm_object *obj)
+{
+    plat_shared_mutex_unlock(&obj->hdr->lock);
+}
+
+int shm_create(const char *prefix, size_t size, void (*init)(struct shm_header *), shm_repair_fn repair,
+               struct shm_object **out)
+{
+    struct shm_object *obj = calloc(1, sizeof *obj);
+    if (!obj)
+        return -1;
+    void *map = NULL;
+    for (int attempt = 0; attempt < 16 && !map; attempt++) {
+        obj->id = plat_random_u64();
+        if (obj->id == 0)
+            continue;
+        plat_shm_name(obj->name, prefix, obj->id);
+        map = plat_shm_create(obj->name, size);
+        if (!map && errno != EEXIST)
+            break;
+    }
+    if (!map) {
+        free(obj);
+        return -1;
+    }
+    struct shm_header *hdr = map;
+    struct plat_process_id self;
+    plat_self_process_id(&self);
+    hdr->magic = SHM_MAGIC;
+    hdr->id = obj->id;
+    hdr->size = size;
+    if (plat_shared_mutex_init(&hdr->lock) != 0) {
+        plat_shm_unmap(map, size);
+        plat_shm_unlink(obj->name);
+        free(obj);
+        return -1;
+    }
+    hdr->creator = self;
+    add_user(hdr, &self);
+    if (init)
+        init(hdr);
+    __atomic_store_n(&hdr->ready, 1, __ATOMIC_RELEASE);
+
+    obj->hdr = hdr;
+    obj->size = size;
+    obj->local_refs = 1;
+    obj->is_creator = 1;
+    obj->repair = repair;
+    pthread_mutex_lock(&list_lock);
+    obj->next = objects;
+    objects = obj;
+    pthread_mutex_unlock(&list_lock);
+    *out = obj;
+    return 0;
+}
+
+const char *shm_open_result_text(enum shm_open_result r)
+{
+    switch (r) {
+    case SHM_OK: return "ok";
+    case SHM_NOT_FOUND: return "no IPC event with this handle exists (never created, destroyed, or all its users exited)";
+    case SHM_NOT_OURS: return "the handle names a shared-memory object that is not a stub IPC event";
+    case SHM_CREATOR_GONE: return "the creator of this IPC event destroyed it or exited";
+    case SHM_FULL: return "too many processes have this IPC event open";
+    default: return "system error while opening the shared state";
+    }
+}
+
+/* Checks an attached header for an open (under its lock). */
+static enum shm_open_result check_openable(struct shm_header *hdr)
+{
+    if (hdr->unlinked)
+        return SHM_NOT_FOUND;
+    if (hdr->creator_gone || !plat_process_alive(&hdr->creator))
+        return SHM_CREATOR_GONE;
+    return SHM_OK;
+}
+
+enum shm_open_result shm_open_by_id(const char *prefix, uint64_t id, size_t size, shm_repair_fn repair,
+                                    struct shm_object **out)
+{
+    struct plat_process_id self;
+    plat_self_process_id(&self);
+    pthread_mutex_lock(&list_lock);
+    for (struct shm_object *o = objects; o; o = o->next) {
+        if (o->id == id && !o->detached) {
+            lock_header(o->hdr, o->repair);
+            enum shm_open_result r = check_openable(o->hdr);
+            shm_unlock(o);
+            if (r == SHM_OK) {
+                o->local_refs++;
+                *out = o;
+            }
+            pthread_mutex_unlock(&list_lock);
+            return r;
+        }
+    }
+    pthread_mutex_unlock(&list_lock);
+
+    char name[PLAT_SHM_NAME_MAX];
+    plat_shm_name(name, prefix, id);
+    size_t actual = 0;
+    void *map = plat_shm_open(name, sizeof(struct shm_header), &actual, NULL);
+    if (!map)
+        return errno == ENOENT ? SHM_NOT_FOUND : (errno == EINVAL ? SHM_NOT_OURS : SHM_SYSTEM_ERROR);
+    struct shm_header *hdr = map;
+    if (actual != size || hdr->magic != SHM_MAGIC || hdr->id != id ||
+        !__atomic_load_n(&hdr->ready, __ATOMIC_ACQUIRE)) {
+        plat_shm_unmap(map, actual);
+        return SHM_NOT_OURS;
+    }
+    lock_header(hdr, repair);
+    prune_dead_users(hdr);
+    enum shm_open_result r = check_openable(hdr);
+    if (r == SHM_OK && add_user(hdr, &self) != 0)
+        r = SHM_FULL;
+    if (r != SHM_OK && !hdr->unlinked && user_count(hdr) == 0) {
+        /* every user is dead: reclaim it now */
+        hdr->unlinked = 1;
+        plat_shm_unlink(name);
+    }
+    plat_shared_mutex_unlock(&hdr->lock);
+    if (r != SHM_OK) {
+        plat_shm_unmap(map, actual);
+        return r;
+    }
+
+    struct shm_object *obj = calloc(1, sizeof *obj);
+    if (!obj) {
+        lock_header(hdr, repair);
+        remove_user(hdr, &self);
+        plat_shared_mutex_unlock(&hdr->lock);
+        plat_shm_unmap(map, actual);
+        return SHM_SYSTEM_ERROR;
+    }
+    memcpy(obj->name, name, sizeof name);
+    obj->id = id;
+    obj->hdr = hdr;
+    obj->size = actual;
+    obj->local_refs = 1;
+    obj->repair = repair;
+    pthread_mutex_lock(&list_lock);
+    obj->next = objects;
+    objects = obj;
+    pthread_mutex_unlock(&list_lock);
+    *out = obj;
+    return SHM_OK;
+}
+
+void shm_mark_creator_gone(struct shm_object *obj)
+{
+    shm_lock(obj);
+    obj->hdr->creator_gone = 1;
+    shm_unlock(obj);
+}
+
+/* Leaves the users table; unlinks when this was the last user. Called with
+ * list_lock held. */
+static void leave(struct shm_object *obj, const struct plat_process_id *self)
+{
+    if (obj->detached)
+        return;
+    obj->detached = 1;
+    shm_lock(obj);
+    if (obj->is_creator)
+        obj->hdr->creator_gone = 1;
+    remove_user(obj->hdr, self);
+    prune_dead_users(obj->hdr);
+    if (user_count(obj->hdr) == 0 && !obj->hdr->unlinked) {
+        obj->hdr->unlinked = 1;
+        plat_shm_unlink(obj->name);
+    }
+    shm_unlock(obj);
+}
+
+void shm_release(struct shm_object *obj)
+{
+    struct plat_process_id self;
+    plat_self_process_id(&self);
+    pthread_mutex_lock(&list_lock);
+    if (--obj->local_refs > 0) {
+        pthread_mutex_unlock(&list_lock);
+        return;
+    }
+    leave(obj, &self);
+    for (struct shm_object **pp = &objects; *pp; pp = &(*pp)->next) {
+        if (*pp == obj) {
+            *pp = obj->next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&list_lock);
+    plat_shm_unmap(obj->hdr, obj->size);
+    free(obj);
+}
+
+void shm_detach_all(void)
+{
+    struct plat_process_id self;
+    plat_self_process_id(&self);
+    pthread_mutex_lock(&list_lock);
+    for (struct shm_object *o = objects; o; o = o->next)
+        leave(o, &self);
+    pthread_mutex_unlock(&list_lock);
+}
+
+static void reclaim_one(const char *name, void *ctx)
+{
+    shm_repair_fn repair = *(shm_repair_fn *)ctx;
+    size_t actual = 0;
+    uint64_t age = 0;
+    void *map = plat_shm_open(name, sizeof(struct shm_header), &actual, &age);
+    if (!map) {
+        /* smaller than a header: a creator died before sizing it */
+        if (errno == EINVAL && age > SHM_UNREADY_GRACE_NS)
+            plat_shm_unlink(name);
+        return;
+    }
+    struct shm_header *hdr = map;
+    if (hdr->magic != SHM_MAGIC || !__atomic_load_n(&hdr->ready, __ATOMIC_ACQUIRE)) {
+        if (age > SHM_UNREADY_GRACE_NS)
+            plat_shm_unlink(name); /* creator died mid-create */
+        plat_shm_unmap(map, actual);
+        return;
+    }
+    if (actual != hdr->size) {
+        plat_shm_unmap(map, actual);
+        return;
+    }
+    lock_header(hdr, repair);
+    prune_dead_users(hdr);
+    if (user_count(hdr) == 0 && !hdr->unlinked) {
+        hdr->unlinked = 1;
+        plat_shm_unlink(name);
+        stub_log(LOG_INFO, "reclaimed %s: all its users are dead", name);
+    }
+    plat_shared_mutex_unlock(&hdr->lock);
+    plat_shm_unmap(map, actual);
+}
+
+void shm_reclaim_stale(const char *prefix, shm_repair_fn repair)
+{
+    plat_shm_for_each(prefix, reclaim_one, &repair);
+}

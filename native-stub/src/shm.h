@@ -1,0 +1,92 @@
+/*
+ * shm.h - named shared-memory objects shared by several processes.
+ *
+ * Every object starts with a shm_header: a robust process-shared lock, the
+ * creator's identity and a users table (one entry per attached process).
+ * A process maps an object once (process-local refcount); when its last
+ * local reference goes, it leaves the users table, and the last user
+ * unlinks the name. Objects whose users all died are reclaimed by the next
+ * open or aclInit (pid liveness plus process start time, to beat pid reuse).
+ */
+#ifndef CANNSTUB_SHM_H
+#define CANNSTUB_SHM_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "platform.h"
+
+#define SHM_MAGIC 0x314255545343414eull /* "NACSTUB1" little-endian */
+#define SHM_MAX_USERS 64
+#define SHM_EVENT_PREFIX "cannstub-ev-"
+
+struct shm_header {
+    uint64_t magic;
+    uint32_t ready;    /* 1 once the creator has initialised everything */
+    uint32_t unlinked; /* the name is gone: opens must fail */
+    uint64_t id;
+    uint64_t size;
+    pthread_mutex_t lock;
+    struct plat_process_id creator;
+    uint32_t creator_gone; /* creator destroyed its object (or exited cleanly) */
+    uint32_t pad;
+    struct plat_process_id users[SHM_MAX_USERS];
+};
+
+/* Repairs the payload after a process died holding the lock. */
+typedef void (*shm_repair_fn)(struct shm_header *hdr);
+
+struct shm_object {
+    struct shm_object *next;
+    char name[PLAT_SHM_NAME_MAX];
+    uint64_t id;
+    struct shm_header *hdr;
+    size_t size;
+    int local_refs;
+    int is_creator;
+    int detached; /* left the users table already (forced detach) */
+    shm_repair_fn repair;
+};
+
+enum shm_open_result {
+    SHM_OK = 0,
+    SHM_NOT_FOUND,       /* no object of that name */
+    SHM_NOT_OURS,        /* exists but is not a stub object (bad magic/size) */
+    SHM_CREATOR_GONE,    /* the creator destroyed it or exited */
+    SHM_FULL,            /* users table full */
+    SHM_SYSTEM_ERROR,    /* errno-level failure */
+};
+
+/* Creates a new object of size bytes (payload after the header); init fills
+ * the payload before the object becomes visible as ready. */
+int shm_create(const char *prefix, size_t size, void (*init)(struct shm_header *), shm_repair_fn repair,
+               struct shm_object **out);
+/* Attaches to an existing object by id (reusing this process's mapping). */
+enum shm_open_result shm_open_by_id(const char *prefix, uint64_t id, size_t size, shm_repair_fn repair,
+                                    struct shm_object **out);
+const char *shm_open_result_text(enum shm_open_result r);
+
+/* Cross-process lock of one object, with owner-death repair. */
+void shm_lock(struct shm_object *obj);
+void shm_unlock(struct shm_object *obj);
+
+/* Marks that the creator destroyed the object: later opens fail. */
+void shm_mark_creator_gone(struct shm_object *obj);
+
+/* Drops one local reference; the last one leaves the users table (and
+ * unlinks the name when no user remains) and unmaps. */
+void shm_release(struct shm_object *obj);
+
+/* Leaves every object's users table now (unlinking where last), without
+ * unmapping: used by aclFinalize's final step and at process exit, when
+ * other threads might still touch the mappings. */
+void shm_detach_all(void);
+
+/* Unlinks objects of this prefix whose users are all dead. */
+void shm_reclaim_stale(const char *prefix, shm_repair_fn repair);
+
+/* Test hook: ACL_STUB_TEST_DIE_IN_LOCK (see README-stub.md). */
+extern int shm_test_die_in_lock;
+
+#endif

@@ -1,0 +1,464 @@
+/*
+ * stream.c - streams as in-order asynchronous task queues, each drained by
+ * its own executor thread; stream synchronize, stream-wait-event and host
+ * functions.
+ *
+ * Asynchronous calls only enqueue and return. The executor pops one task at
+ * a time, runs it without rt.lock (a task may block: IPC waits sleep on a
+ * futex in shared memory, host functions run user code), then retires it.
+ * A destroyed stream keeps draining and frees itself when empty; a cancelled
+ * stream (aclFinalize/exit) drops what is queued and aborts its wait.
+ */
+#include "stream.h"
+
+#include "event.h"
+#include "ipc_event.h"
+#include "platform.h"
+#include "runtime.h"
+#include "trace.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *task_kind_name(enum task_kind kind)
+{
+    switch (kind) {
+    case TASK_RECORD: return "record";
+    case TASK_WAIT: return "wait";
+    case TASK_RESET: return "reset";
+    case TASK_IPC_RECORD: return "ipc_record";
+    case TASK_IPC_WAIT: return "ipc_wait";
+    case TASK_HOST_FUNC: return "host_func";
+    }
+    return "?";
+}
+
+static void trace_task(const char *op, const struct stream *s, const struct task *t, const char *note)
+{
+    if (!trace_enabled())
+        return;
+    int ipc = t->kind == TASK_IPC_RECORD || t->kind == TASK_IPC_WAIT;
+    struct trace_record r = {
+        .op = op,
+        .kind = task_kind_name(t->kind),
+        .device = s->device,
+        .stream = s->id,
+        .event = t->event ? t->event->id : 0,
+        .slot = ipc ? (int64_t)t->slot : -1,
+        .ipc = ipc && t->event ? t->event->shm->id : 0,
+        .note = note,
+    };
+    trace_emit(&r);
+}
+
+/* Drops a queued task that will never run (rt.lock held). An IPC record
+ * that never executes keeps its slot reference, so the slot stays pending
+ * for every process: exactly what a recorder that died leaves behind (the
+ * device task never runs). A dropped wait just lets go of its slot. */
+static void drop_task(struct stream *s, struct task *t)
+{
+    trace_task("cancel", s, t, NULL);
+    if (t->kind == TASK_IPC_WAIT)
+        ipc_slot_release(t->event, t->slot);
+    if (t->event)
+        event_unref(t->event);
+    free(t);
+}
+
+/* Runs one task; rt.lock NOT held. */
+static void run_task(struct stream *s, struct task *t)
+{
+    switch (t->kind) {
+    case TASK_RECORD:
+        pthread_mutex_lock(&rt.lock);
+        event_local_complete(t->event, t->generation);
+        pthread_mutex_unlock(&rt.lock);
+        break;
+    case TASK_RESET:
+        pthread_mutex_lock(&rt.lock);
+        event_local_reset(t->event);
+        pthread_mutex_unlock(&rt.lock);
+        break;
+    case TASK_WAIT: {
+        pthread_mutex_lock(&rt.lock);
+        uint64_t deadline = t->timeout_ms > 0 ? plat_monotonic_ns() + (uint64_t)t->timeout_ms * 1000000ull : 0;
+        while (t->event->done_gen < t->generation && !s->cancelled) {
+            if (rt_wait_progress(deadline)) {
+                s->sticky_error = ACL_ERROR_RT_WAIT_TIMEOUT;
+                break;
+            }
+        }
+        pthread_mutex_unlock(&rt.lock);
+        break;
+    }
+    case TASK_IPC_RECORD:
+        ipc_slot_complete(t->event, t->slot);
+        break;
+    case TASK_IPC_WAIT:
+        ipc_slot_wait(t->event, t->slot, &s->cancelled, &s->blocked_word);
+        ipc_slot_release(t->event, t->slot);
+        break;
+    case TASK_HOST_FUNC:
+        t->fn(t->args);
+        break;
+    }
+}
+
+static void *executor_main(void *arg)
+{
+    struct stream *s = arg;
+    pthread_mutex_lock(&rt.lock);
+    for (;;) {
+        while (!s->head && !s->destroyed && !__atomic_load_n(&s->cancelled, __ATOMIC_SEQ_CST))
+            pthread_cond_wait(&s->wake, &rt.lock);
+        if (__atomic_load_n(&s->cancelled, __ATOMIC_SEQ_CST) || !s->head)
+            break;
+        struct task *t = s->head;
+        s->head = t->next;
+        if (!s->head)
+            s->tail = NULL;
+        pthread_mutex_unlock(&rt.lock);
+
+        trace_task("start", s, t, NULL);
+        run_task(s, t);
+        trace_task("end", s, t, NULL);
+
+        pthread_mutex_lock(&rt.lock);
+        if (t->event)
+            event_unref(t->event);
+        free(t);
+        s->completed++;
+        pthread_cond_broadcast(&rt.progress);
+    }
+    while (s->head) {
+        struct task *t = s->head;
+        s->head = t->next;
+        drop_task(s, t);
+    }
+    s->tail = NULL;
+    pthread_cond_broadcast(&rt.progress);
+    while (s->waiters > 0)
+        pthread_cond_wait(&rt.progress, &rt.lock);
+    for (struct stream **pp = &rt.all_streams; *pp; pp = &(*pp)->all_next) {
+        if (*pp == s) {
+            *pp = s->all_next;
+            break;
+        }
+    }
+    rt.live_executors--;
+    pthread_cond_broadcast(&rt.progress);
+    pthread_mutex_unlock(&rt.lock);
+    pthread_cond_destroy(&s->wake);
+    free(s);
+    return NULL;
+}
+
+aclError stream_create(int device, int is_default, struct stream **out)
+{
+    struct stream *s = calloc(1, sizeof *s);
+    if (!s)
+        return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    s->id = ++rt.next_stream_id;
+    s->device = device;
+    s->is_default = is_default;
+    pthread_cond_init(&s->wake, NULL);
+
+    /* executors never take signals: those belong to the user's threads */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_t thread;
+    int rc = pthread_create(&thread, &attr, executor_main, s);
+    pthread_attr_destroy(&attr);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        pthread_cond_destroy(&s->wake);
+        free(s);
+        return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    }
+    rt.live_executors++;
+    s->next = rt.streams;
+    rt.streams = s;
+    s->all_next = rt.all_streams;
+    rt.all_streams = s;
+    *out = s;
+    return ACL_SUCCESS;
+}
+
+static void unlist(struct stream *s)
+{
+    for (struct stream **pp = &rt.streams; *pp; pp = &(*pp)->next) {
+        if (*pp == s) {
+            *pp = s->next;
+            s->next = NULL;
+            return;
+        }
+    }
+}
+
+void stream_destroy(struct stream *s)
+{
+    unlist(s);
+    if (rt.devices[s->device].default_stream == s)
+        rt.devices[s->device].default_stream = NULL;
+    s->destroyed = 1;
+    pthread_cond_signal(&s->wake);
+}
+
+void stream_cancel(struct stream *s)
+{
+    if (!s->destroyed)
+        stream_destroy(s);
+    __atomic_store_n(&s->cancelled, 1, __ATOMIC_SEQ_CST);
+    uint32_t *word = __atomic_load_n(&s->blocked_word, __ATOMIC_SEQ_CST);
+    if (word)
+        plat_wake_word(word); /* spurious for other waiters: they re-check */
+    pthread_cond_signal(&s->wake);
+    pthread_cond_broadcast(&rt.progress);
+}
+
+aclError stream_submit(struct stream *s, struct task *t)
+{
+    t->next = NULL;
+    if (s->tail)
+        s->tail->next = t;
+    else
+        s->head = t;
+    s->tail = t;
+    s->submitted++;
+    if (t->event)
+        event_ref(t->event);
+    trace_task("submit", s, t, NULL);
+    pthread_cond_signal(&s->wake);
+    return ACL_SUCCESS;
+}
+
+aclError stream_resolve(const char *call, void *handle, struct stream **out)
+{
+    if (handle) {
+        struct stream *s = rt_find_stream(handle);
+        if (!s)
+            return stub_fail(ACL_ERROR_RT_INVALID_HANDLE, call,
+                             "stream %p is not a live stream (destroyed, or never created)", handle);
+        *out = s;
+        return ACL_SUCCESS;
+    }
+    int d;
+    aclError rc = rt_require_device(call, &d);
+    if (rc)
+        return rc;
+    struct device *dev = &rt.devices[d];
+    if (!dev->default_stream) {
+        rc = stream_create(d, 1, &dev->default_stream);
+        if (rc)
+            return stub_fail(rc, call, "cannot start the default stream's executor thread");
+    }
+    *out = dev->default_stream;
+    return ACL_SUCCESS;
+}
+
+/* Record/wait need the stream to belong to the calling thread's device. */
+aclError stream_check_context(const char *call, struct stream *s)
+{
+    int d;
+    aclError rc = rt_require_device(call, &d);
+    if (rc)
+        return rc;
+    if (s->device != d)
+        return stub_fail(ACL_ERROR_RT_STREAM_CONTEXT, call,
+                         "stream belongs to device %d but this thread's current device is %d", s->device, d);
+    return ACL_SUCCESS;
+}
+
+STUB_EXPORT aclError aclrtCreateStream(aclrtStream *stream)
+{
+    static const char *call = "aclrtCreateStream";
+    aclError rc = rt_enter(call);
+    if (rc)
+        return rc;
+    int d;
+    struct stream *s = NULL;
+    if (!stream)
+        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "stream is NULL");
+    else if ((rc = rt_require_device(call, &d)) == ACL_SUCCESS) {
+        rc = stream_create(d, 0, &s);
+        if (rc)
+            stub_fail(rc, call, "cannot start the stream's executor thread");
+        else
+            *stream = rt_stream_handle(s);
+    }
+    rt_leave();
+    return rc;
+}
+
+STUB_EXPORT aclError aclrtDestroyStream(aclrtStream stream)
+{
+    static const char *call = "aclrtDestroyStream";
+    aclError rc = rt_enter(call);
+    if (rc)
+        return rc;
+    if (!stream)
+        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "stream is NULL (the default stream cannot be destroyed)");
+    else {
+        struct stream *s = rt_find_stream(stream);
+        if (!s)
+            rc = stub_fail(ACL_ERROR_RT_INVALID_HANDLE, call,
+                           "stream %p is not a live stream (destroyed, or never created)", stream);
+        else
+            stream_destroy(s);
+    }
+    rt_leave();
+    return rc;
+}
+
+/* timeout_ms: -1 forever, > 0 milliseconds. */
+static aclError synchronize_stream(const char *call, aclrtStream stream, int32_t timeout_ms)
+{
+    aclError rc = rt_enter(call);
+    if (rc)
+        return rc;
+    struct stream *s = NULL;
+    rc = stream_resolve(call, stream, &s);
+    if (rc) {
+        rt_leave();
+        return rc;
+    }
+    uint64_t target = s->submitted;
+    uint64_t deadline = timeout_ms > 0 ? plat_monotonic_ns() + (uint64_t)timeout_ms * 1000000ull : 0;
+    int timed_out = 0;
+    s->waiters++;
+    while (s->completed < target && !s->cancelled && !timed_out)
+        timed_out = rt_wait_progress(deadline) && s->completed < target;
+    s->waiters--;
+    if (timed_out)
+        rc = stub_fail(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, call,
+                       "stream still has %llu unfinished task(s) after %d ms",
+                       (unsigned long long)(target - s->completed), (int)timeout_ms);
+    else if (s->cancelled && s->completed < target)
+        rc = stub_fail(ACL_ERROR_RT_INTERNAL_ERROR, call, "the stream was cancelled by aclFinalize");
+    else if (s->sticky_error) {
+        rc = stub_fail(s->sticky_error, call, "a stream wait on a local event timed out");
+        s->sticky_error = 0;
+    }
+    pthread_cond_broadcast(&rt.progress);
+    rt_leave();
+    return rc;
+}
+
+STUB_EXPORT aclError aclrtSynchronizeStream(aclrtStream stream)
+{
+    return synchronize_stream("aclrtSynchronizeStream", stream, -1);
+}
+
+STUB_EXPORT aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
+{
+    static const char *call = "aclrtSynchronizeStreamWithTimeout";
+    if (timeout < -1 || timeout == 0) {
+        aclError rc = rt_enter(call);
+        if (rc)
+            return rc;
+        rt_leave();
+        return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
+                         "timeout %d is invalid: use -1 (wait forever) or a positive number of ms", (int)timeout);
+    }
+    return synchronize_stream(call, stream, timeout);
+}
+
+/* timeout_ms: 0 none (local waits only; IPC waits ignore it). */
+static aclError stream_wait_event(const char *call, aclrtStream stream, aclrtEvent event, aclError null_code,
+                                  int64_t timeout_ms)
+{
+    aclError rc = rt_enter(call);
+    if (rc)
+        return rc;
+    struct stream *s = NULL;
+    struct event *ev = NULL;
+    if (!event)
+        rc = stub_fail(null_code, call, "event is NULL");
+    else if (!(ev = rt_find_event(event)))
+        rc = stub_fail(ACL_ERROR_RT_INVALID_HANDLE, call,
+                       "event %p is not a live event (destroyed, or never created)", event);
+    else if ((rc = stream_resolve(call, stream, &s)) == ACL_SUCCESS)
+        rc = stream_check_context(call, s);
+    if (rc) {
+        rt_leave();
+        return rc;
+    }
+    struct task probe = { .kind = ev->is_ipc ? TASK_IPC_WAIT : TASK_WAIT, .event = ev };
+    int noop;
+    if (ev->is_ipc) {
+        int64_t slot;
+        ipc_wait_capture(ev, &slot);
+        noop = slot < 0;
+        probe.slot = noop ? 0 : (uint32_t)slot;
+    } else {
+        noop = ev->record_gen == ev->done_gen;
+        probe.generation = ev->record_gen;
+    }
+    if (noop) {
+        /* nothing pending: the wait is a no-op (traced, not queued) */
+        probe.slot = ev->is_ipc ? __atomic_load_n(&ev->ipc->current, __ATOMIC_RELAXED) : 0;
+        trace_task("submit", s, &probe, "noop");
+        rt_leave();
+        return ACL_SUCCESS;
+    }
+    struct task *t = malloc(sizeof *t);
+    if (!t) {
+        if (ev->is_ipc)
+            ipc_slot_release(ev, probe.slot);
+        rt_leave();
+        return stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "out of memory");
+    }
+    *t = probe;
+    t->timeout_ms = ev->is_ipc ? 0 : timeout_ms;
+    stream_submit(s, t);
+    rt_leave();
+    return ACL_SUCCESS;
+}
+
+STUB_EXPORT aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
+{
+    return stream_wait_event("aclrtStreamWaitEvent", stream, event, ACL_ERROR_INVALID_PARAM, 0);
+}
+
+STUB_EXPORT aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent event, int32_t timeout)
+{
+    static const char *call = "aclrtStreamWaitEventWithTimeout";
+    if (timeout < 0) {
+        aclError rc = rt_enter(call);
+        if (rc)
+            return rc;
+        rt_leave();
+        return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "timeout %d is negative: use 0 or more ms",
+                         (int)timeout);
+    }
+    return stream_wait_event(call, stream, event, ACL_ERROR_RT_PARAM_INVALID, timeout);
+}
+
+STUB_EXPORT aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args)
+{
+    static const char *call = "aclrtLaunchHostFunc";
+    aclError rc = rt_enter(call);
+    if (rc)
+        return rc;
+    struct stream *s = NULL;
+    if (!fn)
+        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "fn is NULL");
+    else if ((rc = stream_resolve(call, stream, &s)) == ACL_SUCCESS) {
+        struct task *t = calloc(1, sizeof *t);
+        if (!t)
+            rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "out of memory");
+        else {
+            t->kind = TASK_HOST_FUNC;
+            t->fn = fn;
+            t->args = args;
+            stream_submit(s, t);
+        }
+    }
+    rt_leave();
+    return rc;
+}

@@ -1,0 +1,65 @@
+/*
+ * stream.h - streams: in-order task queues, each drained by its own
+ * executor thread (the emulated device engine).
+ */
+#ifndef CANNSTUB_STREAM_H
+#define CANNSTUB_STREAM_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "acl/acl.h"
+
+struct event;
+
+enum task_kind {
+    TASK_RECORD,     /* local event record */
+    TASK_WAIT,       /* local event wait */
+    TASK_RESET,      /* local event reset */
+    TASK_IPC_RECORD, /* IPC event record: sets the captured slot's done word */
+    TASK_IPC_WAIT,   /* IPC event wait: blocks until the captured slot is done */
+    TASK_HOST_FUNC,  /* aclrtLaunchHostFunc */
+};
+
+struct task {
+    struct task *next;
+    enum task_kind kind;
+    struct event *event; /* holds a reference */
+    uint64_t generation; /* local record/wait: which record */
+    uint32_t slot;       /* IPC: captured slot (holds a slot reference) */
+    int64_t timeout_ms;  /* local wait: 0 = none */
+    aclrtHostFunc fn;
+    void *args;
+};
+
+struct stream {
+    struct stream *next;     /* rt.streams list while live */
+    struct stream *all_next; /* rt.all_streams list until the executor exits */
+    uint64_t id;
+    int device;
+    int is_default;
+    struct task *head, *tail;
+    uint64_t submitted, completed;
+    int destroyed;   /* handle invalid; freed once the queue drains */
+    int cancelled;   /* aclFinalize/exit: drop queued tasks, abort waits */
+    int waiters;     /* host threads inside synchronize (keep it allocated) */
+    aclError sticky_error; /* reported by the next synchronize */
+    uint32_t *blocked_word; /* shared word the executor sleeps on (for cancel) */
+    pthread_cond_t wake;
+};
+
+/* All with rt.lock held. */
+aclError stream_create(int device, int is_default, struct stream **out);
+void stream_destroy(struct stream *s);   /* non-blocking */
+void stream_cancel(struct stream *s);    /* destroy + drop queued work + abort waits */
+aclError stream_submit(struct stream *s, struct task *t); /* takes ownership of t */
+const char *task_kind_name(enum task_kind kind);
+
+/* Record/wait: the stream must belong to the calling thread's device
+ * (107002 without one, 107003 for another device). */
+aclError stream_check_context(const char *call, struct stream *s);
+
+/* Resolves a stream argument (NULL = current device's default stream). */
+aclError stream_resolve(const char *call, void *handle, struct stream **out);
+
+#endif

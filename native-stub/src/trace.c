@@ -1,0 +1,97 @@
+/*
+ * trace.c - JSON-lines trace. Each line is formatted in a buffer and written
+ * with one write(2) on an O_APPEND descriptor: no stdio buffering, so a
+ * process killed at any moment leaves only whole lines behind.
+ */
+#include "trace.h"
+
+#include "platform.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int trace_fd = -1;
+
+/* mkdir -p */
+static int make_dirs(const char *dir)
+{
+    char path[4096];
+    size_t len = strlen(dir);
+    if (len == 0 || len >= sizeof path)
+        return -1;
+    memcpy(path, dir, len + 1);
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(path, 0777) != 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    if (mkdir(path, 0777) != 0 && errno != EEXIST)
+        return -1;
+    return 0;
+}
+
+int trace_open(char *err, unsigned long errlen)
+{
+    const char *dir = getenv("ACL_STUB_TRACE");
+    if (!dir || !*dir || trace_fd >= 0)
+        return 0;
+    if (make_dirs(dir) != 0) {
+        snprintf(err, errlen, "ACL_STUB_TRACE=%s: cannot create the directory (%s)", dir, strerror(errno));
+        return -1;
+    }
+    char path[4200];
+    snprintf(path, sizeof path, "%s/trace-%d.jsonl", dir, (int)getpid());
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        snprintf(err, errlen, "ACL_STUB_TRACE=%s: cannot open %s (%s)", dir, path, strerror(errno));
+        return -1;
+    }
+    __atomic_store_n(&trace_fd, fd, __ATOMIC_RELEASE);
+    return 0;
+}
+
+void trace_close(void)
+{
+    int fd = __atomic_exchange_n(&trace_fd, -1, __ATOMIC_ACQ_REL);
+    if (fd >= 0)
+        close(fd);
+}
+
+int trace_enabled(void)
+{
+    return __atomic_load_n(&trace_fd, __ATOMIC_ACQUIRE) >= 0;
+}
+
+void trace_emit(const struct trace_record *r)
+{
+    int fd = __atomic_load_n(&trace_fd, __ATOMIC_ACQUIRE);
+    if (fd < 0)
+        return;
+    char ipc[24] = "null";
+    if (r->ipc)
+        snprintf(ipc, sizeof ipc, "\"%016llx\"", (unsigned long long)r->ipc);
+    char slot[24] = "null";
+    if (r->slot >= 0)
+        snprintf(slot, sizeof slot, "%lld", (long long)r->slot);
+    char line[512];
+    int n = snprintf(line, sizeof line,
+                     "{\"t\":%llu,\"pid\":%d,\"tid\":%llu,\"op\":\"%s\",\"kind\":\"%s\",\"device\":%d,"
+                     "\"stream\":%llu,\"event\":%llu,\"slot\":%s,\"ipc\":%s%s%s%s}\n",
+                     (unsigned long long)plat_monotonic_ns(), (int)getpid(),
+                     (unsigned long long)plat_thread_id(), r->op, r->kind, r->device,
+                     (unsigned long long)r->stream, (unsigned long long)r->event, slot,
+                     ipc, r->note ? ",\"note\":\"" : "", r->note ? r->note : "",
+                     r->note ? "\"" : "");
+    if (n > 0 && (size_t)n < sizeof line) {
+        ssize_t w = write(fd, line, (size_t)n);
+        (void)w;
+    }
+}

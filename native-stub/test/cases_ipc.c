@@ -1,0 +1,481 @@
+/*
+ * cases_ipc.c - contract section 4 (IPC event slot / current-record model),
+ * inside one process: several streams and several opened objects of the
+ * same event stand in for several processes (open builds an independent
+ * object sharing the state). Cross-process variants are in cases_ipc_procs.c.
+ *
+ * Blocking is always proved twice: a synchronize-with-timeout on the waiting
+ * stream returns 507046 before the record executes, and the CLOCK_MONOTONIC
+ * stamp of a host function queued behind the wait is not earlier than the
+ * moment the test released the producer. A stub whose waits never block
+ * fails both.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+
+#include "support.h"
+
+static aclrtEventRecordedStatus query(aclrtEvent e)
+{
+    aclrtEventRecordedStatus status = (aclrtEventRecordedStatus)99;
+    CT_OK(aclrtQueryEventStatus(e, &status));
+    return status;
+}
+
+#define EXPECT_COMPLETE(e) CT_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, query(e))
+#define EXPECT_NOT_READY(e) CT_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, query(e))
+
+CT_CASE(ipc_fresh_event_is_complete_and_waits_are_noops)
+{
+    acl_up(0);
+    aclrtStream s = stream_new();
+    aclrtEvent e = ipc_event_new();
+    aclrtEvent opened = ipc_open(handle_of(e));
+    EXPECT_COMPLETE(e);
+    EXPECT_COMPLETE(opened);
+    CT_OK(aclrtSynchronizeEvent(e));
+    CT_OK(aclrtSynchronizeEventWithTimeout(e, 1));
+    CT_OK(aclrtSynchronizeEvent(opened));
+    CT_OK(aclrtStreamWaitEvent(s, e));
+    CT_OK(aclrtStreamWaitEvent(s, opened));
+    CT_OK(aclrtStreamWaitEventWithTimeout(s, e, 0));
+    struct stamp after;
+    stamp_launch(s, &after);
+    CT_OK(aclrtSynchronizeStreamWithTimeout(s, PEER_TIMEOUT_MS));
+    CT_TRUE(stamp_read(&after) != 0);
+    CT_OK(aclrtDestroyEvent(opened));
+    CT_OK(aclrtDestroyEvent(e));
+    CT_OK(aclrtDestroyStream(s));
+    acl_down();
+}
+
+CT_CASE(ipc_pending_record_is_not_ready_until_it_executes)
+{
+    acl_up(0);
+    aclrtStream s = stream_new();
+    aclrtEvent e = ipc_event_new();
+    aclrtEvent opened = ipc_open(handle_of(e));
+    struct gate *g = gate_hold(s);
+    CT_OK(aclrtRecordEvent(e, s));
+    EXPECT_NOT_READY(e);
+    EXPECT_NOT_READY(opened);
+    CT_CODE(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, aclrtSynchronizeEventWithTimeout(e, 50));
+    CT_CODE(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, aclrtSynchronizeEventWithTimeout(opened, 1));
+    gate_release(g);
+    CT_OK(aclrtSynchronizeEventWithTimeout(opened, PEER_TIMEOUT_MS));
+    CT_OK(aclrtSynchronizeEvent(e));
+    EXPECT_COMPLETE(e);
+    EXPECT_COMPLETE(opened);
+    CT_OK(aclrtDestroyEvent(opened));
+    CT_OK(aclrtDestroyEvent(e));
+    CT_OK(aclrtDestroyStream(s));
+    acl_down();
+}
+
+CT_CASE(ipc_synchronize_timeout_validation)
+{
+    acl_up(0);
+    aclrtStream s = stream_new();
+    aclrtEvent e = ipc_event_new();
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtSynchronizeEventWithTimeout(e, 0));
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtSynchronizeEventWithTimeout(e, -2));
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtSynchronizeEventWithTimeout(e, INT32_MIN));
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtStreamWaitEventWithTimeout(s, e, -1));
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtStreamWaitEventWithTimeout(s, e, INT32_MIN));
+    CT_OK(aclrtSynchronizeEventWithTimeout(e, -1)); /* nothing recorded: returns */
+    CT_OK(aclrtDestroyEvent(e));
+    CT_OK(aclrtDestroyStream(s));
+    acl_down();
+}
+
+/* One producer stream held by a gate, a record on it, one waiting stream. */
+CT_CASE(ipc_wait_blocks_until_the_record_executes)
+{
+    acl_up(0);
+    aclrtStream producer = stream_new();
+    aclrtStream waiter = stream_new();
+    aclrtEvent e = ipc_event_new();
+    aclrtEvent opened = ipc_open(handle_of(e));
+    struct gate *g = gate_hold(producer);
+    CT_OK(aclrtRecordEvent(e, producer));
+    CT_OK(aclrtStreamWaitEvent(waiter, opened)); /* returns at once */
+    aclrtEvent probe = local_event_new();
+    CT_OK(aclrtRecordEvent(probe, waiter));
+    struct stamp resumed;
+    stamp_launch(waiter, &resumed);
+    EXPECT_STREAM_BLOCKED(waiter);
+    EXPECT_NOT_READY(probe);
+    CT_EQ(0, stamp_read(&resumed));
+    uint64_t released = gate_release(g);
+    EXPECT_STREAM_DRAINS(waiter);
+    EXPECT_AFTER(stamp_read(&resumed), released);
+    EXPECT_COMPLETE(probe);
+    EXPECT_COMPLETE(e);
+    CT_OK(aclrtDestroyEvent(probe));
+    CT_OK(aclrtDestroyEvent(opened));
+    CT_OK(aclrtDestroyEvent(e));
+    CT_OK(aclrtDestroyStream(waiter));
+    CT_OK(aclrtDestroyStream(producer));
+    acl_down();
+}
+
+CT_CASE(ipc_wait_after_completion_is_a_noop)
+{
+    acl_up(0);
+    aclrtStream producer = stream_new();
+    aclrtStream waiter = stream_new();
+    aclrtEvent e = ipc_event_new();
+    CT_OK(aclrtRecordEvent(e, producer));
+    CT_OK(aclrtSynchronizeStream(producer));
+    EXPECT_COMPLETE(e);
+    /* the producer is busy again (nothing recorded): the wait must not bind to it */
+    struct gate *g = gate_hold(producer);
+    CT_OK(aclrtStreamWaitEvent(waiter, e));
+    struct stamp after;
+    stamp_launch(waiter, &after);
+    CT_OK(aclrtSynchronizeStreamWithTimeout(waiter, PEER_TIMEOUT_MS));
+    CT_TRUE(stamp_read(&after) != 0);
+    gate_release(g);
+    CT_OK(aclrtSynchronizeStream(producer));
+    CT_OK(aclrtDestroyEvent(e));
+    CT_OK(aclrtDestroyStream(waiter));
+    CT_OK(aclrtDestroyStream(producer));
+    acl_down();
+}
+
+CT_CASE(ipc_latest_record_wins)
+{
+    acl_up(0);
+    aclrtStream first = stream_new(), second = stream_new(), waiter = stream_new();
+    aclrtEvent e = ipc_event_new();
+    aclrtEvent opened = ipc_open(handle_of(e));
+    struct gate *g1 = gate_hold(first);
+    struct gate *g2 = gate_hold(second);
+    CT_OK(aclrtRecordEvent(e, first));      /* record 1 */
+    CT_OK(aclrtRecordEvent(opened, second)); /* record 2 (by another opener) is current now */
+    gate_release(g1);
+    CT_OK(aclrtSynchronizeStream(first));    /* record 1 executed */
+    EXPECT_NOT_READY(e);                     /* the current record is 2 */
+    EXPECT_NOT_READY(opened);
+    CT_CODE(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, aclrtSynchronizeEventWithTimeout(e, 50));
+    CT_OK(aclrtStreamWaitEvent(waiter, e));  /* binds to record 2 */
+    struct stamp resumed;
+    stamp_launch(waiter, &resumed);
+    EXPECT_STREAM_BLOCKED(waiter);
+    uint64_t released = gate_release(g2);
+    EXPECT_STREAM_DRAINS(waiter);
+    EXPECT_AFTER(stamp_read(&resumed), released);
+    EXPECT_COMPLETE(e);
+    CT_OK(aclrtDestroyEvent(opened));
+    CT_OK(aclrtDestroyEvent(e));
+    CT_OK(aclrtDestroyStream(waiter));
+    CT_OK(aclrtDestroyStream(second));
+    CT_OK(aclrtDestroyStream(first));
+    acl_down();
+}
+
+CT_CASE(ipc_wait_is_unaffected_by_later_records)
+{
+    acl_up(0);
+    aclrtStream first = stream_new(), second = stream_new();
+    aclrtStream early_waiter = stream_new(), late_waiter = stream_new();
+    aclrtEvent e = ipc_event_new();
+    struct gate *g1 = gate_hold(first);
+    struct gate *g2 = gate_hold(second);
+    CT_OK(aclrtRecordEvent(e, first));              /* record 1 pending */
+    CT_OK(aclrtStreamWaitEvent(early_waiter, e));   /* captures record 1 */
+    struct stamp early;
+    stamp_launch(early_waiter, &early);
+    CT_OK(aclrtRecordEvent(e, second));             /* record 2 pending, now current */
+    CT_OK(aclrtStreamWaitEvent(late_waiter, e));    /* captures record 2 */
+    struct stamp late;
+    stamp_launch(late_waiter, &late);
+    EXPECT_STREAM_BLOCKED(early_waiter);
+    /* record 1 executes: the early waiter resumes although record 2 is still pending */
+    uint64_t released1 = gate_release(g1);
+    CT_OK(aclrtSynchronizeStreamWithTimeout(early_waiter, PEER_TIMEOUT_MS));
+    EXPECT_AFTER(stamp_read(&early), released1);
+    EXPECT_STREAM_BLOCKED(late_waiter);
+    CT_EQ(0, stamp_read(&late));
+    uint64_t released2 = gate_release(g2);
+    EXPECT_STREAM_DRAINS(late_waiter);
+    EXPECT_AFTER(stamp_read(&late), released2);
+    CT_OK(aclrtDestroyEvent(e));
+    CT_OK(aclrtDestroyStream(late_waiter));
+    CT_OK(aclrtDestroyStream(early_waiter));
+    CT_OK(aclrtDestroyStream(second));
+    CT_OK(aclrtDestroyStream(first));
+    acl_down();
+}
+
+CT_CASE(ipc_wait_ignores_a_later_record_that_completes_first)
+{
+    acl_up(0);
+    aclrtStream first = stream_new(), second = stream_new(), waiter = stream_new();
+    aclrtEvent e = ipc_event_new();
+    struct gate *g1 = gate_hold(first);
+    CT_OK(aclrtRecordEvent(e, first));     /* record 1 pending */
+    CT_OK(aclrtStreamWaitEvent(waiter, e)); /* captures record 1 */
+    struct stamp resumed;
+    stamp_launch(waiter, &resumed);
+    CT_OK(aclrtRecordEvent(e, second));    /* record 2 executes at once */
+    CT_OK(aclrtSynchronizeStream(second));
+    EXPECT_COMPLETE(e);                    /* the current record (2) is done ... */
+    EXPECT_STREAM_BLOCKED(waiter);         /* ... but the wait is bound to record 1 */
+    uint64_t released = gate_release(g1);
+    EXPECT_STREAM_DRAINS(waiter);
+    EXPECT_AFTER(stamp_read(&resumed), released);
+    CT_OK(aclrtDestroyEvent(e));
+    CT_OK(aclrtDestroyStream(waiter));
+    CT_OK(aclrtDestroyStream(second));
+    CT_OK(aclrtDestroyStream(first));
+    acl_down();
+}
+
+CT_CASE(ipc_several_waiters_released_by_one_record)
+{
+    enum { WAITERS = 4 };
+    acl_up(0);
+    aclrtStream producer = stream_new();
+    aclrtEvent e = ipc_event_new();
+    aclrtIpcEventHandle h = handle_of(e);
+    aclrtStream waiters[WAITERS];
+    aclrtEvent opened[WAITERS];
+    struct stamp resumed[WAITERS];
+    struct gate *g = gate_hold(producer);
+    CT_OK(aclrtRecordEvent(e, producer));
+    for (int i = 0; i < WAITERS; i++) {
+        /* half on other devices: cross-device waits work the same way */
+        CT_OK(aclrtSetDevice(i % 2 ? 1 : 0));
+        waiters[i] = stream_new();
+        opened[i] = ipc_open(h);
+        CT_OK(aclrtStreamWaitEvent(waiters[i], opened[i]));
+        stamp_launch(waiters[i], &resumed[i]);
+    }
+    for (int i = 0; i < WAITERS; i++) {
+        CT_OK(aclrtSetDevice(i % 2 ? 1 : 0));
+        EXPECT_STREAM_BLOCKED(waiters[i]);
+    }
+    uint64_t released = gate_release(g);
+    for (int i = 0; i < WAITERS; i++) {
+        CT_OK(aclrtSetDevice(i % 2 ? 1 : 0));
+        EXPECT_STREAM_DRAINS(waiters[i]);
+        EXPECT_AFTER(stamp_read(&resumed[i]), released);
+        CT_OK(aclrtDestroyEvent(opened[i]));
+        CT_OK(aclrtDestroyStream(waiters[i]));
+    }
+    CT_OK(aclrtSetDevice(0));
+    CT_OK(aclrtDestroyEvent(e));
+    CT_OK(aclrtDestroyStream(producer));
+    acl_down();
+}
+
+/* More rounds than the 8192 slots: a slot that is never released shows up as
+ * a failing record long before the end. Every 100th round proves the wait
+ * still blocks. */
+CT_CASE(ipc_reuse_9000_rounds_without_reset)
+{
+    acl_up(0);
+    aclrtStream producer = stream_new(), waiter = stream_new();
+    aclrtEvent e = ipc_event_new();
+    aclrtEvent opened = ipc_open(handle_of(e));
+    for (int round = 0; round < 9000; round++) {
+        int check = round % 1000 == 0;
+        struct gate *g = check ? gate_hold(producer) : NULL;
+        CT_OK(aclrtRecordEvent(round % 2 ? opened : e, producer));
+        CT_OK(aclrtStreamWaitEvent(waiter, round % 2 ? e : opened));
+        if (check) {
+            CT_CODE(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, aclrtSynchronizeStreamWithTimeout(waiter, 20));
+            gate_release(g);
+        }
+        CT_OK(aclrtSynchronizeStreamWithTimeout(waiter, PEER_TIMEOUT_MS));
+        if (round % 3 == 0)
+            CT_OK(aclrtSynchronizeEvent(e));
+    }
+    CT_OK(aclrtSynchronizeStream(producer));
+    EXPECT_COMPLETE(e);
+    CT_OK(aclrtDestroyEvent(opened));
+    CT_OK(aclrtDestroyEvent(e));
+    CT_OK(aclrtDestroyStream(waiter));
+    CT_OK(aclrtDestroyStream(producer));
+    acl_down();
+}
+
+CT_CASE(ipc_destroy_with_pending_work_never_blocks)
+{
+    acl_up(0);
+    aclrtStream producer = stream_new(), waiter = stream_new();
+    aclrtEvent e = ipc_event_new();
+    aclrtEvent opened = ipc_open(handle_of(e));
+    struct gate *g = gate_hold(producer);
+    CT_OK(aclrtRecordEvent(e, producer));
+    CT_OK(aclrtStreamWaitEvent(waiter, opened));
+    struct stamp resumed;
+    stamp_launch(waiter, &resumed);
+    /* Only this thread can open the gate: a blocking destroy hangs until the watchdog. */
+    CT_OK(aclrtDestroyEvent(e));
+    CT_OK(aclrtDestroyEvent(opened));
+    CT_CODE(ACL_ERROR_RT_INVALID_HANDLE, aclrtRecordEvent(e, producer));
+    CT_CODE(ACL_ERROR_RT_INVALID_HANDLE, aclrtStreamWaitEvent(waiter, opened));
+    EXPECT_STREAM_BLOCKED(waiter); /* the queued wait still holds */
+    uint64_t released = gate_release(g);
+    EXPECT_STREAM_DRAINS(waiter);
+    EXPECT_AFTER(stamp_read(&resumed), released);
+    CT_OK(aclrtSynchronizeStream(producer));
+    CT_OK(aclrtDestroyStream(waiter));
+    CT_OK(aclrtDestroyStream(producer));
+    acl_down();
+}
+
+CT_CASE(ipc_waits_ignore_their_timeout)
+{
+    acl_up(0);
+    CT_OK(aclrtSetOpWaitTimeout(1));
+    aclrtStream producer = stream_new(), waiter = stream_new(), waiter2 = stream_new();
+    aclrtEvent e = ipc_event_new();
+    struct gate *g = gate_hold(producer);
+    CT_OK(aclrtRecordEvent(e, producer));
+    CT_OK(aclrtStreamWaitEventWithTimeout(waiter, e, 1)); /* 1 ms: ignored for IPC */
+    CT_OK(aclrtStreamWaitEvent(waiter2, e));             /* op wait timeout 1 s: ignored too */
+    struct stamp resumed, resumed2;
+    stamp_launch(waiter, &resumed);
+    stamp_launch(waiter2, &resumed2);
+    sleep_ms(1100); /* past both timeouts */
+    EXPECT_STREAM_BLOCKED(waiter);
+    EXPECT_STREAM_BLOCKED(waiter2);
+    uint64_t released = gate_release(g);
+    /* the waits ended by the record, not by an error: the streams drain cleanly */
+    CT_OK(aclrtSynchronizeStreamWithTimeout(waiter, PEER_TIMEOUT_MS));
+    CT_OK(aclrtSynchronizeStreamWithTimeout(waiter2, PEER_TIMEOUT_MS));
+    EXPECT_AFTER(stamp_read(&resumed), released);
+    EXPECT_AFTER(stamp_read(&resumed2), released);
+    CT_OK(aclrtDestroyEvent(e));
+    CT_OK(aclrtDestroyStream(waiter2));
+    CT_OK(aclrtDestroyStream(waiter));
+    CT_OK(aclrtDestroyStream(producer));
+    acl_down();
+}
+
+CT_CASE(ipc_handle_identity_across_repeated_exports)
+{
+    acl_up(0);
+    aclrtEvent e = ipc_event_new();
+    aclrtEvent other = ipc_event_new();
+    aclrtIpcEventHandle h1 = handle_of(e), h2 = handle_of(e), h_other = handle_of(other);
+    CT_TRUE(handles_equal(&h1, &h2));
+    CT_TRUE(!handles_equal(&h1, &h_other));
+    CT_TRUE(memcmp(h1.reserved, h_other.reserved, 8) != 0); /* bytes 0..7 identify the event */
+    aclrtEvent opened = ipc_open(h1);
+    CT_TRUE(opened != e);
+    aclrtIpcEventHandle h3 = handle_of(opened);
+    CT_TRUE(handles_equal(&h1, &h3));
+    aclrtEvent opened_again = ipc_open(h3);
+    CT_TRUE(opened_again != opened);
+    aclrtIpcEventHandle h4 = handle_of(opened_again);
+    CT_TRUE(handles_equal(&h1, &h4));
+    /* destroying one opened object does not affect another */
+    CT_OK(aclrtDestroyEvent(opened));
+    aclrtStream s = stream_new();
+    CT_OK(aclrtRecordEvent(opened_again, s));
+    CT_OK(aclrtSynchronizeEvent(e));
+    CT_OK(aclrtDestroyEvent(opened_again));
+    CT_OK(aclrtDestroyEvent(other));
+    CT_OK(aclrtDestroyEvent(e));
+    CT_OK(aclrtDestroyStream(s));
+    acl_down();
+}
+
+/* Opens that must fail with 107017 and leave *event untouched. */
+static void expect_open_refused(aclrtIpcEventHandle h, const char *what)
+{
+    aclrtEvent sentinel = (aclrtEvent)0x5e4711e1;
+    aclrtEvent e = sentinel;
+    int code = aclrtIpcOpenEventHandle(h, &e);
+    if (code != ACL_ERROR_RT_INVALID_HANDLE)
+        CT_FAIL("open of %s: expected 107017 (ACL_ERROR_RT_INVALID_HANDLE), got %d (%s)", what, code,
+                ct_code_name(code));
+    if (e != sentinel)
+        CT_FAIL("open of %s failed but overwrote *event (%p)", what, e);
+}
+
+CT_CASE(ipc_open_garbage_zero_and_destroyed_handles_return_107017)
+{
+    acl_up(0);
+    aclrtIpcEventHandle h;
+    memset(&h, 0, sizeof h);
+    expect_open_refused(h, "an all-zero handle");
+    memset(&h, 0xff, sizeof h);
+    expect_open_refused(h, "an all-0xff handle");
+    for (int i = 0; i < 64; i++)
+        h.reserved[i] = (char)(i * 37 + 11);
+    expect_open_refused(h, "a garbage handle");
+    aclrtEvent e = ipc_event_new();
+    aclrtIpcEventHandle real = handle_of(e);
+    /* right tail, wrong identity */
+    aclrtIpcEventHandle forged = real;
+    forged.reserved[0] ^= 0x5a;
+    forged.reserved[3] ^= 0x11;
+    expect_open_refused(forged, "a handle with bytes 0..7 altered");
+    aclrtEvent opened = ipc_open(real); /* still opens before destroy */
+    CT_OK(aclrtDestroyEvent(opened));
+    CT_OK(aclrtDestroyEvent(e));
+    expect_open_refused(real, "the handle of an event its creator destroyed");
+    acl_down();
+}
+
+CT_CASE(ipc_handle_with_only_bytes_0_to_7_right_still_opens)
+{
+    acl_up(0);
+    aclrtStream s = stream_new();
+    aclrtEvent e = ipc_event_new();
+    aclrtIpcEventHandle real = handle_of(e);
+    unsigned char fills[] = {0x00, 0xff, 0xa5};
+    for (size_t i = 0; i < sizeof fills; i++) {
+        aclrtIpcEventHandle h;
+        memset(&h, fills[i], sizeof h);
+        memcpy(h.reserved, real.reserved, 8);
+        aclrtEvent opened = NULL;
+        ct_note("bytes 8..63 = 0x%02x", fills[i]);
+        CT_OK(aclrtIpcOpenEventHandle(h, &opened));
+        /* and it is the same event: a pending record is visible through it */
+        struct gate *g = gate_hold(s);
+        CT_OK(aclrtRecordEvent(e, s));
+        EXPECT_NOT_READY(opened);
+        gate_release(g);
+        CT_OK(aclrtSynchronizeEvent(opened));
+        EXPECT_COMPLETE(opened);
+        CT_OK(aclrtDestroyEvent(opened));
+    }
+    CT_OK(aclrtDestroyEvent(e));
+    CT_OK(aclrtDestroyStream(s));
+    acl_down();
+}
+
+CT_CASE(ipc_any_opener_records_and_the_creator_waits)
+{
+    acl_up(0);
+    aclrtStream creator_stream = stream_new();
+    aclrtEvent e = ipc_event_new();
+    CT_OK(aclrtSetDevice(2));
+    aclrtStream opener_stream = stream_new();
+    aclrtEvent opened = ipc_open(handle_of(e));
+    struct gate *g = gate_hold(opener_stream);
+    CT_OK(aclrtRecordEvent(opened, opener_stream));
+    CT_OK(aclrtSetDevice(0));
+    EXPECT_NOT_READY(e);
+    CT_OK(aclrtStreamWaitEvent(creator_stream, e));
+    struct stamp resumed;
+    stamp_launch(creator_stream, &resumed);
+    EXPECT_STREAM_BLOCKED(creator_stream);
+    uint64_t released = gate_release(g);
+    EXPECT_STREAM_DRAINS(creator_stream);
+    EXPECT_AFTER(stamp_read(&resumed), released);
+    EXPECT_COMPLETE(e);
+    CT_OK(aclrtDestroyEvent(e));
+    CT_OK(aclrtDestroyStream(creator_stream));
+    CT_OK(aclrtSetDevice(2));
+    CT_OK(aclrtDestroyEvent(opened));
+    CT_OK(aclrtDestroyStream(opener_stream));
+    acl_down();
+}

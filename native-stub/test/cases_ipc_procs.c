@@ -1,0 +1,562 @@
+/*
+ * cases_ipc_procs.c - IPC events across real processes.
+ *
+ * The case process is the creator unless said otherwise; helpers are
+ * `conformance --role NAME DIR ...` processes (fork + immediate exec) that
+ * talk to it through atomically published files in the case directory, or
+ * through inherited pipes where a round trip per step is needed.
+ * Cross-process timestamps are CLOCK_MONOTONIC, which is system-wide.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "support.h"
+
+static aclrtEventRecordedStatus query(aclrtEvent e)
+{
+    aclrtEventRecordedStatus status = (aclrtEventRecordedStatus)99;
+    CT_OK(aclrtQueryEventStatus(e, &status));
+    return status;
+}
+
+#define EXPECT_COMPLETE(e) CT_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, query(e))
+#define EXPECT_NOT_READY(e) CT_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, query(e))
+
+static aclrtIpcEventHandle await_handle(const char *dir, const char *name)
+{
+    aclrtIpcEventHandle h;
+    size_t n = await_file(dir, name, &h, sizeof h, PEER_TIMEOUT_MS);
+    if (n != sizeof h)
+        CT_FAIL("%s/%s holds %zu bytes, expected a 64-byte handle", dir, name, n);
+    return h;
+}
+
+static int arg_int(int argc, char **argv, int i, const char *what)
+{
+    if (i >= argc)
+        CT_FAIL("missing role argument %d (%s)", i, what);
+    return atoi(argv[i]);
+}
+
+/* ------------------------------------------------------------- consumer role */
+
+/* consumer DIR DEVICE ID: opens "handle", waits on it, proves it is blocked,
+ * then reports the time its stream resumed in "resumed_ID". */
+CT_ROLE(consumer)
+{
+    const char *dir = argv[0];
+    int device = arg_int(argc, argv, 1, "device");
+    int id = arg_int(argc, argv, 2, "id");
+    acl_up(device);
+    aclrtEvent e = ipc_open(await_handle(dir, "handle"));
+    aclrtStream s = stream_new();
+    CT_OK(aclrtStreamWaitEvent(s, e));
+    aclrtEvent probe = local_event_new();
+    CT_OK(aclrtRecordEvent(probe, s));
+    struct stamp resumed;
+    stamp_launch(s, &resumed);
+    EXPECT_STREAM_BLOCKED(s);
+    EXPECT_NOT_READY(probe);
+    EXPECT_NOT_READY(e); /* the creator's pending record, seen from here */
+    char name[32];
+    snprintf(name, sizeof name, "blocked_%d", id);
+    publish_flag(dir, name);
+    EXPECT_STREAM_DRAINS(s);
+    snprintf(name, sizeof name, "resumed_%d", id);
+    publish_u64(dir, name, stamp_read(&resumed));
+    EXPECT_COMPLETE(probe);
+    CT_OK(aclrtDestroyEvent(probe));
+    CT_OK(aclrtDestroyEvent(e));
+    CT_OK(aclrtDestroyStream(s));
+    acl_down();
+    return 0;
+}
+
+/* Creator with a pending record; consumers on the given devices must all stay
+ * blocked until the one record executes. */
+static void run_blocked_consumers(const int *devices, int count)
+{
+    const char *dir = case_dir();
+    acl_up(0);
+    aclrtStream s = stream_new();
+    aclrtEvent e = ipc_event_new();
+    struct gate *g = gate_hold(s);
+    CT_OK(aclrtRecordEvent(e, s));
+    aclrtIpcEventHandle h = handle_of(e);
+    publish_bytes(dir, "handle", &h, sizeof h);
+    pid_t pids[8];
+    char dev_text[8][16], id_text[8][16];
+    for (int i = 0; i < count; i++) {
+        snprintf(dev_text[i], sizeof dev_text[i], "%d", devices[i]);
+        snprintf(id_text[i], sizeof id_text[i], "%d", i);
+        const char *args[] = {dir, dev_text[i], id_text[i], NULL};
+        pids[i] = spawn_role("consumer", args, NULL);
+    }
+    for (int i = 0; i < count; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "blocked_%d", i);
+        await_flag(dir, name, PEER_TIMEOUT_MS);
+    }
+    sleep_ms(20); /* consumers are parked; give a broken stub time to let them through */
+    for (int i = 0; i < count; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "resumed_%d", i);
+        if (file_exists(dir, name))
+            CT_FAIL("consumer %d resumed before the record executed", i);
+    }
+    uint64_t released = gate_release(g);
+    ct_note("released the producer at %llu", (unsigned long long)released);
+    for (int i = 0; i < count; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "resumed_%d", i);
+        uint64_t resumed = await_u64(dir, name, PEER_TIMEOUT_MS);
+        ct_note("consumer %d (device %d) resumed %.3f ms after the release", i, devices[i],
+                (double)((int64_t)(resumed - released)) / 1e6);
+        EXPECT_AFTER(resumed, released);
+        expect_exit(pids[i], 0, PEER_TIMEOUT_MS);
+    }
+    CT_OK(aclrtDestroyEvent(e));
+    CT_OK(aclrtDestroyStream(s));
+    acl_down();
+}
+
+CT_CASE(procs_wait_blocks_across_processes_same_device)
+{
+    int devices[] = {0};
+    run_blocked_consumers(devices, 1);
+}
+
+CT_CASE(procs_wait_blocks_across_processes_other_device)
+{
+    int devices[] = {5};
+    run_blocked_consumers(devices, 1);
+}
+
+CT_CASE(procs_several_waiters_released_by_one_record)
+{
+    int devices[] = {0, 1, 2};
+    run_blocked_consumers(devices, 3);
+}
+
+/* ------------------------------------------------------------ handle identity */
+
+/* exporter DIR DEVICE: re-exports the creator's handle and exports one of its own. */
+CT_ROLE(exporter)
+{
+    const char *dir = argv[0];
+    acl_up(arg_int(argc, argv, 1, "device"));
+    aclrtIpcEventHandle h = await_handle(dir, "handle");
+    aclrtEvent opened = ipc_open(h);
+    aclrtIpcEventHandle back = handle_of(opened);
+    aclrtIpcEventHandle again = handle_of(opened);
+    CT_TRUE(handles_equal(&back, &again));
+    publish_bytes(dir, "handle_back", &back, sizeof back);
+    aclrtEvent own = ipc_event_new();
+    aclrtIpcEventHandle own_h = handle_of(own);
+    publish_bytes(dir, "own_handle", &own_h, sizeof own_h);
+    await_flag(dir, "done", PEER_TIMEOUT_MS);
+    /* the creator recorded our event and synchronized it */
+    EXPECT_COMPLETE(own);
+    CT_OK(aclrtDestroyEvent(own));
+    CT_OK(aclrtDestroyEvent(opened));
+    acl_down();
+    return 0;
+}
+
+CT_CASE(procs_handle_identity_across_processes)
+{
+    const char *dir = case_dir();
+    acl_up(0);
+    aclrtEvent e = ipc_event_new();
+    aclrtIpcEventHandle h = handle_of(e);
+    publish_bytes(dir, "handle", &h, sizeof h);
+    const char *args[] = {dir, "1", NULL};
+    pid_t pid = spawn_role("exporter", args, NULL);
+    aclrtIpcEventHandle back = await_handle(dir, "handle_back");
+    if (!handles_equal(&h, &back))
+        CT_FAIL("the handle exported by another process that opened the event differs from the creator's");
+    aclrtIpcEventHandle own = await_handle(dir, "own_handle");
+    CT_TRUE(!handles_equal(&h, &own));
+    /* the creator can open an event created by another process */
+    aclrtEvent theirs = ipc_open(own);
+    aclrtStream s = stream_new();
+    CT_OK(aclrtRecordEvent(theirs, s));
+    CT_OK(aclrtSynchronizeEvent(theirs));
+    publish_flag(dir, "done");
+    expect_exit(pid, 0, PEER_TIMEOUT_MS);
+    CT_OK(aclrtDestroyEvent(theirs));
+    CT_OK(aclrtDestroyEvent(e));
+    CT_OK(aclrtDestroyStream(s));
+    acl_down();
+}
+
+/* ------------------------------------------------- NOT_READY from another process */
+
+/* observer DIR DEVICE: sees the creator's pending record, then synchronizes on
+ * it (it never records: the synchronize must not miss the completion). */
+CT_ROLE(observer)
+{
+    const char *dir = argv[0];
+    acl_up(arg_int(argc, argv, 1, "device"));
+    aclrtEvent e = ipc_open(await_handle(dir, "handle"));
+    EXPECT_NOT_READY(e);
+    CT_CODE(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, aclrtSynchronizeEventWithTimeout(e, 50));
+    EXPECT_NOT_READY(e);
+    publish_flag(dir, "saw_pending");
+    CT_OK(aclrtSynchronizeEvent(e));
+    publish_u64(dir, "synced_at", now_ns());
+    EXPECT_COMPLETE(e);
+    CT_OK(aclrtDestroyEvent(e));
+    acl_down();
+    return 0;
+}
+
+CT_CASE(procs_pending_record_not_ready_from_another_process)
+{
+    const char *dir = case_dir();
+    acl_up(0);
+    aclrtStream s = stream_new();
+    aclrtEvent e = ipc_event_new();
+    struct gate *g = gate_hold(s);
+    CT_OK(aclrtRecordEvent(e, s));
+    aclrtIpcEventHandle h = handle_of(e);
+    publish_bytes(dir, "handle", &h, sizeof h);
+    const char *args[] = {dir, "0", NULL};
+    pid_t pid = spawn_role("observer", args, NULL);
+    await_flag(dir, "saw_pending", PEER_TIMEOUT_MS);
+    sleep_ms(20);
+    CT_TRUE(!file_exists(dir, "synced_at"));
+    uint64_t released = gate_release(g);
+    EXPECT_AFTER(await_u64(dir, "synced_at", PEER_TIMEOUT_MS), released);
+    expect_exit(pid, 0, PEER_TIMEOUT_MS);
+    CT_OK(aclrtDestroyEvent(e));
+    CT_OK(aclrtDestroyStream(s));
+    acl_down();
+}
+
+/* ------------------------------------------------- importer records, creator waits */
+
+/* remote_recorder DIR DEVICE: records the creator's event from a held stream
+ * and releases it when told. */
+CT_ROLE(remote_recorder)
+{
+    const char *dir = argv[0];
+    acl_up(arg_int(argc, argv, 1, "device"));
+    aclrtEvent e = ipc_open(await_handle(dir, "handle"));
+    aclrtStream s = stream_new();
+    struct gate *g = gate_hold(s);
+    CT_OK(aclrtRecordEvent(e, s));
+    EXPECT_NOT_READY(e);
+    publish_flag(dir, "recorded");
+    await_flag(dir, "release", PEER_TIMEOUT_MS);
+    publish_u64(dir, "released_at", gate_release(g));
+    CT_OK(aclrtSynchronizeStream(s));
+    await_flag(dir, "done", PEER_TIMEOUT_MS);
+    CT_OK(aclrtDestroyEvent(e));
+    CT_OK(aclrtDestroyStream(s));
+    acl_down();
+    return 0;
+}
+
+CT_CASE(procs_importer_records_and_creator_waits)
+{
+    const char *dir = case_dir();
+    acl_up(0);
+    aclrtStream s = stream_new();
+    aclrtEvent e = ipc_event_new();
+    aclrtIpcEventHandle h = handle_of(e);
+    publish_bytes(dir, "handle", &h, sizeof h);
+    const char *args[] = {dir, "3", NULL};
+    pid_t pid = spawn_role("remote_recorder", args, NULL);
+    await_flag(dir, "recorded", PEER_TIMEOUT_MS);
+    EXPECT_NOT_READY(e);
+    CT_CODE(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, aclrtSynchronizeEventWithTimeout(e, 20));
+    CT_OK(aclrtStreamWaitEvent(s, e));
+    struct stamp resumed;
+    stamp_launch(s, &resumed);
+    EXPECT_STREAM_BLOCKED(s);
+    publish_flag(dir, "release");
+    EXPECT_STREAM_DRAINS(s);
+    EXPECT_AFTER(stamp_read(&resumed), await_u64(dir, "released_at", PEER_TIMEOUT_MS));
+    EXPECT_COMPLETE(e);
+    publish_flag(dir, "done");
+    expect_exit(pid, 0, PEER_TIMEOUT_MS);
+    CT_OK(aclrtDestroyEvent(e));
+    CT_OK(aclrtDestroyStream(s));
+    acl_down();
+}
+
+/* ------------------------------------------------------ 1000 rounds, ping-pong */
+
+static void pipe_send(int fd, char c)
+{
+    while (write(fd, &c, 1) != 1)
+        if (errno != EINTR)
+            CT_FAIL("pipe write: %s", strerror(errno));
+}
+
+static char pipe_recv(int fd)
+{
+    struct pollfd p = {fd, POLLIN, 0};
+    int r = poll(&p, 1, PEER_TIMEOUT_MS);
+    if (r != 1)
+        CT_FAIL("the peer did not answer within %d ms", PEER_TIMEOUT_MS);
+    char c;
+    if (read(fd, &c, 1) != 1)
+        CT_FAIL("the peer closed the pipe (it exited early; see its output above)");
+    return c;
+}
+
+/* ponger DIR DEVICE IN_FD OUT_FD: per round, waits on "ping" and records "pong".
+ * 'g': the creator's ping is held; prove our wait blocks and report 'b'. */
+CT_ROLE(ponger)
+{
+    const char *dir = argv[0];
+    acl_up(arg_int(argc, argv, 1, "device"));
+    int in = arg_int(argc, argv, 2, "in fd"), out = arg_int(argc, argv, 3, "out fd");
+    aclrtEvent ping = ipc_open(await_handle(dir, "ping"));
+    aclrtEvent pong = ipc_open(await_handle(dir, "pong"));
+    aclrtStream s = stream_new();
+    for (;;) {
+        char cmd = pipe_recv(in);
+        if (cmd == 'q')
+            break;
+        CT_OK(aclrtStreamWaitEvent(s, ping));
+        if (cmd == 'g') {
+            EXPECT_STREAM_BLOCKED(s);
+            pipe_send(out, 'b');
+        }
+        CT_OK(aclrtRecordEvent(pong, s));
+        CT_OK(aclrtSynchronizeStream(s));
+        pipe_send(out, 'a');
+    }
+    CT_OK(aclrtDestroyEvent(ping));
+    CT_OK(aclrtDestroyEvent(pong));
+    CT_OK(aclrtDestroyStream(s));
+    acl_down();
+    return 0;
+}
+
+CT_CASE(procs_reuse_1000_rounds_ping_pong)
+{
+    const char *dir = case_dir();
+    acl_up(0);
+    aclrtStream s = stream_new();
+    aclrtEvent ping = ipc_event_new(), pong = ipc_event_new();
+    aclrtIpcEventHandle hp = handle_of(ping), hq = handle_of(pong);
+    publish_bytes(dir, "ping", &hp, sizeof hp);
+    publish_bytes(dir, "pong", &hq, sizeof hq);
+    int to_child[2], from_child[2];
+    CT_TRUE(pipe(to_child) == 0 && pipe(from_child) == 0);
+    char in_text[16], out_text[16];
+    snprintf(in_text, sizeof in_text, "%d", to_child[0]);
+    snprintf(out_text, sizeof out_text, "%d", from_child[1]);
+    const char *args[] = {dir, "1", in_text, out_text, NULL};
+    pid_t pid = spawn_role("ponger", args, NULL);
+    close(to_child[0]);
+    close(from_child[1]);
+    for (int round = 0; round < 1000; round++) {
+        int held = round % 100 == 0;
+        struct gate *g = held ? gate_hold(s) : NULL;
+        CT_OK(aclrtRecordEvent(ping, s));
+        pipe_send(to_child[1], held ? 'g' : 'r');
+        if (held) {
+            if (pipe_recv(from_child[0]) != 'b')
+                CT_FAIL("round %d: unexpected answer from the ponger", round);
+            gate_release(g);
+        }
+        if (pipe_recv(from_child[0]) != 'a')
+            CT_FAIL("round %d: unexpected answer from the ponger", round);
+        /* the pong of this round was recorded and executed before 'a' */
+        CT_OK(aclrtStreamWaitEvent(s, pong));
+        CT_OK(aclrtSynchronizeStream(s));
+    }
+    pipe_send(to_child[1], 'q');
+    expect_exit(pid, 0, PEER_TIMEOUT_MS);
+    close(to_child[1]);
+    close(from_child[0]);
+    EXPECT_COMPLETE(ping);
+    EXPECT_COMPLETE(pong);
+    CT_OK(aclrtDestroyEvent(ping));
+    CT_OK(aclrtDestroyEvent(pong));
+    CT_OK(aclrtDestroyStream(s));
+    acl_down();
+}
+
+/* ------------------------------------------- creator destroys / exits / crashes */
+
+/* survivor DIR DEVICE: opens before the creator destroys, keeps working after. */
+CT_ROLE(survivor)
+{
+    const char *dir = argv[0];
+    acl_up(arg_int(argc, argv, 1, "device"));
+    aclrtEvent e = ipc_open(await_handle(dir, "handle"));
+    publish_flag(dir, "opened");
+    await_flag(dir, "destroyed", PEER_TIMEOUT_MS);
+    aclrtStream s = stream_new(), waiter = stream_new();
+    struct gate *g = gate_hold(s);
+    CT_OK(aclrtRecordEvent(e, s));
+    EXPECT_NOT_READY(e);
+    CT_OK(aclrtStreamWaitEvent(waiter, e));
+    EXPECT_STREAM_BLOCKED(waiter);
+    gate_release(g);
+    EXPECT_STREAM_DRAINS(waiter);
+    CT_OK(aclrtSynchronizeEvent(e));
+    EXPECT_COMPLETE(e);
+    CT_OK(aclrtDestroyEvent(e));
+    CT_OK(aclrtDestroyStream(s));
+    CT_OK(aclrtDestroyStream(waiter));
+    acl_down();
+    return 0;
+}
+
+/* late_opener DIR DEVICE: the open must fail with 107017, *event untouched. */
+CT_ROLE(late_opener)
+{
+    const char *dir = argv[0];
+    acl_up(arg_int(argc, argv, 1, "device"));
+    aclrtIpcEventHandle h = await_handle(dir, "handle");
+    aclrtEvent sentinel = (aclrtEvent)0x5e4711e1, e = sentinel;
+    CT_CODE(ACL_ERROR_RT_INVALID_HANDLE, aclrtIpcOpenEventHandle(h, &e));
+    if (e != sentinel)
+        CT_FAIL("refused open overwrote *event");
+    acl_down();
+    return 0;
+}
+
+CT_CASE(procs_creator_destroy_keeps_openers_working_and_refuses_new_opens)
+{
+    const char *dir = case_dir();
+    acl_up(0);
+    aclrtEvent e = ipc_event_new();
+    aclrtIpcEventHandle h = handle_of(e);
+    publish_bytes(dir, "handle", &h, sizeof h);
+    const char *args[] = {dir, "1", NULL};
+    pid_t survivor = spawn_role("survivor", args, NULL);
+    await_flag(dir, "opened", PEER_TIMEOUT_MS);
+    CT_OK(aclrtDestroyEvent(e));
+    aclrtEvent sentinel = (aclrtEvent)0x5e4711e1, again = sentinel;
+    CT_CODE(ACL_ERROR_RT_INVALID_HANDLE, aclrtIpcOpenEventHandle(h, &again));
+    CT_TRUE(again == sentinel);
+    pid_t late = spawn_role("late_opener", args, NULL);
+    expect_exit(late, 0, PEER_TIMEOUT_MS);
+    publish_flag(dir, "destroyed");
+    expect_exit(survivor, 0, PEER_TIMEOUT_MS);
+    acl_down();
+}
+
+/* short_lived_creator DIR MODE: creates an event, publishes its handle, then
+ * exits cleanly without destroying it ("exit") or is SIGKILLed ("crash"). */
+CT_ROLE(short_lived_creator)
+{
+    const char *dir = argv[0];
+    const char *mode = argc > 1 ? argv[1] : "";
+    acl_up(0);
+    aclrtEvent e = ipc_event_new();
+    aclrtStream s = stream_new();
+    CT_OK(aclrtRecordEvent(e, s));
+    CT_OK(aclrtSynchronizeStream(s));
+    aclrtIpcEventHandle h = handle_of(e);
+    publish_bytes(dir, "handle", &h, sizeof h);
+    if (strcmp(mode, "crash") == 0)
+        raise(SIGKILL);
+    acl_forget(); /* exit with the runtime still up and the event alive */
+    return 0;
+}
+
+static void expect_open_after_creator_gone(const char *mode, int expected_exit)
+{
+    const char *dir = case_dir();
+    const char *args[] = {dir, mode, NULL};
+    pid_t pid = spawn_role("short_lived_creator", args, NULL);
+    expect_exit(pid, expected_exit, PEER_TIMEOUT_MS);
+    aclrtIpcEventHandle h = await_handle(dir, "handle");
+    acl_up(0);
+    aclrtEvent sentinel = (aclrtEvent)0x5e4711e1, e = sentinel;
+    CT_CODE(ACL_ERROR_RT_INVALID_HANDLE, aclrtIpcOpenEventHandle(h, &e));
+    CT_TRUE(e == sentinel);
+    /* and the runtime is healthy for new events */
+    aclrtEvent fresh = ipc_event_new();
+    aclrtEvent opened = ipc_open(handle_of(fresh));
+    CT_OK(aclrtDestroyEvent(opened));
+    CT_OK(aclrtDestroyEvent(fresh));
+    acl_down();
+}
+
+CT_CASE(procs_open_after_creator_exited_returns_107017)
+{
+    expect_open_after_creator_gone("exit", 0);
+}
+
+CT_CASE(procs_open_after_creator_was_killed_returns_107017)
+{
+    expect_open_after_creator_gone("crash", 128 + SIGKILL);
+}
+
+/* ---------------------------------------------------- peer killed in the lock */
+
+/* die_in_lock DIR DEVICE: run with ACL_STUB_TEST_DIE_IN_LOCK=1 (README-stub.md):
+ * the stub SIGKILLs this process inside the event's shared lock, when the
+ * completed record releases its slot (refcount 1 -> 0, done byte still set). */
+CT_ROLE(die_in_lock)
+{
+    const char *dir = argv[0];
+    acl_up(arg_int(argc, argv, 1, "device"));
+    aclrtEvent e = ipc_open(await_handle(dir, "handle"));
+    aclrtStream s = stream_new();
+    CT_OK(aclrtRecordEvent(e, s));
+    aclrtSynchronizeStream(s);
+    sleep_ms(2000); /* the executor thread kills us while we sleep */
+    CT_FAIL("still alive: ACL_STUB_TEST_DIE_IN_LOCK=1 did not make the stub die inside the lock "
+            "(see README-stub.md for the hook)");
+}
+
+CT_CASE(procs_peer_killed_while_holding_the_lock)
+{
+    const char *dir = case_dir();
+    acl_up(0);
+    aclrtStream s = stream_new(), waiter = stream_new();
+    aclrtEvent e = ipc_event_new();
+    aclrtIpcEventHandle h = handle_of(e);
+    publish_bytes(dir, "handle", &h, sizeof h);
+    const char *args[] = {dir, "1", NULL};
+    const char *env[] = {"ACL_STUB_TEST_DIE_IN_LOCK=1", NULL};
+    expect_exit(spawn_role("die_in_lock", args, env), 128 + SIGKILL, PEER_TIMEOUT_MS);
+    /* Nothing here may hang on the dead owner's lock (the watchdog would fire),
+     * and its half-released slot must not make a new record look done. */
+    EXPECT_COMPLETE(e);
+    CT_OK(aclrtSynchronizeEventWithTimeout(e, 1000));
+    for (int round = 0; round < 3; round++) {
+        struct gate *g = gate_hold(s);
+        CT_OK(aclrtRecordEvent(e, s));
+        EXPECT_NOT_READY(e);
+        CT_OK(aclrtStreamWaitEvent(waiter, e));
+        struct stamp resumed;
+        stamp_launch(waiter, &resumed);
+        EXPECT_STREAM_BLOCKED(waiter);
+        uint64_t released = gate_release(g);
+        EXPECT_STREAM_DRAINS(waiter);
+        EXPECT_AFTER(stamp_read(&resumed), released);
+        EXPECT_COMPLETE(e);
+    }
+    /* and another process can still join and block on a pending record */
+    struct gate *g = gate_hold(s);
+    CT_OK(aclrtRecordEvent(e, s));
+    const char *consumer_args[] = {dir, "2", "0", NULL};
+    pid_t consumer = spawn_role("consumer", consumer_args, NULL);
+    await_flag(dir, "blocked_0", PEER_TIMEOUT_MS);
+    uint64_t released = gate_release(g);
+    EXPECT_AFTER(await_u64(dir, "resumed_0", PEER_TIMEOUT_MS), released);
+    expect_exit(consumer, 0, PEER_TIMEOUT_MS);
+    CT_OK(aclrtDestroyEvent(e));
+    CT_OK(aclrtDestroyStream(waiter));
+    CT_OK(aclrtDestroyStream(s));
+    acl_down();
+}

@@ -1,0 +1,454 @@
+/*
+ * ctest.h - a tiny test framework for the conformance suite (single file).
+ *
+ * Cases and helper roles register themselves with CT_CASE / CT_ROLE. The one
+ * translation unit that defines CTEST_MAIN gets the registry and main():
+ *
+ *   conformance --list              one case name per line
+ *   conformance --case NAME         run one case: exit 0 pass, 1 fail, 77 skip
+ *   conformance --all [FILTER]      run every case (or those containing FILTER),
+ *                                   each in its own fork+exec'd process
+ *   conformance --role NAME ARGS    (hidden) a helper process of a case
+ *
+ * Assertions print file:line, the expression, expected and actual values (ACL
+ * codes with their names) and aclGetRecentErrMsg(), run the cleanup hooks and
+ * exit the process: a failing case stops at its first broken rule.
+ */
+#ifndef CTEST_H
+#define CTEST_H
+
+#include <stdint.h>
+
+typedef void (*ct_case_fn)(void);
+typedef int (*ct_role_fn)(int argc, char **argv);
+
+void ct_register_case(const char *name, ct_case_fn fn);
+void ct_register_role(const char *name, ct_role_fn fn);
+
+/* Defines a case; its name is the identifier. */
+#define CT_CASE(id)                                                                  \
+    static void ct_case_##id(void);                                                  \
+    __attribute__((constructor)) static void ct_register_case_##id(void)             \
+    {                                                                                \
+        ct_register_case(#id, ct_case_##id);                                         \
+    }                                                                                \
+    static void ct_case_##id(void)
+
+/* Defines a helper role run as `conformance --role id args...`; returns the
+ * process exit code (assertion failures exit 1 on their own). */
+#define CT_ROLE(id)                                                                  \
+    static int ct_role_##id(int argc, char **argv);                                  \
+    __attribute__((constructor)) static void ct_register_role_##id(void)             \
+    {                                                                                \
+        ct_register_role(#id, ct_role_##id);                                         \
+    }                                                                                \
+    static int ct_role_##id(__attribute__((unused)) int argc, char **argv)
+
+/* Name of an ACL error code ("ACL_ERROR_RT_PARAM_INVALID"), or "?". */
+const char *ct_code_name(int code);
+
+/* Fails the current process (case or role) with a formatted message. */
+__attribute__((noreturn, format(printf, 3, 4))) void ct_fail_at(const char *file, int line,
+                                                                 const char *fmt, ...);
+/* Exits with 77 (the case cannot run here; the Jest side treats it as a failure). */
+__attribute__((noreturn, format(printf, 1, 2))) void ct_skip(const char *fmt, ...);
+/* Prints a progress note (stdout, prefixed with the process role and pid). */
+__attribute__((format(printf, 1, 2))) void ct_note(const char *fmt, ...);
+
+void ct_check_code(const char *file, int line, const char *expr, int expected, int actual);
+
+/* Cleanup hooks run (newest first) when the process fails, times out or ends. */
+void ct_on_cleanup(void (*fn)(void *ctx), void *ctx);
+void ct_run_cleanups(void);
+
+/* The per-process watchdog: fails the case if it has not finished in time. */
+void ct_set_watchdog(unsigned seconds);
+
+/* Optional hook (define it anywhere): runs in the case process before the case. */
+void ct_before_case(void) __attribute__((weak));
+
+/* Name of this process's case or role (for messages). */
+const char *ct_current_name(void);
+
+#define CT_FAIL(...) ct_fail_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* Expects the ACL call `call` to return `expected`. */
+#define CT_CODE(expected, call) ct_check_code(__FILE__, __LINE__, #call, (int)(expected), (int)(call))
+#define CT_OK(call) CT_CODE(0, call)
+
+#define CT_TRUE(cond)                                                                \
+    do {                                                                             \
+        if (!(cond))                                                                 \
+            ct_fail_at(__FILE__, __LINE__, "expected true: %s", #cond);              \
+    } while (0)
+
+#define CT_EQ(expected, actual)                                                      \
+    do {                                                                             \
+        long long ct_e_ = (long long)(expected), ct_a_ = (long long)(actual);        \
+        if (ct_e_ != ct_a_)                                                          \
+            ct_fail_at(__FILE__, __LINE__, "%s: expected %lld, got %lld", #actual,   \
+                       ct_e_, ct_a_);                                                \
+    } while (0)
+
+/* ---------------------------------------------------------------------- */
+#ifdef CTEST_MAIN
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "acl/acl.h"
+
+#define CT_MAX_CASES 256
+#define CT_MAX_CLEANUPS 64
+
+struct ct_entry {
+    const char *name;
+    ct_case_fn case_fn;
+    ct_role_fn role_fn;
+};
+
+static struct ct_entry ct_cases[CT_MAX_CASES];
+static int ct_case_count;
+static struct ct_entry ct_roles[CT_MAX_CASES];
+static int ct_role_count;
+static struct {
+    void (*fn)(void *);
+    void *ctx;
+} ct_cleanups[CT_MAX_CLEANUPS];
+static int ct_cleanup_count;
+static const char *ct_name = "conformance";
+
+void ct_register_case(const char *name, ct_case_fn fn)
+{
+    if (ct_case_count == CT_MAX_CASES) {
+        fprintf(stderr, "ctest: too many cases (raise CT_MAX_CASES)\n");
+        exit(2);
+    }
+    ct_cases[ct_case_count++] = (struct ct_entry){name, fn, NULL};
+}
+
+void ct_register_role(const char *name, ct_role_fn fn)
+{
+    if (ct_role_count == CT_MAX_CASES) {
+        fprintf(stderr, "ctest: too many roles (raise CT_MAX_CASES)\n");
+        exit(2);
+    }
+    ct_roles[ct_role_count++] = (struct ct_entry){name, NULL, fn};
+}
+
+const char *ct_current_name(void) { return ct_name; }
+
+const char *ct_code_name(int code)
+{
+    switch (code) {
+    case 0: return "ACL_SUCCESS";
+    case 100000: return "ACL_ERROR_INVALID_PARAM";
+    case 100001: return "ACL_ERROR_UNINITIALIZE";
+    case 100002: return "ACL_ERROR_REPEAT_INITIALIZE";
+    case 100037: return "ACL_ERROR_REPEAT_FINALIZE";
+    case 107000: return "ACL_ERROR_RT_PARAM_INVALID";
+    case 107001: return "ACL_ERROR_RT_INVALID_DEVICEID";
+    case 107002: return "ACL_ERROR_RT_CONTEXT_NULL";
+    case 107003: return "ACL_ERROR_RT_STREAM_CONTEXT";
+    case 107017: return "ACL_ERROR_RT_INVALID_HANDLE";
+    case 107019: return "ACL_ERROR_RT_WAIT_TIMEOUT";
+    case 107020: return "ACL_ERROR_RT_TASK_TIMEOUT";
+    case 207000: return "ACL_ERROR_RT_FEATURE_NOT_SUPPORT";
+    case 207001: return "ACL_ERROR_RT_MEMORY_ALLOCATION";
+    case 507000: return "ACL_ERROR_RT_INTERNAL_ERROR";
+    case 507046: return "ACL_ERROR_RT_STREAM_SYNC_TIMEOUT";
+    case 507047: return "ACL_ERROR_RT_EVENT_SYNC_TIMEOUT";
+    default: return "?";
+    }
+}
+
+void ct_on_cleanup(void (*fn)(void *ctx), void *ctx)
+{
+    if (ct_cleanup_count == CT_MAX_CLEANUPS)
+        CT_FAIL("too many cleanup hooks (raise CT_MAX_CLEANUPS)");
+    ct_cleanups[ct_cleanup_count].fn = fn;
+    ct_cleanups[ct_cleanup_count].ctx = ctx;
+    ct_cleanup_count++;
+}
+
+void ct_run_cleanups(void)
+{
+    /* Pop before calling, so that a hook that fails does not run twice. */
+    while (ct_cleanup_count > 0) {
+        ct_cleanup_count--;
+        ct_cleanups[ct_cleanup_count].fn(ct_cleanups[ct_cleanup_count].ctx);
+    }
+}
+
+static void ct_vprint(const char *tag, const char *file, int line, const char *fmt, va_list ap)
+{
+    char msg[2048];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    if (file)
+        fprintf(stderr, "%s [%s pid %d] %s:%d: %s\n", tag, ct_name, (int)getpid(), file, line, msg);
+    else
+        fprintf(stderr, "%s [%s pid %d] %s\n", tag, ct_name, (int)getpid(), msg);
+    fflush(stderr);
+}
+
+void ct_fail_at(const char *file, int line, const char *fmt, ...)
+{
+    static volatile int failing;
+    va_list ap;
+    va_start(ap, fmt);
+    ct_vprint("FAIL", file, line, fmt, ap);
+    va_end(ap);
+    /* A second failure raised by a cleanup hook must not recurse; a hook that
+     * hangs (a broken runtime) is cut short by the watchdog. */
+    if (!__sync_lock_test_and_set(&failing, 1)) {
+        alarm(5);
+        ct_run_cleanups();
+    }
+    fflush(stdout);
+    _exit(1);
+}
+
+void ct_skip(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    ct_vprint("SKIP", NULL, 0, fmt, ap);
+    va_end(ap);
+    ct_run_cleanups();
+    fflush(stdout);
+    _exit(77);
+}
+
+void ct_note(const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    printf("[%s pid %d] %s\n", ct_name, (int)getpid(), msg);
+    fflush(stdout);
+}
+
+/* After an expected failure of a direct ACL call, aclGetRecentErrMsg() must
+ * explain it: non-NULL and naming the call (contract section 3). */
+static void ct_check_failure_message(const char *file, int line, const char *expr)
+{
+    size_t name_len = strcspn(expr, "(");
+    if (strncmp(expr, "acl", 3) != 0 || expr[name_len] != '(' || name_len >= 64)
+        return; /* not a direct call: nothing to attribute the message to */
+    char name[64];
+    memcpy(name, expr, name_len);
+    name[name_len] = '\0';
+    const char *msg = aclGetRecentErrMsg();
+    if (!msg || !*msg)
+        ct_fail_at(file, line, "%s failed as expected, but aclGetRecentErrMsg() is %s", expr,
+                   msg ? "empty" : "NULL");
+    if (!strstr(msg, name))
+        ct_fail_at(file, line, "%s failed as expected, but aclGetRecentErrMsg() does not name %s: %s",
+                   expr, name, msg);
+}
+
+void ct_check_code(const char *file, int line, const char *expr, int expected, int actual)
+{
+    if (expected == actual) {
+        if (expected != 0)
+            ct_check_failure_message(file, line, expr);
+        return;
+    }
+    const char *msg = aclGetRecentErrMsg();
+    ct_fail_at(file, line, "%s\n    expected %d (%s)\n    actual   %d (%s)\n    aclGetRecentErrMsg: %s",
+               expr, expected, ct_code_name(expected), actual, ct_code_name(actual),
+               msg ? msg : "(null)");
+}
+
+static void ct_on_alarm(int sig)
+{
+    (void)sig;
+    static const char text[] = "FAIL watchdog expired: the case (or a helper role) hung\n";
+    ssize_t ignored = write(2, text, sizeof text - 1);
+    (void)ignored;
+    ct_fail_at(__FILE__, __LINE__, "watchdog expired in %s", ct_name);
+}
+
+void ct_set_watchdog(unsigned seconds)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = ct_on_alarm;
+    sigaction(SIGALRM, &sa, NULL);
+    alarm(seconds);
+}
+
+static const struct ct_entry *ct_find(const struct ct_entry *list, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(list[i].name, name) == 0)
+            return &list[i];
+    return NULL;
+}
+
+static int ct_cmp_entry(const void *a, const void *b)
+{
+    return strcmp(((const struct ct_entry *)a)->name, ((const struct ct_entry *)b)->name);
+}
+
+static double ct_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Paths a case declared with "ct-owned-path: PATH" lines that still exist. */
+static int ct_report_leftovers(int log_fd, int print)
+{
+    char buf[65536];
+    lseek(log_fd, 0, SEEK_SET);
+    ssize_t n = read(log_fd, buf, sizeof buf - 1);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    int left = 0;
+    static const char tag[] = "ct-owned-path: ";
+    for (char *line = buf; line && *line;) {
+        char *next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        if (strncmp(line, tag, sizeof tag - 1) == 0 && access(line + sizeof tag - 1, F_OK) == 0) {
+            if (print)
+                printf("     left behind: %s\n", line + sizeof tag - 1);
+            left++;
+        }
+        line = next;
+    }
+    return left;
+}
+
+/* --all: every case in a fresh process (fork+exec before anything touches the
+ * runtime), with its output captured and shown only when it fails. */
+static int ct_run_all(const char *self, const char *filter)
+{
+    int failed = 0, ran = 0;
+    double start = ct_now_s();
+    for (int i = 0; i < ct_case_count; i++) {
+        const char *name = ct_cases[i].name;
+        if (filter && !strstr(name, filter))
+            continue;
+        char log_path[] = "/tmp/conformance-log-XXXXXX";
+        int log_fd = mkstemp(log_path);
+        if (log_fd < 0) {
+            perror("conformance: mkstemp");
+            return 2;
+        }
+        unlink(log_path);
+        double t0 = ct_now_s();
+        pid_t pid = fork();
+        if (pid < 0) {
+            perror("conformance: fork");
+            return 2;
+        }
+        if (pid == 0) {
+            dup2(log_fd, 1);
+            dup2(log_fd, 2);
+            execl(self, self, "--case", name, (char *)NULL);
+            _exit(127);
+        }
+        int status = 0;
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        ran++;
+        int leftovers = ct_report_leftovers(log_fd, 0);
+        if (leftovers && code == 0)
+            code = 1;
+        const char *verdict = code == 0 ? "PASS" : code == 77 ? "SKIP (counted as failure)" : "FAIL";
+        printf("%-4s %-52s %6.0f ms", verdict, name, (ct_now_s() - t0) * 1000);
+        if (code != 0) {
+            failed++;
+            printf("  (exit %d)\n", code);
+            if (leftovers)
+                ct_report_leftovers(log_fd, 1);
+            lseek(log_fd, 0, SEEK_SET);
+            char buf[4096];
+            ssize_t n;
+            fflush(stdout);
+            while ((n = read(log_fd, buf, sizeof buf)) > 0) {
+                ssize_t ignored = write(1, buf, (size_t)n);
+                (void)ignored;
+            }
+        } else {
+            printf("\n");
+        }
+        fflush(stdout);
+        close(log_fd);
+    }
+    printf("%d case(s), %d failed, %.1f s\n", ran, failed, ct_now_s() - start);
+    return failed ? 1 : (ran ? 0 : 2);
+}
+
+static void ct_usage(void)
+{
+    fprintf(stderr, "usage: conformance --list | --case NAME | --all [FILTER]\n");
+}
+
+int main(int argc, char **argv)
+{
+    qsort(ct_cases, (size_t)ct_case_count, sizeof ct_cases[0], ct_cmp_entry);
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (argc >= 2 && strcmp(argv[1], "--list") == 0) {
+        for (int i = 0; i < ct_case_count; i++)
+            printf("%s\n", ct_cases[i].name);
+        return 0;
+    }
+    if (argc >= 2 && strcmp(argv[1], "--all") == 0) {
+        char self[4096];
+        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (n <= 0) {
+            perror("conformance: readlink /proc/self/exe");
+            return 2;
+        }
+        self[n] = '\0';
+        return ct_run_all(self, argc >= 3 ? argv[2] : NULL);
+    }
+    if (argc == 3 && strcmp(argv[1], "--case") == 0) {
+        const struct ct_entry *c = ct_find(ct_cases, ct_case_count, argv[2]);
+        if (!c) {
+            fprintf(stderr, "conformance: no case named '%s' (see --list)\n", argv[2]);
+            return 2;
+        }
+        ct_name = c->name;
+        ct_set_watchdog(20);
+        if (ct_before_case)
+            ct_before_case();
+        c->case_fn();
+        ct_run_cleanups();
+        printf("PASS %s\n", c->name);
+        return 0;
+    }
+    if (argc >= 3 && strcmp(argv[1], "--role") == 0) {
+        const struct ct_entry *r = ct_find(ct_roles, ct_role_count, argv[2]);
+        if (!r) {
+            fprintf(stderr, "conformance: no role named '%s'\n", argv[2]);
+            return 2;
+        }
+        ct_name = r->name;
+        ct_set_watchdog(18); /* below the case's 20 s, so the case sees the helper's failure */
+        int code = r->role_fn(argc - 3, argv + 3);
+        ct_run_cleanups();
+        return code;
+    }
+    ct_usage();
+    return 2;
+}
+
+#endif /* CTEST_MAIN */
+#endif /* CTEST_H */

@@ -1,0 +1,3 @@
+/* main.c - the conformance runner: ctest's registry and main(). */
+#define CTEST_MAIN
+#include "ctest.h"

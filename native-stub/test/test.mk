@@ -1,0 +1,54 @@
+# test/test.mk - the conformance suite and the sample programs (included by
+# ../Makefile, run from native-stub/).
+#
+#   make                      also builds $(BUILD_DIR)/bin/conformance and the samples
+#   make check                runs every case against this flavour (each in its own process)
+#   make check CASES=ipc_     only the cases whose name contains "ipc_"
+#   make FLAVOR=asan check    the same under AddressSanitizer+UBSan (leak checks on)
+#   make FLAVOR=tsan check    the same under ThreadSanitizer
+#
+# The samples are built like CANN sample programs: their sources include
+# "acl/acl.h" and nothing of the suite; they need only -I include and
+# -lascendcl (plus the flavour's sanitizer flags, which must match the library).
+
+CONFORMANCE_BIN := $(BUILD_DIR)/bin/conformance
+TEST_SRCS := $(wildcard test/*.c)
+TEST_OBJS := $(patsubst test/%.c,$(BUILD_DIR)/obj/test/%.o,$(TEST_SRCS))
+TEST_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -pthread $(CFLAGS_FLAVOR)
+
+SAMPLE_SRCS := $(wildcard samples/*/*.c)
+SAMPLE_BINS := $(patsubst samples/%.c,$(BUILD_DIR)/samples/%,$(SAMPLE_SRCS))
+SAMPLE_CFLAGS := -Wall -Wextra -Werror $(CFLAGS_FLAVOR)
+SAMPLE_LDFLAGS := -L$(BUILD_DIR)/lib64 -lascendcl -Wl,-rpath,'$$ORIGIN/../../lib64' $(LDFLAGS_FLAVOR)
+
+# Sanitizer settings for `check` (harmless in release builds).
+CHECK_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+             UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+             TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
+
+.PHONY: conformance samples
+all: conformance samples
+conformance: $(CONFORMANCE_BIN)
+samples: $(SAMPLE_BINS)
+
+$(CONFORMANCE_BIN): $(TEST_OBJS) $(LIB)
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CC) -o $@ $(TEST_OBJS) -L$(BUILD_DIR)/lib64 -lascendcl -Wl,-rpath,'$$ORIGIN/../lib64' \
+		$(LDFLAGS_FLAVOR) -pthread
+
+$(BUILD_DIR)/obj/test/%.o: test/%.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(TEST_CFLAGS) -Iinclude -Itest -MMD -MP -c $< -o $@
+
+$(BUILD_DIR)/samples/%: samples/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(SAMPLE_CFLAGS) -Iinclude -o $@ $< $(SAMPLE_LDFLAGS)
+
+check: $(CONFORMANCE_BIN) $(SAMPLE_BINS)
+	@echo "  CHECK   $(FLAVOR): $(CONFORMANCE_BIN) --all $(CASES)"
+	$(Q)$(CHECK_ENV) $(CONFORMANCE_BIN) --all $(CASES)
+
+-include $(TEST_OBJS:.o=.d)

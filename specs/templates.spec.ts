@@ -1,0 +1,10 @@
+/** Every ready-made shape, with its built-in checks (pending records, blocked waits, mark order). */
+import { fanIn, multiThreadConsumer, oneToMany, pingPong, pipeline, scenario } from '../src';
+
+scenario('template pingPong: 3 rounds on device 0', pingPong({ rounds: 3 }));
+scenario('template pingPong: device 0 <-> device 1', pingPong({ rounds: 2, pongDevice: 1 }));
+scenario('template oneToMany: producer -> 4 consumers on devices 1..4', oneToMany({ consumers: 4 }));
+scenario('template pipeline: devices 0 -> 1 -> 2 -> 3', pipeline({ stages: 4 }));
+scenario('template fanIn: 3 producers -> 1 consumer', fanIn({ producers: 3 }));
+scenario('template multiThreadConsumer: 4 threads on one device', multiThreadConsumer({ threads: 4 }));
+scenario('template oneToMany: 15 consumers (needs 16 devices)', oneToMany({ consumers: 15 }));

@@ -1,0 +1,86 @@
+/**
+ * src/acl: typed bindings of the ACL subset that drive real libascendcl or the CPU stub through the
+ * same code. Importing this module is cheap and safe anywhere: koffi (and the library) is loaded
+ * only by loadAcl(), which must only run in device processes (see native.ts for why).
+ *
+ *   const acl = loadAcl();          // resolves and dlopens, does NOT call aclInit
+ *   acl.init(); acl.setDevice(0);   // once per process; worker threads only setDevice
+ *   using s = acl.createStream();
+ *   const latch = s.latch(); ...; latch.release();
+ */
+import type { LoadedAcl } from './native';
+import { LibraryNotFoundError, parseMode, resolveHoldLibrary, resolveLibrary } from './resolve';
+import type { AclMode, LibraryChoice, ResolveOptions } from './resolve';
+import { AclRuntime } from './runtime';
+import type { Acl } from './types';
+
+export { AclError, AclErrorCode, aclErrorName, attempt } from './errors';
+export type { AclErrorInit, AclErrorName, AttemptResult } from './errors';
+export { EventFlag, EventRecordedStatus, EventStatus, EventWaitStatus, IPC_EVENT_HANDLE_SIZE } from './enums';
+export { IpcEventHandle, IpcHandleFileError, writeFileAtomic } from './ipc-handle';
+export {
+  LibraryNotFoundError,
+  defaultHoldLibraryPath,
+  defaultStubPath,
+  parseMode,
+  repoRoot,
+  resolveHoldLibrary,
+  resolveLibrary,
+} from './resolve';
+export type { AclMode, LibraryChoice, ResolveOptions } from './resolve';
+export type { Acl, Event, Latch, Stream } from './types';
+export type { AclFunctions } from './native';
+
+/** The library exists but dlopen refused it (wrong architecture, missing dependency, ...). */
+export class LibraryLoadError extends Error {
+  constructor(
+    message: string,
+    readonly library: LibraryChoice,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'LibraryLoadError';
+  }
+}
+
+/**
+ * Resolve (see resolveLibrary) and load the library in this thread. Never calls aclInit: the
+ * harness does that once per process; worker threads call loadAcl() again and only setDevice().
+ * In auto mode a real library that is found but fails to load falls back to the stub, and
+ * `library.reason` says so.
+ */
+export function loadAcl(opts: ResolveOptions = {}): Acl {
+  const env = opts.env ?? process.env;
+  const mode: AclMode = opts.mode ?? parseMode(env.CANN_HARNESS_MODE, 'CANN_HARNESS_MODE');
+  let choice = resolveLibrary({ ...opts, mode, env });
+  // Loaded lazily so that importing src/acl never loads koffi (Jest imports it for the pure parts).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const native = require('./native') as typeof import('./native');
+
+  let loaded: LoadedAcl;
+  try {
+    loaded = native.loadAclLibrary(choice.path);
+  } catch (err) {
+    const why = (err as Error).message;
+    const canFallBack = choice.requested === 'auto' && choice.mode === 'real' && !env.CANN_HARNESS_LIBRARY;
+    if (!canFallBack) {
+      throw new LibraryLoadError(
+        `cannot load ${choice.path} (${choice.reason}): ${why}` +
+          (choice.mode === 'real'
+            ? '. Is the CANN environment set up (`source <CANN install>/set_env.sh`) so its dependencies are on LD_LIBRARY_PATH?'
+            : '. Rebuild the stub with `npm run build:stub`.'),
+        choice,
+        { cause: err },
+      );
+    }
+    const stub = resolveLibrary({ ...opts, mode: 'stub', env });
+    loaded = native.loadAclLibrary(stub.path);
+    choice = {
+      ...stub,
+      requested: 'auto',
+      tried: [...choice.tried, ...stub.tried],
+      reason: `auto: using the stub ${stub.path} because the real ${choice.path} was found but failed to load (${why.split('\n')[0]})`,
+    };
+  }
+  return new AclRuntime(choice, loaded.fns, () => native.loadHoldLibrary(resolveHoldLibrary(env)));
+}

@@ -1,0 +1,177 @@
+/**
+ * koffi declarations of the ACL subset (docs/acl-contract.md section 2) and of the hold/latch
+ * helper library. This is the only file that imports koffi.
+ *
+ * Why koffi (and so libascendcl) is only ever loaded in device processes, never in Jest's workers
+ * or the orchestrator:
+ *  - A native fault (a bad pointer, an abort inside the runtime) kills the whole process. In a
+ *    throwaway device process it becomes one failed role with an exit signal; in a Jest worker it
+ *    would take down every test in that worker and lose their results.
+ *  - The runtime owns threads (one executor per stream, host-function threads) and process-wide
+ *    state (aclInit is once per process, devices are bound per thread). Jest reuses workers across
+ *    test files, so that state would leak from one test file into the next.
+ * Each worker thread that uses ACL loads its own koffi instance (a Node-API addon is per isolate)
+ * and its own function table; dlopen returns the same library, so runtime state stays per process.
+ *
+ * Host functions: aclrtLaunchHostFunc gets the address of a native C function from
+ * libcannharness_hold.so (found with lib.symbol), never a koffi-registered JavaScript callback:
+ * the runtime calls it on its own thread, where running JavaScript would be unsafe.
+ */
+import type * as KoffiModule from 'koffi';
+import { IPC_EVENT_HANDLE_SIZE } from './enums';
+
+assertNotInsideJest();
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const koffi: typeof KoffiModule = require('koffi');
+
+/** Refuse to load native code inside a Jest worker (see the module comment). */
+function assertNotInsideJest(): void {
+  // JEST_WORKER_ID alone is not enough: it is inherited by every child Jest spawns (the orchestrator's
+  // device processes must still load koffi). Jest's own processes also have its globals or entry point.
+  const jestEntry = /[\\/]node_modules[\\/](jest-worker|jest|jest-cli|\.bin)[\\/]/.test(process.argv[1] ?? '');
+  const jestGlobals = typeof (globalThis as { expect?: unknown }).expect === 'function';
+  const inJestRuntime = process.env.JEST_WORKER_ID !== undefined && (jestGlobals || jestEntry);
+  if (inJestRuntime) {
+    throw new Error(
+      'src/acl refuses to load koffi/libascendcl inside a Jest worker: a native crash would take Jest down and ' +
+        'runtime threads would leak between test files. Run the code in a child process ' +
+        '(test/support/run-child.ts, or the orchestrator) instead.',
+    );
+  }
+}
+
+/** An aclrtStream / aclrtEvent value: a C pointer as a BigInt, null for NULL. */
+export type Ptr = bigint | null;
+
+const IpcEventHandleStruct = koffi.struct({ reserved: koffi.array('uint8_t', IPC_EVENT_HANDLE_SIZE, 'Typed') });
+const EventRecordedStatusT = koffi.enumeration({ NOT_READY: 0, COMPLETE: 1 });
+const EventStatusT = koffi.enumeration({ COMPLETE: 0, NOT_READY: 1, RESERVED: 2 });
+const EventWaitStatusT = koffi.enumeration({ COMPLETE: 0, NOT_READY: 1, RESERVED: 0xffff });
+
+type TypeSpec = KoffiModule.TypeObject | string;
+const out = (t: TypeSpec) => koffi.out(koffi.pointer(t));
+const voidPtr = 'void *';
+const voidPtrOut = out(voidPtr);
+
+/** Raw C entry points. Output parameters are one-element arrays (or typed arrays / objects). */
+export interface AclFunctions {
+  aclInit(configPath: string | null): number;
+  aclFinalize(): number;
+  aclGetRecentErrMsg(): string | null;
+  aclrtSetDevice(deviceId: number): number;
+  aclrtResetDevice(deviceId: number): number;
+  aclrtResetDeviceForce(deviceId: number): number;
+  aclrtGetDevice(deviceId: [number] | null): number;
+  aclrtGetDeviceCount(count: [number] | null): number;
+  aclrtCreateStream(stream: [Ptr] | null): number;
+  aclrtDestroyStream(stream: Ptr): number;
+  aclrtSynchronizeStream(stream: Ptr): number;
+  aclrtSynchronizeStreamWithTimeout(stream: Ptr, timeout: number): number;
+  aclrtStreamWaitEvent(stream: Ptr, event: Ptr): number;
+  aclrtStreamWaitEventWithTimeout(stream: Ptr, event: Ptr, timeout: number): number;
+  aclrtCreateEvent(event: [Ptr] | null): number;
+  aclrtCreateEventWithFlag(event: [Ptr] | null, flag: number): number;
+  aclrtCreateEventExWithFlag(event: [Ptr] | null, flag: number): number;
+  aclrtDestroyEvent(event: Ptr): number;
+  aclrtRecordEvent(event: Ptr, stream: Ptr): number;
+  aclrtResetEvent(event: Ptr, stream: Ptr): number;
+  aclrtQueryEvent(event: Ptr, status: [number] | null): number;
+  aclrtQueryEventStatus(event: Ptr, status: [number] | null): number;
+  aclrtQueryEventWaitStatus(event: Ptr, status: [number] | null): number;
+  aclrtSynchronizeEvent(event: Ptr): number;
+  aclrtSynchronizeEventWithTimeout(event: Ptr, timeout: number): number;
+  aclrtEventElapsedTime(ms: [number] | null, start: Ptr, end: Ptr): number;
+  aclrtEventGetTimestamp(event: Ptr, timestamp: BigUint64Array | null): number;
+  aclrtGetEventId(event: Ptr, eventId: [number] | null): number;
+  aclrtSetOpWaitTimeout(timeout: number): number;
+  aclrtIpcGetEventHandle(event: Ptr, handle: { reserved?: Uint8Array } | null): number;
+  aclrtIpcOpenEventHandle(handle: { reserved: Uint8Array }, event: [Ptr] | null): number;
+  /** fn is the address of a native `void fn(void *)`; args is passed through as a pointer value. */
+  aclrtLaunchHostFunc(stream: Ptr, fn: bigint, args: Ptr): number;
+}
+
+export interface LoadedAcl {
+  fns: AclFunctions;
+  close(): void;
+}
+
+/** dlopen the library and declare every function of the subset. Throws koffi's dlopen error. */
+export function loadAclLibrary(file: string): LoadedAcl {
+  const lib = koffi.load(file);
+  const f = (name: string, args: (TypeSpec | ReturnType<typeof koffi.out>)[], result: TypeSpec = 'int') =>
+    lib.func(name, result, args);
+  const fns = {
+    aclInit: f('aclInit', ['const char *']),
+    aclFinalize: f('aclFinalize', []),
+    aclGetRecentErrMsg: f('aclGetRecentErrMsg', [], 'const char *'),
+    aclrtSetDevice: f('aclrtSetDevice', ['int32_t']),
+    aclrtResetDevice: f('aclrtResetDevice', ['int32_t']),
+    aclrtResetDeviceForce: f('aclrtResetDeviceForce', ['int32_t']),
+    aclrtGetDevice: f('aclrtGetDevice', [out('int32_t')]),
+    aclrtGetDeviceCount: f('aclrtGetDeviceCount', [out('uint32_t')]),
+    aclrtCreateStream: f('aclrtCreateStream', [voidPtrOut]),
+    aclrtDestroyStream: f('aclrtDestroyStream', [voidPtr]),
+    aclrtSynchronizeStream: f('aclrtSynchronizeStream', [voidPtr]),
+    aclrtSynchronizeStreamWithTimeout: f('aclrtSynchronizeStreamWithTimeout', [voidPtr, 'int32_t']),
+    aclrtStreamWaitEvent: f('aclrtStreamWaitEvent', [voidPtr, voidPtr]),
+    aclrtStreamWaitEventWithTimeout: f('aclrtStreamWaitEventWithTimeout', [voidPtr, voidPtr, 'int32_t']),
+    aclrtCreateEvent: f('aclrtCreateEvent', [voidPtrOut]),
+    aclrtCreateEventWithFlag: f('aclrtCreateEventWithFlag', [voidPtrOut, 'uint32_t']),
+    aclrtCreateEventExWithFlag: f('aclrtCreateEventExWithFlag', [voidPtrOut, 'uint32_t']),
+    aclrtDestroyEvent: f('aclrtDestroyEvent', [voidPtr]),
+    aclrtRecordEvent: f('aclrtRecordEvent', [voidPtr, voidPtr]),
+    aclrtResetEvent: f('aclrtResetEvent', [voidPtr, voidPtr]),
+    aclrtQueryEvent: f('aclrtQueryEvent', [voidPtr, out(EventStatusT)]),
+    aclrtQueryEventStatus: f('aclrtQueryEventStatus', [voidPtr, out(EventRecordedStatusT)]),
+    aclrtQueryEventWaitStatus: f('aclrtQueryEventWaitStatus', [voidPtr, out(EventWaitStatusT)]),
+    aclrtSynchronizeEvent: f('aclrtSynchronizeEvent', [voidPtr]),
+    aclrtSynchronizeEventWithTimeout: f('aclrtSynchronizeEventWithTimeout', [voidPtr, 'int32_t']),
+    aclrtEventElapsedTime: f('aclrtEventElapsedTime', [out('float'), voidPtr, voidPtr]),
+    // A typed array is passed as a pointer to its memory; reading it back as BigUint64 keeps all 64 bits.
+    aclrtEventGetTimestamp: f('aclrtEventGetTimestamp', [voidPtr, koffi.pointer('uint64_t')]),
+    aclrtGetEventId: f('aclrtGetEventId', [voidPtr, out('uint32_t')]),
+    aclrtSetOpWaitTimeout: f('aclrtSetOpWaitTimeout', ['uint32_t']),
+    aclrtIpcGetEventHandle: f('aclrtIpcGetEventHandle', [voidPtr, out(IpcEventHandleStruct)]),
+    // By value, as the real ABI requires: a 64-byte struct of uint8_t (a char array would be decoded as a string).
+    aclrtIpcOpenEventHandle: f('aclrtIpcOpenEventHandle', [IpcEventHandleStruct, voidPtrOut]),
+    // Declared with void * for fn: we only ever pass the address of a native function, never a JS callback.
+    aclrtLaunchHostFunc: f('aclrtLaunchHostFunc', [voidPtr, voidPtr, voidPtr]),
+  } as unknown as AclFunctions;
+  return { fns, close: () => lib.unload() };
+}
+
+/** libcannharness_hold.so: native host functions that hold a stream without running JavaScript. */
+export interface HoldFunctions {
+  /** Address of `void cannharness_sleep_ms(void *ms)` (ms encoded in the pointer value). */
+  sleepMsFn: bigint;
+  /** Address of `void cannharness_latch_wait(void *latch)`: blocks until the latch is released. */
+  latchWaitFn: bigint;
+  latchCreate(): Ptr;
+  /** Direct call of the wait; only used to drop the wait's reference of a latch never enqueued. */
+  latchWait(latch: bigint): void;
+  latchRelease(latch: bigint): void;
+  latchIsReleased(latch: bigint): number;
+  latchDestroy(latch: bigint): void;
+  monotonicNs(): bigint;
+}
+
+export function loadHoldLibrary(file: string): HoldFunctions {
+  const lib = koffi.load(file);
+  const symbol = (name: string): bigint => {
+    const address = lib.symbol(name) as bigint | null;
+    if (!address) throw new Error(`${file} does not export ${name}; rebuild it with \`npm run build:stub\``);
+    return address;
+  };
+  const monotonic = lib.func('cannharness_monotonic_ns', 'uint64_t', []);
+  return {
+    sleepMsFn: symbol('cannharness_sleep_ms'),
+    latchWaitFn: symbol('cannharness_latch_wait'),
+    latchCreate: lib.func('cannharness_latch_create', voidPtr, []) as () => Ptr,
+    latchWait: lib.func('cannharness_latch_wait', 'void', [voidPtr]) as (l: bigint) => void,
+    latchRelease: lib.func('cannharness_latch_release', 'void', [voidPtr]) as (l: bigint) => void,
+    latchIsReleased: lib.func('cannharness_latch_is_released', 'int', [voidPtr]) as (l: bigint) => number,
+    latchDestroy: lib.func('cannharness_latch_destroy', 'void', [voidPtr]) as (l: bigint) => void,
+    monotonicNs: () => BigInt(monotonic() as number | bigint),
+  };
+}

@@ -1,0 +1,84 @@
+/** The public shapes of the typed ACL API (docs/interfaces.md, section src/acl). No koffi here. */
+import type { EventRecordedStatus, EventStatus, EventWaitStatus } from './enums';
+import type { IpcEventHandle } from './ipc-handle';
+import type { AclFunctions } from './native';
+import type { LibraryChoice } from './resolve';
+
+export interface Acl {
+  /** Which library was loaded, and why. */
+  readonly library: LibraryChoice;
+  /** aclInit. Once per process; worker threads must not call it again (see docs/interfaces.md). */
+  init(configPath?: string): void;
+  /** aclFinalize. Releases pending latches first; streams and events of this object become unusable. */
+  finalize(): void;
+  /** True between a successful init() and finalize() made through this object. */
+  readonly initialized: boolean;
+  /** aclGetRecentErrMsg() for this thread. */
+  recentErrMsg(): string | null;
+  getDeviceCount(): number;
+  setDevice(id: number): void;
+  resetDevice(id: number): void;
+  resetDeviceForce(id: number): void;
+  getDevice(): number;
+  setOpWaitTimeout(ms: number): void;
+  createStream(): Stream;
+  /** The NULL stream of the current device (cannot be destroyed). */
+  readonly defaultStream: Stream;
+  createEvent(): Event;
+  createEventWithFlag(flag: number): Event;
+  createEventExWithFlag(flag: number): Event;
+  /** createEventExWithFlag(EventFlag.IPC). */
+  createIpcEvent(): Event;
+  openIpcEvent(handle: IpcEventHandle): Event;
+  /** CLOCK_MONOTONIC in ns from the helper library (comparable across processes and with C traces). */
+  monotonicNs(): bigint;
+  /**
+   * The raw C functions (return codes, not exceptions), for tests of misuse the typed API
+   * refuses to express, such as NULL output pointers. Never pass a pointer you did not get from C.
+   */
+  readonly raw: AclFunctions;
+}
+
+export interface Stream {
+  /** Device that was current on this thread when the stream was created. */
+  readonly device: number;
+  readonly destroyed: boolean;
+  readonly isDefault: boolean;
+  /** No timeout -> aclrtSynchronizeStream; otherwise aclrtSynchronizeStreamWithTimeout (ms, -1 = forever). */
+  synchronize(timeoutMs?: number): void;
+  /** No timeout -> aclrtStreamWaitEvent; otherwise aclrtStreamWaitEventWithTimeout. */
+  waitEvent(ev: Event, timeoutMs?: number): void;
+  /** Enqueue a native host function that sleeps `ms` on the runtime thread. */
+  hold(ms: number): void;
+  /** Enqueue a native host function that blocks the stream until `release()`. */
+  latch(): Latch;
+  destroy(): void;
+  [Symbol.dispose](): void;
+}
+
+export interface Latch {
+  /** Unblocks the stream. Idempotent. */
+  release(): void;
+  readonly released: boolean;
+  [Symbol.dispose](): void;
+}
+
+export interface Event {
+  readonly isIpc: boolean;
+  readonly device: number;
+  readonly destroyed: boolean;
+  /** The default stream when omitted. */
+  record(stream?: Stream): void;
+  reset(stream?: Stream): void;
+  queryStatus(): EventRecordedStatus;
+  query(): EventStatus;
+  queryWaitStatus(): EventWaitStatus;
+  synchronize(timeoutMs?: number): void;
+  /** Milliseconds from this event to `end` (aclrtEventElapsedTime). */
+  elapsedTime(end: Event): number;
+  timestamp(): bigint;
+  id(): number;
+  ipcHandle(): IpcEventHandle;
+  destroy(): void;
+  [Symbol.dispose](): void;
+}

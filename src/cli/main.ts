@@ -1,0 +1,83 @@
+/**
+ * The `cann-harness` command (bin/cann-harness.js loads this):
+ *   cann-harness run [patterns...]   run the scenario suite (stub mode unless real hardware is found)
+ *   cann-harness doctor              what would run here, and why
+ */
+import chalk from 'chalk';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import type { AclMode } from '../orchestrator';
+import { collectDoctorReport, formatDoctorReport } from './doctor';
+import { BUNDLED_SPECS, UsageError, runCommand } from './run';
+
+function modeOption(): Option {
+  return new Option('--mode <mode>', 'which libascendcl to use: auto (real if found, else stub), stub or real')
+    .choices(['auto', 'stub', 'real'])
+    .default(process.env.CANN_HARNESS_MODE ?? 'auto');
+}
+
+function deviceCount(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`expected a whole number of devices, e.g. 8 (got "${value}")`);
+  return Number(value);
+}
+
+export function buildProgram(setExitCode: (code: number) => void): Command {
+  const program = new Command('cann-harness')
+    .description('Multi-process, multi-device IPC event scenarios for Ascend CANN (real runtime or CPU stub)')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+
+  program
+    .command('run')
+    .description('run the scenario specs (the bundled suite by default) and print a summary')
+    .argument('[patterns...]', 'only spec files whose path matches one of these regular expressions')
+    .addOption(modeOption())
+    .option('--specs <dir>', 'folder of *.spec.ts files to run', BUNDLED_SPECS)
+    .option('--require-devices <n>', 'fail (instead of skip) scenarios needing up to n devices when fewer exist', deviceCount)
+    .option('--keep', 'keep every scenario directory (failed ones are always kept)')
+    .option('--echo', "echo every role's output live")
+    .option('--junit <file>', 'where to write JUnit XML', 'reports/junit.xml')
+    .option('-i, --run-in-band', 'run spec files one at a time in this process')
+    .action(async (patterns: string[], opts) => {
+      for (const p of patterns) {
+        try {
+          new RegExp(p);
+        } catch (e) {
+          throw new UsageError(`pattern ${JSON.stringify(p)} is not a valid regular expression: ${(e as Error).message}`);
+        }
+      }
+      setExitCode(await runCommand(patterns, { ...opts, mode: opts.mode as AclMode }));
+    });
+
+  program
+    .command('doctor')
+    .description('print the mode, library (and why), device count, IPC support and versions')
+    .addOption(modeOption())
+    .option('--json', 'print the report as JSON')
+    .action(async (opts: { mode: AclMode; json?: boolean }) => {
+      const report = await collectDoctorReport(opts.mode);
+      process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatDoctorReport(report)}\n`);
+      setExitCode(report.probe.ok && report.ipcSupported ? 0 : 1);
+    });
+
+  return program;
+}
+
+export async function main(argv: string[] = process.argv): Promise<number> {
+  let exitCode = 0;
+  const program = buildProgram((c) => (exitCode = c));
+  try {
+    await program.parseAsync(argv);
+    return exitCode;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // commander already printed the message (and help, when asked for); keep its code.
+      return e.exitCode === 0 ? 0 : 2;
+    }
+    if (e instanceof UsageError) {
+      process.stderr.write(`${chalk.red('error:')} ${e.message}\n`);
+      return 2;
+    }
+    process.stderr.write(`${chalk.red('cann-harness failed:')} ${(e as Error).stack ?? String(e)}\n`);
+    return 1;
+  }
+}

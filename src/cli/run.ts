@@ -1,0 +1,93 @@
+/**
+ * `cann-harness run [patterns...]`: probe the devices, then run the spec suite with Jest's
+ * programmatic API, reporting with the coloured summary reporter and writing JUnit XML.
+ */
+import { existsSync, statSync } from 'node:fs';
+import * as path from 'node:path';
+import chalk from 'chalk';
+import type { AclMode, PrecheckResult } from '../orchestrator';
+import { PROBE_ENV, REQUIRE_DEVICES_ENV, probeDevices } from '../jest/probe';
+
+export const PACKAGE_ROOT = path.resolve(__dirname, '..', '..');
+export const BUNDLED_SPECS = path.join(PACKAGE_ROOT, 'specs');
+
+export interface RunCommandOptions {
+  mode: AclMode;
+  specs: string;
+  requireDevices?: number;
+  keep?: boolean;
+  echo?: boolean;
+  junit: string;
+  runInBand?: boolean;
+}
+
+export function describeProbe(p: PrecheckResult): string {
+  if (!p.ok) return chalk.red(`no usable ACL runtime (${p.mode} mode): ${(p.error ?? p.reason).split('\n')[0]}`);
+  return [
+    chalk.bold(`${p.mode} mode`),
+    `${p.deviceCount} device${p.deviceCount === 1 ? '' : 's'}`,
+    p.ipcSupported ? 'IPC events supported' : chalk.yellow('IPC events NOT supported'),
+    chalk.dim(p.library),
+  ].join(chalk.dim(' · '));
+}
+
+export async function runCommand(patterns: string[], opts: RunCommandOptions): Promise<number> {
+  const specs = path.resolve(opts.specs);
+  if (!existsSync(specs) || !statSync(specs).isDirectory()) {
+    throw new UsageError(`--specs ${opts.specs}: no such directory (give the folder that holds your *.spec.ts files)`);
+  }
+  process.stdout.write(`${chalk.bold('cann-harness')} ${chalk.dim('probing devices...')}\n`);
+  const probe = await probeDevices(opts.mode);
+  process.stdout.write(`${chalk.bold('cann-harness')} ${describeProbe(probe)}\n`);
+
+  // Test workers inherit these: the probe is not repeated, the mode and options are shared.
+  process.env[PROBE_ENV] = JSON.stringify(probe);
+  process.env.CANN_HARNESS_MODE = probe.ok ? probe.mode : opts.mode;
+  if (opts.requireDevices !== undefined) process.env[REQUIRE_DEVICES_ENV] = String(opts.requireDevices);
+  if (opts.keep) process.env.CANN_HARNESS_KEEP = '1';
+  if (opts.echo) process.env.CANN_HARNESS_ECHO = '1';
+
+  const junit = path.resolve(opts.junit);
+  const config = {
+    rootDir: PACKAGE_ROOT,
+    roots: [specs],
+    testMatch: ['**/*.spec.ts'],
+    testEnvironment: 'node',
+    transform: { '^.+\\.tsx?$': ['ts-jest', { tsconfig: path.join(PACKAGE_ROOT, 'tsconfig.json') }] },
+    globalSetup: path.join(PACKAGE_ROOT, 'src', 'jest', 'global-setup.ts'),
+    setupFilesAfterEnv: [path.join(PACKAGE_ROOT, 'src', 'jest', 'setup.ts')],
+    testTimeout: 60_000,
+    reporters: [
+      [path.join(PACKAGE_ROOT, 'src', 'report', 'summary-reporter.ts'), { junitFile: path.relative(process.cwd(), junit) }],
+      ['jest-junit', { outputDirectory: path.dirname(junit), outputName: path.basename(junit), suiteNameTemplate: '{filepath}', classNameTemplate: '{filepath}', titleTemplate: '{title}' }],
+    ],
+  };
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { runCLI } = require('jest') as typeof import('jest');
+  const { results } = await runCLI(
+    {
+      _: patterns,
+      $0: 'cann-harness',
+      config: JSON.stringify(config),
+      testPathPatterns: patterns,
+      runInBand: opts.runInBand,
+      passWithNoTests: false,
+    } as Parameters<typeof runCLI>[0],
+    [PACKAGE_ROOT],
+  );
+  if (results.numTotalTestSuites === 0) {
+    process.stderr.write(
+      chalk.red(`no spec files matched ${patterns.length ? patterns.map((p) => JSON.stringify(p)).join(', ') : '*.spec.ts'} under ${specs}\n`),
+    );
+    return 1;
+  }
+  return results.success ? 0 : 1;
+}
+
+/** Bad command-line input: printed without a stack trace, exit code 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}

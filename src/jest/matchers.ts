@@ -1,0 +1,113 @@
+/**
+ * Jest matchers for scenario results (registered by src/jest/setup.ts):
+ *
+ *   expect(result).toHaveAllRolesSucceeded();
+ *   expect(result).toHaveMarkOrder('producer:record-done', 'consumer:after-wait');
+ *
+ * A mark selector is `<role>:<mark>` where <role> is a role name, a replicated group's key
+ * (`consumer` = consumer-0, consumer-1, ...) or `*`. Marks from worker threads count for their role.
+ */
+import { formatScenarioFailure } from '../report/failure';
+import type { ScenarioMark } from '../scenario/types';
+
+interface MarkedRole {
+  name: string;
+  group?: string;
+  status?: string;
+  marks: ScenarioMark[];
+}
+interface ResultLike {
+  scenario?: string;
+  roles: MarkedRole[];
+}
+
+interface FoundMark extends ScenarioMark {
+  role: string;
+  t: bigint;
+}
+
+function isResultLike(x: unknown): x is ResultLike {
+  return typeof x === 'object' && x !== null && Array.isArray((x as ResultLike).roles);
+}
+
+export function parseSelector(selector: string): { role: string; mark: string } {
+  const i = typeof selector === 'string' ? selector.indexOf(':') : -1;
+  if (i <= 0 || i === selector.length - 1) {
+    throw new Error(`mark selector ${JSON.stringify(selector)} must look like "<role>:<mark>", e.g. "producer:record-done" or "consumer:after-wait"`);
+  }
+  return { role: selector.slice(0, i), mark: selector.slice(i + 1) };
+}
+
+export function selectMarks(result: ResultLike, selector: string): FoundMark[] {
+  const { role, mark } = parseSelector(selector);
+  const found: FoundMark[] = [];
+  for (const r of result.roles) {
+    if (role !== '*' && r.name !== role && r.group !== role) continue;
+    for (const m of r.marks) if (m.name === mark) found.push({ ...m, role: r.name, t: BigInt(m.tNs) });
+  }
+  return found;
+}
+
+function label(m: FoundMark): string {
+  return `${m.role}${m.thread !== undefined ? `.t${m.thread}` : ''}:${m.name}`;
+}
+
+function knownMarks(result: ResultLike): string {
+  const names = new Set(result.roles.flatMap((r) => r.marks.map((m) => `${r.name}:${m.name}`)));
+  return names.size ? [...names].join(', ') : '(no marks at all)';
+}
+
+export const scenarioMatchers = {
+  toHaveAllRolesSucceeded(this: jest.MatcherContext, received: unknown) {
+    if (!isResultLike(received)) {
+      return { pass: false, message: () => 'toHaveAllRolesSucceeded expects a scenario result (with roles)' };
+    }
+    const bad = received.roles.filter((r) => r.status !== 'passed');
+    const pass = bad.length === 0;
+    return {
+      pass,
+      message: () =>
+        pass
+          ? `expected some role to fail, but all ${received.roles.length} roles passed`
+          : formatScenarioFailure(received.scenario ?? 'scenario', received as any),
+    };
+  },
+
+  /** Every mark matching `after` is later than every mark matching `before`. */
+  toHaveMarkOrder(this: jest.MatcherContext, received: unknown, before: string, after: string) {
+    if (!isResultLike(received)) {
+      return { pass: false, message: () => 'toHaveMarkOrder expects a scenario result (with roles)' };
+    }
+    const earlier = selectMarks(received, before);
+    const later = selectMarks(received, after);
+    if (earlier.length === 0 || later.length === 0) {
+      const missing = earlier.length === 0 ? before : after;
+      return { pass: false, message: () => `no mark matches ${JSON.stringify(missing)}; marks present: ${knownMarks(received)}` };
+    }
+    const latestBefore = earlier.reduce((a, b) => (b.t > a.t ? b : a));
+    const origin = [...earlier, ...later].reduce((min, m) => (m.t < min ? m.t : min), latestBefore.t);
+    const rel = (m: FoundMark) => `${(Number(m.t - origin) / 1e6).toFixed(3)} ms`;
+    const violations = later.filter((m) => m.t <= latestBefore.t);
+    const pass = violations.length === 0;
+    return {
+      pass,
+      message: () =>
+        pass
+          ? `expected some ${after} mark not to come after ${before}, but all ${later.length} did`
+          : `expected every ${after} mark after every ${before} mark, but:\n` +
+            violations.map((v) => `  ${label(v)} at ${rel(v)} is not after ${label(latestBefore)} at ${rel(latestBefore)}`).join('\n'),
+    };
+  },
+};
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace jest {
+    interface Matchers<R> {
+      /** Every role of the scenario passed. */
+      toHaveAllRolesSucceeded(): R;
+      /** Every mark matching `after` ("role:mark") is later than every mark matching `before`. */
+      toHaveMarkOrder(before: string, after: string): R;
+    }
+  }
+}

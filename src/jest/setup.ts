@@ -1,0 +1,4 @@
+/** Jest setupFilesAfterEnv: registers the scenario matchers. */
+import { scenarioMatchers } from './matchers';
+
+expect.extend(scenarioMatchers);

@@ -1,0 +1,20 @@
+export { runRoles, DEFAULT_GRACE_MS } from './run-roles';
+export { precheck } from './precheck';
+export { RunOptionsError } from './validate';
+export { SCENARIO_DIR_PREFIX, scenarioBaseDir } from './scenario-dir';
+export type {
+  AclMode,
+  RoleEntry,
+  RoleSpec,
+  RunOptions,
+  RunEvent,
+  RoleStatus,
+  RoleResult,
+  RoleError,
+  AclErrorInfo,
+  RunResult,
+  PrecheckOptions,
+  PrecheckResult,
+  RoleContext,
+  RoleBody,
+} from './types';

@@ -1,0 +1,232 @@
+/**
+ * Parent-side view of one device process: forks it into its own process group, sends it its job,
+ * collects output, marks, "waiting for" updates and the result, and decides the final status.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import * as path from 'node:path';
+import type { FromChild, Job, ToChild } from './protocol';
+import { OutputCapture, rolePrefix } from './output-capture';
+import { signalGroup } from './process-group';
+import type { AclMode, RoleError, RoleResult, RoleSpec, RoleStatus, RunEvent } from './types';
+import type { WaitingFor } from '../rendezvous';
+
+export const HARNESS_DIR = path.resolve(__dirname, '..', '..', 'harness');
+const DEVICE_PROCESS = path.join(HARNESS_DIR, 'device-process.ts');
+
+/** `-r esbuild-register` by absolute path, so children work whatever their cwd. */
+export function tsExecArgv(): string[] {
+  return ['-r', require.resolve('esbuild-register')];
+}
+
+export type StopReason = 'timeout' | 'stopped';
+
+export interface RoleLaunch {
+  spec: RoleSpec;
+  index: number;
+  dir: string;
+  mode: AclMode;
+  echo: boolean;
+  emit: (e: RunEvent) => void;
+}
+
+export class RoleProcess {
+  readonly name: string;
+  readonly device: number;
+  readonly index: number;
+  pid: number | null = null;
+  private child?: ChildProcess;
+  private readonly stdout: OutputCapture;
+  private readonly stderr: OutputCapture;
+  private readonly marks: { name: string; tNs: string }[] = [];
+  private waitingFor: WaitingFor | null = null;
+  /** What it was waiting for when we stopped it (kept even if the wait ends while dying). */
+  private waitingWhenStopped: WaitingFor | null = null;
+  private reported?: { ok: true; value?: unknown } | { ok: false; error: RoleError };
+  private stopReason: StopReason | null = null;
+  private stopDetail = '';
+  private killTimer?: NodeJS.Timeout;
+  private startedAt = 0;
+  private endedAt = 0;
+  private exitCode: number | null = null;
+  private exitSignal: string | null = null;
+  private spawnError?: Error;
+  private status?: RoleStatus;
+  /** Resolves once the process has exited and its output pipes are drained. */
+  readonly finished: Promise<void>;
+  private resolveFinished!: () => void;
+
+  constructor(private readonly launch: RoleLaunch) {
+    this.name = launch.spec.name;
+    this.device = launch.spec.device;
+    this.index = launch.index;
+    const prefix = rolePrefix(this.name, this.device, this.index);
+    this.stdout = new OutputCapture(launch.echo ? process.stdout : undefined, prefix);
+    this.stderr = new OutputCapture(launch.echo ? process.stderr : undefined, prefix);
+    this.finished = new Promise((r) => (this.resolveFinished = r));
+  }
+
+  get alive(): boolean {
+    return this.child !== undefined && this.status === undefined;
+  }
+
+  /** Set as soon as the process has ended. */
+  get finalStatus(): RoleStatus | undefined {
+    return this.status;
+  }
+
+  start(onEnd: (role: RoleProcess) => void): void {
+    const { spec, dir, mode } = this.launch;
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      ...spec.env,
+      CANN_HARNESS_ROLE: spec.name,
+      CANN_HARNESS_DEVICE: String(spec.device),
+      CANN_HARNESS_INDEX: String(this.index),
+      CANN_HARNESS_DIR: dir,
+      CANN_HARNESS_MODE: mode,
+      ACL_STUB_TRACE: spec.env?.ACL_STUB_TRACE ?? path.join(dir, 'trace'),
+    };
+    this.startedAt = Date.now();
+    const child = fork(DEVICE_PROCESS, [], {
+      execArgv: tsExecArgv(),
+      detached: true, // own process group: one kill reaches the role and all it started
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      env,
+      cwd: process.cwd(),
+    });
+    this.child = child;
+    this.pid = child.pid ?? null;
+    child.stdout!.on('data', (d) => this.stdout.push(d));
+    child.stderr!.on('data', (d) => this.stderr.push(d));
+    child.on('message', (m) => this.onMessage(m as FromChild));
+    child.on('error', (e) => {
+      // fork() failures (e.g. EAGAIN) arrive here; 'exit' may never follow.
+      this.spawnError = e;
+      if (this.pid === null) this.onExit(null, null, onEnd);
+    });
+    child.on('exit', (code, signal) => this.onExit(code, signal, onEnd));
+    child.on('close', () => this.resolveFinished());
+    if (this.pid !== null) {
+      const job: Job = { role: spec.name, device: spec.device, index: this.index, dir, mode, entry: spec.entry };
+      child.send({ type: 'job', job } satisfies ToChild, (err) => {
+        if (err && this.alive) this.stderr.push(`[harness] could not send the job to the child: ${err.message}\n`);
+      });
+      this.launch.emit({ type: 'started', role: this.name, device: this.device, pid: this.pid, dir });
+    }
+  }
+
+  /** SIGTERM to the whole group now, SIGKILL after graceMs if anything is still there. */
+  stop(reason: StopReason, detail: string, graceMs: number): void {
+    if (!this.alive || this.stopReason) return;
+    this.stopReason = reason;
+    this.stopDetail = detail;
+    this.waitingWhenStopped = this.waitingFor;
+    this.signal('SIGTERM');
+    this.killTimer = setTimeout(() => this.signal('SIGKILL'), graceMs);
+  }
+
+  /** Synchronous last resort (parent exiting or interrupted). */
+  killNow(): void {
+    if (!this.stopReason && this.alive) {
+      this.stopReason = 'stopped';
+      this.stopDetail = 'the orchestrating process was interrupted';
+    }
+    this.signal('SIGKILL');
+  }
+
+  lastLines(n: number): { stdout: string[]; stderr: string[] } {
+    return { stdout: this.stdout.lastLines(n), stderr: this.stderr.lastLines(n) };
+  }
+
+  get currentWait(): WaitingFor | null {
+    return this.waitingWhenStopped ?? this.waitingFor;
+  }
+
+  result(): RoleResult {
+    const status = this.status ?? 'stopped';
+    const r: RoleResult = {
+      name: this.name,
+      device: this.device,
+      index: this.index,
+      pid: this.pid,
+      status,
+      exitCode: this.exitCode,
+      signal: this.exitSignal,
+      durationMs: (this.endedAt || Date.now()) - this.startedAt,
+      stdout: this.stdout.text,
+      stderr: this.stderr.text,
+      marks: [...this.marks],
+    };
+    if (this.reported?.ok && this.reported.value !== undefined) r.value = this.reported.value;
+    if (status !== 'passed') {
+      r.error = this.reported && !this.reported.ok ? this.reported.error : { message: this.describeEnd() };
+    }
+    const waiting = this.currentWait;
+    if (waiting && (status === 'timeout' || status === 'stopped')) r.waitingFor = { ...waiting };
+    return r;
+  }
+
+  private signal(sig: NodeJS.Signals): void {
+    if (this.pid === null) return;
+    try {
+      signalGroup(this.pid, sig);
+    } catch {
+      /* EPERM cannot happen for our own children; nothing useful to do otherwise */
+    }
+  }
+
+  private onMessage(m: FromChild): void {
+    if (!m || typeof m !== 'object') return;
+    switch (m.type) {
+      case 'waiting':
+        this.waitingFor = m.waitingFor;
+        this.launch.emit({ type: 'waiting', role: this.name, waitingFor: m.waitingFor });
+        break;
+      case 'mark':
+        this.marks.push({ name: m.name, tNs: m.tNs });
+        this.launch.emit({ type: 'mark', role: this.name, name: m.name, tNs: m.tNs });
+        break;
+      case 'result':
+        if (!this.reported) this.reported = m.ok ? { ok: true, value: m.value } : { ok: false, error: m.error };
+        break;
+    }
+  }
+
+  private onExit(code: number | null, signal: NodeJS.Signals | null, onEnd: (r: RoleProcess) => void): void {
+    if (this.status !== undefined) return;
+    this.endedAt = Date.now();
+    this.exitCode = code;
+    this.exitSignal = signal;
+    if (this.killTimer) clearTimeout(this.killTimer);
+    // The leader is gone; anything it left running in its group goes too.
+    this.signal('SIGKILL');
+    this.stdout.flush();
+    this.stderr.flush();
+    this.status = this.decideStatus();
+    if (this.pid === null) this.resolveFinished(); // never started: no 'close' will come
+    this.launch.emit({ type: 'exited', role: this.name, status: this.status, exitCode: code, signal });
+    onEnd(this);
+  }
+
+  private decideStatus(): RoleStatus {
+    if (this.reported) {
+      // A result that arrived before we stopped it stands; the exit code must agree with it.
+      if (this.reported.ok) return this.exitCode === 0 ? 'passed' : 'failed';
+      return 'failed';
+    }
+    // Dying by a signal we did not send (SIGSEGV, SIGABRT, ...) is a crash even while being stopped.
+    const ourSignal = this.exitSignal === 'SIGTERM' || this.exitSignal === 'SIGKILL';
+    if (this.exitSignal && !(this.stopReason && ourSignal)) return 'crashed';
+    if (this.stopReason) return this.stopReason;
+    return 'failed';
+  }
+
+  private describeEnd(): string {
+    if (this.spawnError) return `could not start the device process: ${this.spawnError.message}`;
+    if (this.reported?.ok) return `reported success but then exited with code ${this.exitCode} signal ${this.exitSignal}`;
+    if (this.exitSignal && this.status === 'crashed') return `killed by signal ${this.exitSignal} before reporting a result`;
+    if (this.stopReason) return this.stopDetail;
+    if (this.exitSignal) return `killed by signal ${this.exitSignal} before reporting a result`;
+    return `exited with code ${this.exitCode} before reporting a result`;
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * runRoles: one scenario run. Scenario dir -> one process (group) per role -> watch exits, the
+ * deadline and failures -> collect results -> remove (or keep) the directory. Never leaves a
+ * process or a directory behind, even when the parent itself is interrupted (see live-runs.ts).
+ */
+import { RoleProcess } from './role-process';
+import { registerLive, unregisterLive, type Teardown } from './live-runs';
+import { createScenarioDir, keepRequested, removeScenarioDir, writePostMortem } from './scenario-dir';
+import { summarize } from './summary';
+import { checkMode, validateRunOptions } from './validate';
+import type { RunEvent, RunOptions, RunResult } from './types';
+
+export const DEFAULT_GRACE_MS = 2000;
+
+export async function runRoles(opts: RunOptions): Promise<RunResult> {
+  validateRunOptions(opts);
+  const mode = checkMode(opts.mode, 'options');
+  const failFast = opts.failFast ?? true;
+  const graceMs = opts.graceMs ?? DEFAULT_GRACE_MS;
+  const label = opts.label ?? 'run';
+  const emit = (e: RunEvent) => {
+    try {
+      opts.onEvent?.(e);
+    } catch (err) {
+      process.stderr.write(`[cann-harness] onEvent callback threw (ignored): ${(err as Error).message}\n`);
+    }
+  };
+
+  const startedAt = Date.now();
+  const dir = createScenarioDir();
+  const roles = opts.roles.map(
+    (spec, i) => new RoleProcess({ spec, index: spec.index ?? i, dir, mode, echo: opts.echo ?? false, emit }),
+  );
+  let dirRemoved = false;
+  const teardown: Teardown = {
+    emergencyStop() {
+      for (const r of roles) r.killNow();
+      if (!dirRemoved) removeScenarioDir(dir);
+      dirRemoved = true;
+    },
+  };
+  registerLive(teardown);
+
+  let timedOut = false;
+  let deadline: NodeJS.Timeout | undefined;
+  try {
+    const stopOthers = (culprit: RoleProcess) => {
+      for (const r of roles) {
+        if (r !== culprit) r.stop('stopped', `stopped because role "${culprit.name}" ${culprit.finalStatus}`, graceMs);
+      }
+    };
+    const onEnd = (r: RoleProcess) => {
+      const s = r.finalStatus;
+      if (failFast && (s === 'failed' || s === 'crashed')) stopOthers(r);
+    };
+    for (const r of roles) r.start(onEnd);
+
+    deadline = setTimeout(() => {
+      const alive = roles.filter((r) => r.alive);
+      if (alive.length === 0) return;
+      timedOut = true;
+      emit({ type: 'timeout', roles: alive.map((r) => r.name) });
+      for (const r of alive) {
+        const w = r.currentWait;
+        const waiting = w ? `; it was waiting for ${w.what}${w.from ? ` from role "${w.from}"` : ''}` : '';
+        r.stop('timeout', `still running when the ${opts.timeoutMs} ms deadline of "${label}" expired${waiting}`, graceMs);
+      }
+    }, opts.timeoutMs);
+
+    await Promise.all(roles.map((r) => r.finished));
+  } finally {
+    if (deadline) clearTimeout(deadline);
+    for (const r of roles) r.killNow(); // no-op for exited groups; covers exceptions above
+  }
+
+  const results = roles.map((r) => r.result());
+  const ok = !timedOut && results.every((r) => r.status === 'passed');
+  const kept = !ok || keepRequested(opts.keepDir);
+  const durationMs = Date.now() - startedAt;
+  const summary = summarize(label, ok, durationMs, results, dir, kept, timedOut);
+  const result: RunResult = { ok, dir, kept, timedOut, durationMs, roles: results, summary };
+  if (kept) {
+    writePostMortem(dir, results, result);
+    process.stderr.write(`[cann-harness] ${label}: scenario directory kept at ${dir}\n`);
+  } else {
+    removeScenarioDir(dir);
+  }
+  dirRemoved = true;
+  unregisterLive(teardown);
+  return result;
+}

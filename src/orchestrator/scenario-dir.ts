@@ -1,0 +1,58 @@
+/** The per-run scenario directory: created with `tmp`, removed after the run unless kept. */
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as tmp from 'tmp';
+import { LAYOUT } from '../rendezvous';
+
+/** Scenario directories are named <base>/cann-harness-<parent pid>-<random> (see scenarioBaseDir). */
+export const SCENARIO_DIR_PREFIX = 'cann-harness-';
+
+/**
+ * Where scenario directories go: CANN_HARNESS_TMPDIR if set, else the OS temp dir. On a disk the
+ * fsync of every publish dominates rendezvous latency; a tmpfs (e.g. /dev/shm) makes it free.
+ */
+export function scenarioBaseDir(env: NodeJS.ProcessEnv = process.env): string {
+  const wanted = env.CANN_HARNESS_TMPDIR;
+  if (!wanted) return os.tmpdir();
+  if (!path.isAbsolute(wanted) || !existsSync(wanted) || !statSync(wanted).isDirectory()) {
+    throw new Error(`CANN_HARNESS_TMPDIR=${wanted} must be an absolute path to an existing directory (or unset it)`);
+  }
+  return wanted;
+}
+
+export function createScenarioDir(): string {
+  // tmp appends "-<pid>-<random>" to the prefix
+  const dir = tmp.dirSync({ prefix: 'cann-harness', tmpdir: scenarioBaseDir() }).name;
+  for (const sub of [LAYOUT.handles, LAYOUT.signals, LAYOUT.done, LAYOUT.barriers, LAYOUT.trace]) {
+    mkdirSync(path.join(dir, sub));
+  }
+  return dir;
+}
+
+export function removeScenarioDir(dir: string): void {
+  try {
+    rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+  } catch {
+    /* best effort: called from exit paths too */
+  }
+}
+
+export function keepRequested(keepDir: boolean | undefined, env: NodeJS.ProcessEnv = process.env): boolean {
+  return keepDir === true || env.CANN_HARNESS_KEEP === '1';
+}
+
+/** When a directory is kept, leave the logs and the result next to the rendezvous files. */
+export function writePostMortem(dir: string, roles: { name: string; stdout: string; stderr: string }[], result: unknown): void {
+  try {
+    const logs = path.join(dir, LAYOUT.logs);
+    mkdirSync(logs, { recursive: true });
+    for (const r of roles) {
+      writeFileSync(path.join(logs, `${r.name}.stdout.log`), r.stdout);
+      writeFileSync(path.join(logs, `${r.name}.stderr.log`), r.stderr);
+    }
+    writeFileSync(path.join(dir, 'result.json'), JSON.stringify(result, null, 2));
+  } catch {
+    /* the directory is kept for inspection; missing logs are not worth failing the run */
+  }
+}

@@ -1,0 +1,52 @@
+/** A plain-text (no colour) summary of a run, readable in Jest failure messages and CI logs. */
+import type { RoleResult } from './types';
+
+const ICON: Record<RoleResult['status'], string> = {
+  passed: 'ok  ',
+  failed: 'FAIL',
+  crashed: 'CRASH',
+  timeout: 'TIME',
+  stopped: 'STOP',
+};
+
+function tail(text: string, n: number): string[] {
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines.slice(-n);
+}
+
+export function summarize(
+  label: string,
+  ok: boolean,
+  durationMs: number,
+  roles: RoleResult[],
+  dir: string,
+  kept: boolean,
+  timedOut: boolean,
+): string {
+  const head = `${label}: ${ok ? 'passed' : timedOut ? 'TIMED OUT' : 'FAILED'} in ${durationMs} ms` + (kept ? ` (scenario dir kept: ${dir})` : '');
+  const out = [head];
+  for (const r of roles) {
+    const how = r.signal ? `signal ${r.signal}` : r.exitCode !== null ? `exit ${r.exitCode}` : 'not started';
+    out.push(`  ${ICON[r.status].padEnd(5)} ${r.name}@dev${r.device} ${r.status} (${how}, ${r.durationMs} ms, pid ${r.pid ?? '-'})`);
+    if (r.status === 'passed') continue;
+    if (r.error) {
+      out.push(`        error: ${r.error.message}`);
+      if (r.error.acl) {
+        const a = r.error.acl;
+        out.push(`        acl: ${a.call}(${a.args}) -> ${a.name} (${a.code})${a.recentErrMsg ? `: ${a.recentErrMsg}` : ''}`);
+      }
+    }
+    if (r.waitingFor) {
+      out.push(`        waiting for: ${r.waitingFor.what}${r.waitingFor.from ? ` from role "${r.waitingFor.from}"` : ''}`);
+    }
+    for (const [stream, text] of [['stdout', r.stdout], ['stderr', r.stderr]] as const) {
+      const lines = tail(text, 5);
+      if (lines.length) {
+        out.push(`        last ${stream}:`);
+        for (const l of lines) out.push(`          | ${l}`);
+      }
+    }
+  }
+  return out.join('\n');
+}

@@ -1,0 +1,126 @@
+/**
+ * Public types of the orchestrator (see docs/interfaces.md). `RoleContext` is what a role body
+ * receives inside its device process.
+ */
+import type { Acl } from '../acl';
+import type { Rendezvous, WaitingFor } from '../rendezvous';
+
+/** Same union as src/acl's AclMode; repeated here so the parent never has to load src/acl. */
+export type AclMode = 'auto' | 'stub' | 'real';
+
+export interface RoleEntry {
+  /** Absolute path of the module that exports the role body. */
+  module: string;
+  export: string;
+  /** JSON value passed as the body's second argument. */
+  args?: unknown;
+}
+
+export interface RoleSpec {
+  name: string;
+  device: number;
+  index?: number;
+  entry: RoleEntry;
+  env?: Record<string, string>;
+}
+
+export type RunEvent =
+  | { type: 'started'; role: string; device: number; pid: number; dir: string }
+  | { type: 'waiting'; role: string; waitingFor: WaitingFor | null }
+  | { type: 'mark'; role: string; name: string; tNs: string }
+  | { type: 'timeout'; roles: string[] }
+  | { type: 'exited'; role: string; status: RoleStatus; exitCode: number | null; signal: string | null };
+
+export interface RunOptions {
+  roles: RoleSpec[];
+  timeoutMs: number;
+  /** Stop the other roles as soon as one fails (default true). */
+  failFast?: boolean;
+  /** Time between SIGTERM and SIGKILL when stopping a role (default 2000). */
+  graceMs?: number;
+  /** Keep the scenario directory even on success (also CANN_HARNESS_KEEP=1). */
+  keepDir?: boolean;
+  mode?: AclMode;
+  label?: string;
+  /** Echo children's output live, each line prefixed with [role@devN]. */
+  echo?: boolean;
+  onEvent?: (e: RunEvent) => void;
+}
+
+export type RoleStatus = 'passed' | 'failed' | 'crashed' | 'timeout' | 'stopped';
+
+export interface AclErrorInfo {
+  code: number;
+  name: string;
+  call: string;
+  args: string;
+  recentErrMsg: string | null;
+}
+
+export interface RoleError {
+  message: string;
+  stack?: string;
+  acl?: AclErrorInfo;
+}
+
+export interface RoleResult {
+  name: string;
+  device: number;
+  index: number;
+  pid: number | null;
+  /** stopped: killed because another role failed (or the run was aborted). */
+  status: RoleStatus;
+  exitCode: number | null;
+  signal: string | null;
+  durationMs: number;
+  value?: unknown;
+  error?: RoleError;
+  stdout: string;
+  stderr: string;
+  marks: { name: string; tNs: string }[];
+  waitingFor?: WaitingFor;
+}
+
+export interface RunResult {
+  ok: boolean;
+  dir: string;
+  kept: boolean;
+  timedOut: boolean;
+  durationMs: number;
+  roles: RoleResult[];
+  summary: string;
+}
+
+export interface PrecheckOptions {
+  mode?: AclMode;
+  timeoutMs?: number;
+  /** Extra environment for the precheck child (e.g. ACL_STUB_DEVICE_COUNT). */
+  env?: Record<string, string>;
+}
+
+export interface PrecheckResult {
+  ok: boolean;
+  mode: 'stub' | 'real';
+  library: string;
+  reason: string;
+  deviceCount: number;
+  ipcSupported: boolean;
+  error?: string;
+}
+
+export interface RoleContext {
+  /** Loaded on first access: aclInit done and this role's device set on the calling thread. */
+  readonly acl: Acl;
+  device: number;
+  role: string;
+  index: number;
+  dir: string;
+  /** Bound to the scenario directory and to this role's name. */
+  rendezvous: Rendezvous;
+  /** Writes one line to this role's stdout (the parent prefixes it when echoing). */
+  log(...args: unknown[]): void;
+  /** Records a CLOCK_MONOTONIC timestamp, returned in RoleResult.marks. */
+  mark(name: string): void;
+}
+
+export type RoleBody = (ctx: RoleContext, args: unknown) => unknown | Promise<unknown>;

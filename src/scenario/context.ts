@@ -1,0 +1,147 @@
+/**
+ * Builds the ScenarioContext a role body (or worker thread body) receives, on top of the
+ * orchestrator's RoleContext. Everything it creates is tracked and released when the body ends,
+ * so specs carry no clean-up code.
+ */
+import type { Acl, Event, IpcEventHandle as IpcEventHandleT, Latch, Stream } from '../acl';
+import type { RoleContext } from '../orchestrator';
+import type { AwaitOptions, PlannedRole, ScenarioContext, ScenarioPlan, ThreadContext } from './types';
+
+/** The parts of a RoleContext the scenario context needs (a worker thread builds its own). */
+export interface BaseContext {
+  readonly acl: Acl;
+  device: number;
+  role: string;
+  index: number;
+  dir: string;
+  rendezvous: RoleContext['rendezvous'];
+  log(...args: unknown[]): void;
+  mark(name: string): void;
+}
+
+export interface OwnedContext<C> {
+  ctx: C;
+  /** Releases latches, destroys events then streams created through ctx. Never throws. */
+  cleanup(): void;
+}
+
+/** Past this point the orchestrator kills the process; helpers default their timeouts to it. */
+export function deadlineFrom(plan: ScenarioPlan, startedAtMs: number): number {
+  return startedAtMs + plan.timeoutMs;
+}
+
+export function createScenarioContext(
+  base: BaseContext,
+  plan: ScenarioPlan<any>,
+  role: PlannedRole<any>,
+  deadlineMs: number,
+): OwnedContext<ScenarioContext<any>> {
+  const latches: Latch[] = [];
+  const events: Event[] = [];
+  const streams: Stream[] = [];
+  let ownStream: Stream | undefined;
+
+  const timeLeftMs = () => Math.max(1, deadlineMs - Date.now());
+  const timeoutOf = (opts?: { timeoutMs?: number }) => opts?.timeoutMs ?? timeLeftMs();
+  // Loaded on demand so that importing this module never loads koffi.
+  const aclModule = () => require('../acl') as typeof import('../acl');
+
+  const ctx: ScenarioContext<any> = {
+    get acl() {
+      return base.acl;
+    },
+    device: base.device,
+    role: base.role,
+    group: role.group,
+    index: base.index,
+    dir: base.dir,
+    scenario: plan.name,
+    params: plan.params,
+    roles: plan.roles.map(({ name, group, device, index, threads }) => ({ name, group, device, index, threads })),
+    rendezvous: base.rendezvous,
+    log: (...args) => base.log(...args),
+    mark: (name) => base.mark(name),
+
+    get stream() {
+      if (!ownStream || ownStream.destroyed) {
+        ownStream = base.acl.createStream();
+        streams.push(ownStream);
+      }
+      return ownStream;
+    },
+    timeLeftMs,
+    rolesIn: (group) => ctx.roles.filter((r) => r.group === group),
+    createIpcEvent() {
+      const ev = base.acl.createIpcEvent();
+      events.push(ev);
+      return ev;
+    },
+    async shareEvent(name, event) {
+      const handle = event.ipcHandle();
+      await base.rendezvous.publish(name, handle.toBuffer());
+      return handle;
+    },
+    async openSharedEvent(name, opts?: AwaitOptions) {
+      const bytes = await base.rendezvous.await(name, { timeoutMs: timeoutOf(opts), from: opts?.from });
+      const handle: IpcEventHandleT = aclModule().IpcEventHandle.fromBuffer(bytes);
+      const ev = base.acl.openIpcEvent(handle);
+      events.push(ev);
+      return ev;
+    },
+    latch(stream) {
+      const latch = (stream ?? ctx.stream).latch();
+      latches.push(latch);
+      return latch;
+    },
+    assertBlocked(stream, ms = 100) {
+      const s = stream ?? ctx.stream;
+      const { attempt, AclErrorCode } = aclModule();
+      const r = attempt(() => s.synchronize(ms));
+      if (r.ok) {
+        throw new Error(
+          `${base.role}: expected the stream to still be blocked, but it drained within ${ms} ms: ` +
+            'the wait did not capture a pending record (it behaved as a no-op)',
+        );
+      }
+      if (r.code !== AclErrorCode.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT) throw r.error;
+    },
+    signal: (name) => base.rendezvous.signal(name),
+    awaitSignal: (name, opts) => base.rendezvous.awaitSignal(name, { timeoutMs: timeoutOf(opts), from: opts?.from }),
+    async awaitSignals(names, opts) {
+      await Promise.all(names.map((n) => base.rendezvous.awaitSignal(n, { timeoutMs: timeoutOf(opts) })));
+    },
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  };
+
+  const cleanup = () => {
+    // Latches first: a destroyed stream or event must not leave a runtime thread blocked.
+    for (const l of latches) quietly(() => l.released || l.release());
+    for (const e of events.reverse()) quietly(() => e.destroyed || e.destroy());
+    for (const s of streams.reverse()) quietly(() => s.destroyed || s.destroy());
+  };
+  return { ctx, cleanup };
+}
+
+export function createThreadContext(
+  base: BaseContext,
+  plan: ScenarioPlan<any>,
+  role: PlannedRole<any>,
+  deadlineMs: number,
+  thread: number,
+): OwnedContext<ThreadContext<any>> {
+  const owned = createScenarioContext(base, plan, role, deadlineMs);
+  // Keep the getters (acl, stream): copy property descriptors rather than values.
+  const ctx = Object.defineProperties(
+    { thread, threads: role.threads },
+    Object.getOwnPropertyDescriptors(owned.ctx),
+  ) as ThreadContext<any>;
+  return { ctx, cleanup: owned.cleanup };
+}
+
+function quietly(fn: () => unknown): void {
+  try {
+    fn();
+  } catch {
+    /* clean-up of something the body already broke; the body's own error is what matters */
+  }
+}

@@ -1,0 +1,5 @@
+export { scenario, collectScenarios } from './scenario';
+export { replicate, planScenario, ScenarioDeclarationError, DEFAULT_TIMEOUT_MS } from './plan';
+export { runScenario, toScenarioResult, ROLE_ENTRY_MODULE } from './run';
+export { pingPong, oneToMany, pipeline, fanIn, multiThreadConsumer } from './templates';
+export type * from './types';

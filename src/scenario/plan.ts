@@ -1,0 +1,209 @@
+/**
+ * Turns a declaration into a ScenarioPlan, or rejects it with every problem found at once.
+ * Each problem names what is wrong and how to fix it, because the author sees it at collection
+ * time, before any process runs.
+ */
+import { REPLICATED } from './types';
+import type { Params, PlannedRole, ReplicatedRole, RoleDeclaration, ScenarioDeclaration, ScenarioPlan } from './types';
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+export const MAX_TIMEOUT_MS = 600_000;
+const SCENARIO_KEYS = ['devices', 'timeoutMs', 'params', 'roles', 'verify'] as const;
+const ROLE_KEYS = ['device', 'run', 'threads', 'thread', 'env'] as const;
+/** Role names become file names in the scenario directory. */
+const ROLE_NAME = /^[A-Za-z][A-Za-z0-9_.-]*$/;
+
+export class ScenarioDeclarationError extends Error {
+  constructor(
+    readonly scenario: string,
+    readonly problems: string[],
+  ) {
+    super(`invalid scenario ${JSON.stringify(scenario)}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ScenarioDeclarationError';
+  }
+}
+
+/** `consumers: replicate(3, (i) => ({ device: i + 1, run }))` */
+export function replicate<P = any>(count: number, make: (i: number) => RoleDeclaration<P>): ReplicatedRole<P> {
+  // Checked in planScenario, where the role's key is known and can be named in the message.
+  return { [REPLICATED]: true, count, make };
+}
+
+export function isReplicated(x: unknown): x is ReplicatedRole<any> {
+  return typeof x === 'object' && x !== null && (x as any)[REPLICATED] === true;
+}
+
+export function planScenario<P = Params>(name: unknown, decl: ScenarioDeclaration<P>): ScenarioPlan<P> {
+  const label = typeof name === 'string' ? name : String(name);
+  const problems: string[] = [];
+  if (typeof name !== 'string' || name.trim() === '') {
+    problems.push(`the scenario name must be a non-empty string (got ${describe(name)}): scenario('my scenario', { ... })`);
+  }
+  if (typeof decl !== 'object' || decl === null || Array.isArray(decl)) {
+    problems.push(`the declaration must be an object (got ${describe(decl)}): scenario(name, { roles: { ... } })`);
+    throw new ScenarioDeclarationError(label, problems);
+  }
+  unknownKeys(decl, SCENARIO_KEYS, 'scenario', problems);
+
+  const timeoutMs = decl.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0 || timeoutMs > MAX_TIMEOUT_MS) {
+    problems.push(
+      `timeoutMs must be a whole number of milliseconds between 1 and ${MAX_TIMEOUT_MS} (got ${describe(decl.timeoutMs)}): e.g. timeoutMs: 20_000`,
+    );
+  }
+  if (decl.verify !== undefined && typeof decl.verify !== 'function') {
+    problems.push(`verify must be a function (got ${describe(decl.verify)}): verify: (result) => { expect(...) }`);
+  }
+  if (decl.params !== undefined && (typeof decl.params !== 'object' || decl.params === null)) {
+    problems.push(`params must be an object (got ${describe(decl.params)}): params: { rounds: 10 }`);
+  }
+
+  const roles = expandRoles(decl.roles, problems);
+
+  let devices = decl.devices;
+  const highest = roles.reduce((max, r) => (Number.isInteger(r.device) ? Math.max(max, r.device) : max), -1);
+  if (devices === undefined) {
+    devices = Math.max(highest + 1, 1);
+  } else if (!Number.isInteger(devices) || devices < 1) {
+    problems.push(`devices must be a whole number >= 1 (got ${describe(devices)}): a scenario needs at least one device`);
+  }
+  for (const r of roles) {
+    if (!Number.isInteger(r.device) || r.device < 0) {
+      problems.push(`role ${r.name}: device must be a whole number >= 0 (got ${describe(r.device)})`);
+    } else if (Number.isInteger(devices) && devices >= 1 && r.device >= devices) {
+      problems.push(
+        `role ${r.name}: device ${r.device} is out of range for devices: ${devices} (valid 0..${devices - 1}): raise devices to ${r.device + 1} or use a lower device`,
+      );
+    }
+  }
+
+  if (problems.length > 0) throw new ScenarioDeclarationError(label, problems);
+  return { name: label, devices, timeoutMs, params: (decl.params ?? {}) as P, roles, verify: decl.verify };
+}
+
+function expandRoles<P>(roles: ScenarioDeclaration<P>['roles'], problems: string[]): PlannedRole<P>[] {
+  if (typeof roles !== 'object' || roles === null || Array.isArray(roles) || Object.keys(roles).length === 0) {
+    problems.push(
+      `roles must be an object with at least one role (got ${describe(roles)}): roles: { producer: { device: 0, run: async (ctx) => { ... } } }`,
+    );
+    return [];
+  }
+  const planned: PlannedRole<P>[] = [];
+  for (const [key, value] of Object.entries(roles)) {
+    if (!ROLE_NAME.test(key)) {
+      problems.push(
+        `role name ${JSON.stringify(key)} is not usable: start with a letter, then letters, digits, '_', '-' or '.' (it becomes a file name)`,
+      );
+      continue;
+    }
+    if (isReplicated(value)) {
+      if (!Number.isInteger(value.count) || value.count < 1) {
+        problems.push(
+          `role ${key}: replicate(${describe(value.count)}, ...) must make at least one copy: zero ${key} roles would leave nothing to run; use replicate(1, ...) or more`,
+        );
+        continue;
+      }
+      if (typeof value.make !== 'function') {
+        problems.push(`role ${key}: replicate(n, make) needs a function make(i) returning { device, run } (got ${describe(value.make)})`);
+        continue;
+      }
+      for (let i = 0; i < value.count; i++) {
+        const role = checkRole(`${key}-${i}`, key, i, value.make(i), problems);
+        if (role) planned.push(role);
+      }
+    } else {
+      const role = checkRole(key, key, 0, value as RoleDeclaration<P>, problems);
+      if (role) planned.push(role);
+    }
+  }
+  const seen = new Set<string>();
+  for (const r of planned) {
+    if (seen.has(r.name)) {
+      problems.push(
+        `duplicate role name ${r.name}: a replicated role's copies are named <key>-<i>; rename one of the roles`,
+      );
+    }
+    seen.add(r.name);
+  }
+  return planned;
+}
+
+function checkRole<P>(name: string, group: string, index: number, decl: RoleDeclaration<P>, problems: string[]): PlannedRole<P> | null {
+  if (typeof decl !== 'object' || decl === null || Array.isArray(decl)) {
+    problems.push(`role ${name}: must be an object { device, run } (got ${describe(decl)})`);
+    return null;
+  }
+  unknownKeys(decl, ROLE_KEYS, `role ${name}`, problems);
+  const before = problems.length;
+  if (decl.run === undefined && decl.thread === undefined) {
+    problems.push(`role ${name}: missing body: give it run: async (ctx) => { ... } (or threads: k with thread: async (ctx, t) => { ... })`);
+  }
+  if (decl.run !== undefined && typeof decl.run !== 'function') {
+    problems.push(`role ${name}: run must be a function (got ${describe(decl.run)}): run: async (ctx) => { ... }`);
+  }
+  if (decl.thread !== undefined && typeof decl.thread !== 'function') {
+    problems.push(`role ${name}: thread must be a function (got ${describe(decl.thread)}): thread: async (ctx, t) => { ... }`);
+  }
+  if (decl.threads !== undefined && (!Number.isInteger(decl.threads) || decl.threads < 1 || decl.threads > 64)) {
+    problems.push(`role ${name}: threads must be a whole number from 1 to 64 (got ${describe(decl.threads)})`);
+  }
+  if (decl.threads !== undefined && decl.thread === undefined) {
+    problems.push(`role ${name}: threads: ${decl.threads} needs a thread body: thread: async (ctx, t) => { ... }`);
+  }
+  if (decl.thread !== undefined && decl.threads === undefined) {
+    problems.push(`role ${name}: a thread body needs a thread count: threads: 4`);
+  }
+  if (decl.env !== undefined && (typeof decl.env !== 'object' || decl.env === null || Object.values(decl.env).some((v) => typeof v !== 'string'))) {
+    problems.push(`role ${name}: env must map names to strings (got ${describe(decl.env)})`);
+  }
+  if (problems.length > before) return null;
+  return {
+    name,
+    group,
+    index,
+    device: decl.device,
+    threads: decl.thread ? (decl.threads ?? 0) : 0,
+    run: decl.run,
+    thread: decl.thread,
+    env: decl.env,
+  };
+}
+
+function unknownKeys(obj: object, known: readonly string[], where: string, problems: string[]): void {
+  for (const key of Object.keys(obj)) {
+    if (known.includes(key)) continue;
+    const guess = closest(key, known);
+    problems.push(
+      `${where}: unknown key ${JSON.stringify(key)}${guess ? ` (did you mean ${JSON.stringify(guess)}?)` : ''}; known keys: ${known.join(', ')}`,
+    );
+  }
+}
+
+function closest(word: string, candidates: readonly string[]): string | null {
+  let best: string | null = null;
+  let bestDistance = Infinity;
+  for (const c of candidates) {
+    const d = editDistance(word.toLowerCase(), c.toLowerCase());
+    if (d < bestDistance) [best, bestDistance] = [c, d];
+  }
+  return bestDistance <= Math.max(2, Math.floor(word.length / 3)) ? best : null;
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = row;
+  }
+  return prev[b.length];
+}
+
+function describe(v: unknown): string {
+  if (typeof v === 'function') return 'a function';
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (v === undefined || v === null || typeof v !== 'object') return String(v);
+  return Array.isArray(v) ? 'an array' : 'an object';
+}

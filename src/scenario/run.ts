@@ -1,0 +1,87 @@
+/**
+ * Runs one planned scenario through the orchestrator (one device process per role) and turns the
+ * RunResult into a ScenarioResult: role values unwrapped, worker-thread marks merged in.
+ * Never loads koffi: safe inside Jest workers.
+ */
+import * as path from 'node:path';
+import type { AclMode, RoleResult, RunEvent, RunResult } from '../orchestrator';
+import type { RoleEntryArgs, RoleEnvelope, ScenarioMark, ScenarioPlan, ScenarioResult, ScenarioRoleResult } from './types';
+
+export const ROLE_ENTRY_MODULE = path.join(__dirname, 'role-entry.ts');
+
+export interface RunScenarioOptions {
+  specFile: string;
+  mode?: AclMode;
+  keepDir?: boolean;
+  echo?: boolean;
+  onEvent?: (e: RunEvent) => void;
+}
+
+export async function runScenario(plan: ScenarioPlan<any>, opts: RunScenarioOptions): Promise<ScenarioResult> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { runRoles } = require('../orchestrator') as typeof import('../orchestrator');
+  const run = await runRoles({
+    label: `scenario "${plan.name}"`,
+    timeoutMs: plan.timeoutMs,
+    mode: opts.mode,
+    keepDir: opts.keepDir,
+    echo: opts.echo,
+    onEvent: opts.onEvent,
+    roles: plan.roles.map((role) => ({
+      name: role.name,
+      device: role.device,
+      index: role.index,
+      env: role.env,
+      entry: {
+        module: ROLE_ENTRY_MODULE,
+        export: 'runScenarioRole',
+        args: { specFile: opts.specFile, scenario: plan.name, role: role.name } satisfies RoleEntryArgs,
+      },
+    })),
+  });
+  return toScenarioResult(plan, run);
+}
+
+export function toScenarioResult(plan: Pick<ScenarioPlan<any>, 'name' | 'roles'>, run: RunResult): ScenarioResult {
+  const groupOf = new Map(plan.roles.map((r) => [r.name, r.group]));
+  const roles = run.roles.map((r) => unwrapRole(r, groupOf.get(r.name) ?? r.name));
+  const result: ScenarioResult = {
+    ...run,
+    scenario: plan.name,
+    roles,
+    role(name) {
+      const found = roles.find((r) => r.name === name);
+      if (!found) throw new Error(`scenario "${plan.name}" has no role ${JSON.stringify(name)} (roles: ${roles.map((r) => r.name).join(', ')})`);
+      return found;
+    },
+    group(name) {
+      return roles.filter((r) => r.group === name);
+    },
+  };
+  // Helpers stay out of JSON dumps and Jest's diffs.
+  Object.defineProperties(result, { role: { enumerable: false }, group: { enumerable: false } });
+  return result;
+}
+
+function unwrapRole(r: RoleResult, group: string): ScenarioRoleResult {
+  const { value, marks, ...rest } = r;
+  const out: ScenarioRoleResult = { ...rest, group, marks: [...marks] };
+  if (isEnvelope(value)) {
+    if (value.value !== undefined) out.value = value.value;
+    if (value.threadValues) out.threadValues = value.threadValues;
+    out.marks.push(...value.threadMarks);
+  } else if (value !== undefined) {
+    out.value = value;
+  }
+  out.marks.sort(byTime);
+  return out;
+}
+
+function isEnvelope(v: unknown): v is RoleEnvelope {
+  return typeof v === 'object' && v !== null && (v as RoleEnvelope).__scenarioEnvelope === 1;
+}
+
+function byTime(a: ScenarioMark, b: ScenarioMark): number {
+  const d = BigInt(a.tNs) - BigInt(b.tNs);
+  return d < 0n ? -1 : d > 0n ? 1 : 0;
+}

@@ -1,0 +1,73 @@
+/**
+ * `scenario(name, declaration)`: the one call a spec makes per scenario.
+ *
+ * The same spec file is loaded in two places:
+ *  - in Jest, where each scenario becomes a test (src/jest/register.ts);
+ *  - in a device process or worker thread (collect mode), where it only records the validated
+ *    plans so role-entry can find its role's body. Collect mode never touches Jest globals.
+ */
+import * as path from 'node:path';
+import { planScenario } from './plan';
+import type { Params, ScenarioDeclaration, ScenarioPlan } from './types';
+
+const COLLECTOR = Symbol.for('cann-ipc-harness.scenario-collector');
+
+interface Collector {
+  specFile: string;
+  plans: Map<string, ScenarioPlan<any>>;
+}
+
+type GlobalWithCollector = typeof globalThis & { [COLLECTOR]?: Collector };
+
+export function scenario<P extends Params = Params>(name: string, declaration: ScenarioDeclaration<P>): void {
+  const plan = planScenario(name, declaration);
+  const collector = (globalThis as GlobalWithCollector)[COLLECTOR];
+  if (collector) {
+    if (collector.plans.has(plan.name)) throw duplicateScenario(plan.name, collector.specFile);
+    collector.plans.set(plan.name, plan);
+    return;
+  }
+  if (typeof (globalThis as { test?: unknown }).test !== 'function') {
+    throw new Error(
+      `scenario(${JSON.stringify(name)}) was called outside Jest: run spec files with \`npx jest\` or \`npx cann-harness run\`, ` +
+        'not with node directly',
+    );
+  }
+  // Loaded lazily: device processes never need (or have) Jest.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  (require('../jest/register') as typeof import('../jest/register')).registerScenarioTest(plan);
+}
+
+export function duplicateScenario(name: string, specFile: string): Error {
+  return new Error(
+    `duplicate scenario name ${JSON.stringify(name)} in ${path.basename(specFile)}: ` +
+      'each scenario in a spec file needs its own name (its roles find their body by it)',
+  );
+}
+
+/**
+ * Load `specFile` in collect mode and return its scenarios. Used in device processes and worker
+ * threads, where the spec's role bodies must run.
+ */
+export function collectScenarios(specFile: string): Map<string, ScenarioPlan<any>> {
+  const g = globalThis as GlobalWithCollector;
+  const collector: Collector = { specFile, plans: new Map() };
+  const previous = g[COLLECTOR];
+  g[COLLECTOR] = collector;
+  // Specs may group scenarios with describe(): outside Jest it just runs the block.
+  const withDescribe = g as { describe?: unknown };
+  const hadDescribe = 'describe' in withDescribe;
+  if (!hadDescribe) withDescribe.describe = (_name: string, block: () => void) => block();
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    require(specFile);
+  } finally {
+    g[COLLECTOR] = previous;
+    if (!hadDescribe) delete withDescribe.describe;
+  }
+  return collector.plans;
+}
+
+export function isCollecting(): boolean {
+  return (globalThis as GlobalWithCollector)[COLLECTOR] !== undefined;
+}

@@ -1,0 +1,310 @@
+/**
+ * Ready-made scenarios for the common IPC event shapes. Each returns a declaration to pass to
+ * scenario(), with real blocking built in: a record is still pending (its stream held by a latch)
+ * when the other side waits, the waiter proves its stream is blocked, and the built-in verify
+ * checks with marks that it resumed only after the release.
+ *
+ *   scenario('fan-out to 3 devices', oneToMany({ consumers: 3 }));
+ *   scenario('custom', { ...pipeline({ stages: 4 }), timeoutMs: 60_000 });
+ */
+import { EventRecordedStatus } from '../acl/enums';
+import { replicate } from './plan';
+import type { ScenarioContext, ScenarioDeclaration, ScenarioResult } from './types';
+
+interface TemplateOptions {
+  timeoutMs?: number;
+  /** Extra checks, run after the template's own. */
+  verify?: (result: ScenarioResult) => void | Promise<void>;
+}
+
+const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+
+function expectPending(ctx: ScenarioContext<any>, ev: { queryStatus(): EventRecordedStatus }, what: string): void {
+  const status = ev.queryStatus();
+  if (status !== EventRecordedStatus.NOT_READY) {
+    throw new Error(`${ctx.role}: ${what} should still be pending behind the latch, but aclrtQueryEventStatus says ${EventRecordedStatus[status]}`);
+  }
+}
+
+/** Jest's expect; templates' verify functions only ever run inside Jest. */
+function jestExpect(): jest.Expect {
+  return (globalThis as unknown as { expect: jest.Expect }).expect;
+}
+
+function withExtraVerify(own: (r: ScenarioResult) => void, extra?: TemplateOptions['verify']) {
+  return async (result: ScenarioResult) => {
+    own(result);
+    await extra?.(result);
+  };
+}
+
+function checkCount(what: string, n: number, min: number, max: number): number {
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new Error(`${what} must be a whole number from ${min} to ${max} (got ${String(n)})`);
+  }
+  return n;
+}
+
+/**
+ * CANN 0_ipcevent's shape, both ways: `ping` creates an IPC event and records it; `pong` opens
+ * it, waits, then records the same event for `ping` to wait on. Every record is pending while
+ * the other side waits.
+ */
+export function pingPong(opts: TemplateOptions & { rounds?: number; pongDevice?: number } = {}): ScenarioDeclaration<{ rounds: number }> {
+  const rounds = checkCount('pingPong rounds', opts.rounds ?? 3, 1, 1000);
+  const pongDevice = opts.pongDevice ?? 0;
+  return {
+    devices: pongDevice + 1,
+    timeoutMs: opts.timeoutMs ?? 30_000,
+    params: { rounds },
+    roles: {
+      ping: {
+        device: 0,
+        run: async (ctx) => {
+          const ev = ctx.createIpcEvent();
+          await ctx.shareEvent('event', ev);
+          for (let r = 0; r < ctx.params.rounds; r++) {
+            const latch = ctx.latch();
+            ev.record(ctx.stream);
+            await ctx.signal(`ping-${r}.recorded`);
+            await ctx.awaitSignal(`ping-${r}.waiting`, { from: 'pong' });
+            expectPending(ctx, ev, `ping record ${r}`);
+            ctx.mark(`ping-${r}.release`);
+            latch.release();
+            ctx.stream.synchronize();
+
+            await ctx.awaitSignal(`pong-${r}.recorded`, { from: 'pong' });
+            ctx.stream.waitEvent(ev);
+            ctx.assertBlocked();
+            await ctx.signal(`pong-${r}.waiting`);
+            ctx.stream.synchronize();
+            ctx.mark(`pong-${r}.after-wait`);
+          }
+        },
+      },
+      pong: {
+        device: pongDevice,
+        run: async (ctx) => {
+          const ev = await ctx.openSharedEvent('event', { from: 'ping' });
+          for (let r = 0; r < ctx.params.rounds; r++) {
+            await ctx.awaitSignal(`ping-${r}.recorded`, { from: 'ping' });
+            ctx.stream.waitEvent(ev);
+            ctx.assertBlocked();
+            await ctx.signal(`ping-${r}.waiting`);
+            ctx.stream.synchronize();
+            ctx.mark(`ping-${r}.after-wait`);
+
+            const latch = ctx.latch();
+            ev.record(ctx.stream);
+            await ctx.signal(`pong-${r}.recorded`);
+            await ctx.awaitSignal(`pong-${r}.waiting`, { from: 'ping' });
+            ctx.mark(`pong-${r}.release`);
+            latch.release();
+            ctx.stream.synchronize();
+          }
+        },
+      },
+    },
+    verify: withExtraVerify((result) => {
+      for (let r = 0; r < rounds; r++) {
+        jestExpect()(result).toHaveMarkOrder(`ping:ping-${r}.release`, `pong:ping-${r}.after-wait`);
+        jestExpect()(result).toHaveMarkOrder(`pong:pong-${r}.release`, `ping:pong-${r}.after-wait`);
+      }
+    }, opts.verify),
+  };
+}
+
+/**
+ * CANN 1_ipcevent_multi_device's shape: a producer on device 0, consumer i on device i + 1
+ * (or all on device 0 with sameDevice), all waiting on the producer's one pending record.
+ */
+export function oneToMany(opts: TemplateOptions & { consumers?: number; sameDevice?: boolean } = {}): ScenarioDeclaration {
+  const consumers = checkCount('oneToMany consumers', opts.consumers ?? 3, 1, 1024);
+  const consumerNames = range(consumers).map((i) => `consumer-${i}`);
+  return {
+    devices: opts.sameDevice ? 1 : consumers + 1,
+    timeoutMs: opts.timeoutMs ?? 30_000,
+    roles: {
+      producer: {
+        device: 0,
+        run: async (ctx) => {
+          const ev = ctx.createIpcEvent();
+          const latch = ctx.latch();
+          ev.record(ctx.stream);
+          await ctx.shareEvent('event', ev);
+          await ctx.awaitSignals(consumerNames.map((c) => `${c}.waiting`));
+          expectPending(ctx, ev, 'the record');
+          ctx.mark('release');
+          latch.release();
+          ctx.stream.synchronize();
+          ctx.mark('record-done');
+          await ctx.awaitSignals(consumerNames.map((c) => `${c}.done`));
+        },
+      },
+      consumer: replicate(consumers, (i) => ({
+        device: opts.sameDevice ? 0 : i + 1,
+        run: async (ctx) => {
+          const ev = await ctx.openSharedEvent('event', { from: 'producer' });
+          ctx.stream.waitEvent(ev);
+          ctx.assertBlocked();
+          await ctx.signal(`${ctx.role}.waiting`);
+          ctx.stream.synchronize();
+          ctx.mark('after-wait');
+          await ctx.signal(`${ctx.role}.done`);
+        },
+      })),
+    },
+    verify: withExtraVerify((result) => {
+      jestExpect()(result).toHaveMarkOrder('producer:release', 'consumer:after-wait');
+    }, opts.verify),
+  };
+}
+
+/**
+ * A chain across devices 0 -> 1 -> ... : stage i waits on stage i-1's IPC event, then records its
+ * own on the same stream. Only stage 0 holds a latch, so every later stage is blocked through the
+ * chain until it is released.
+ */
+export function pipeline(opts: TemplateOptions & { stages?: number } = {}): ScenarioDeclaration {
+  const stages = checkCount('pipeline stages', opts.stages ?? 3, 2, 1024);
+  return {
+    devices: stages,
+    timeoutMs: opts.timeoutMs ?? 30_000,
+    roles: {
+      stage: replicate(stages, (i) => ({
+        device: i,
+        run: async (ctx) => {
+          const isFirst = i === 0;
+          const isLast = i === stages - 1;
+          const latch = isFirst ? ctx.latch() : null;
+          if (!isFirst) {
+            const previous = await ctx.openSharedEvent(`stage-${i - 1}`, { from: `stage-${i - 1}` });
+            ctx.stream.waitEvent(previous);
+          }
+          if (!isLast) {
+            const mine = ctx.createIpcEvent();
+            mine.record(ctx.stream);
+            await ctx.shareEvent(`stage-${i}`, mine);
+          }
+          if (isFirst) {
+            await ctx.awaitSignals(range(stages - 1).map((k) => `stage-${k + 1}.waiting`));
+            ctx.mark('release');
+            latch!.release();
+          } else {
+            ctx.assertBlocked();
+            await ctx.signal(`stage-${i}.waiting`);
+          }
+          ctx.stream.synchronize();
+          ctx.mark('after-wait');
+          await ctx.signal(`stage-${i}.done`);
+          // Keep this stage's event alive until the next stage has finished with it.
+          if (!isLast) await ctx.awaitSignal(`stage-${i + 1}.done`, { from: `stage-${i + 1}` });
+        },
+      })),
+    },
+    verify: withExtraVerify((result) => {
+      jestExpect()(result).toHaveMarkOrder('stage-0:release', 'stage:after-wait');
+    }, opts.verify),
+  };
+}
+
+/**
+ * N producers (devices 0..N-1), one consumer (device N) whose stream waits on all their events.
+ * Producers are released one at a time; the consumer proves it is still blocked until the last.
+ */
+export function fanIn(opts: TemplateOptions & { producers?: number } = {}): ScenarioDeclaration {
+  const producers = checkCount('fanIn producers', opts.producers ?? 3, 1, 1024);
+  return {
+    devices: producers + 1,
+    timeoutMs: opts.timeoutMs ?? 30_000,
+    roles: {
+      producer: replicate(producers, (i) => ({
+        device: i,
+        run: async (ctx) => {
+          const ev = ctx.createIpcEvent();
+          const latch = ctx.latch();
+          ev.record(ctx.stream);
+          await ctx.shareEvent(ctx.role, ev);
+          await ctx.awaitSignal(`release-${i}`, { from: 'consumer' });
+          expectPending(ctx, ev, 'the record');
+          ctx.mark('release');
+          latch.release();
+          ctx.stream.synchronize();
+          ctx.mark('record-done');
+          await ctx.signal(`released-${i}`);
+          await ctx.awaitSignal('consumer.done', { from: 'consumer' });
+        },
+      })),
+      consumer: {
+        device: producers,
+        run: async (ctx) => {
+          const sources = ctx.rolesIn('producer');
+          const events = await Promise.all(sources.map((p) => ctx.openSharedEvent(p.name, { from: p.name })));
+          for (const ev of events) ctx.stream.waitEvent(ev);
+          for (const p of sources) {
+            ctx.assertBlocked(); // producers p.index.. are still pending
+            await ctx.signal(`release-${p.index}`);
+            await ctx.awaitSignal(`released-${p.index}`, { from: p.name });
+          }
+          ctx.stream.synchronize();
+          ctx.mark('after-wait');
+          await ctx.signal('consumer.done');
+        },
+      },
+    },
+    verify: withExtraVerify((result) => {
+      jestExpect()(result).toHaveMarkOrder('producer:release', 'consumer:after-wait');
+    }, opts.verify),
+  };
+}
+
+/**
+ * One consumer process with k worker threads on one device, each opening the producer's event
+ * on its own stream and waiting on the same pending record.
+ */
+export function multiThreadConsumer(opts: TemplateOptions & { threads?: number; consumerDevice?: number } = {}): ScenarioDeclaration {
+  const threads = checkCount('multiThreadConsumer threads', opts.threads ?? 4, 1, 64);
+  const consumerDevice = opts.consumerDevice ?? 0;
+  const threadSignals = (what: string) => range(threads).map((t) => `consumer.t${t}.${what}`);
+  return {
+    devices: consumerDevice + 1,
+    timeoutMs: opts.timeoutMs ?? 30_000,
+    roles: {
+      producer: {
+        device: 0,
+        run: async (ctx) => {
+          const ev = ctx.createIpcEvent();
+          const latch = ctx.latch();
+          ev.record(ctx.stream);
+          await ctx.shareEvent('event', ev);
+          await ctx.awaitSignals(threadSignals('waiting'));
+          expectPending(ctx, ev, 'the record');
+          ctx.mark('release');
+          latch.release();
+          ctx.stream.synchronize();
+          ctx.mark('record-done');
+          await ctx.awaitSignals(threadSignals('done'));
+        },
+      },
+      consumer: {
+        device: consumerDevice,
+        threads,
+        thread: async (ctx, t) => {
+          const ev = await ctx.openSharedEvent('event', { from: 'producer' });
+          ctx.stream.waitEvent(ev);
+          ctx.assertBlocked();
+          await ctx.signal(`consumer.t${t}.waiting`);
+          ctx.stream.synchronize();
+          ctx.mark('after-wait');
+          await ctx.signal(`consumer.t${t}.done`);
+          return { thread: t, device: ctx.acl.getDevice() };
+        },
+      },
+    },
+    verify: withExtraVerify((result) => {
+      jestExpect()(result).toHaveMarkOrder('producer:release', 'consumer:after-wait');
+      const resumed = result.role('consumer').marks.filter((m) => m.name === 'after-wait');
+      jestExpect()(new Set(resumed.map((m) => m.thread)).size).toBe(threads);
+    }, opts.verify),
+  };
+}

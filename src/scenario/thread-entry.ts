@@ -1,0 +1,51 @@
+/**
+ * One worker thread of a role: loads its own ACL binding (no aclInit: the process did that),
+ * sets the role's device on this thread, loads the spec in collect mode and runs the thread body
+ * with its own stream. Marks are timestamped here and merged into the role's result.
+ */
+import { createThreadContext } from './context';
+import { findRole } from './role-entry';
+import type { ThreadOutcome, ThreadTask } from './threads';
+import type { ScenarioMark } from './types';
+
+export async function runScenarioThread(task: ThreadTask): Promise<ThreadOutcome> {
+  const marks: ScenarioMark[] = [];
+  let cleanup = () => {};
+  try {
+    const { loadAcl } = require('../acl') as typeof import('../acl');
+    const { Rendezvous } = require('../rendezvous') as typeof import('../rendezvous');
+    const acl = loadAcl();
+    acl.setDevice(task.device);
+    const { plan, role } = findRole(task.args);
+    const label = `${role.name}.t${task.thread}`;
+    const owned = createThreadContext(
+      {
+        acl,
+        device: task.device,
+        role: role.name,
+        index: task.index,
+        dir: task.dir,
+        rendezvous: new Rendezvous(task.dir, label),
+        log: (...args) => console.log(`[t${task.thread}]`, ...args),
+        // process.hrtime is CLOCK_MONOTONIC, the clock of the main thread's marks (harness/role-context.ts).
+        mark: (name) => marks.push({ name, tNs: process.hrtime.bigint().toString(), thread: task.thread }),
+      },
+      plan,
+      role,
+      task.deadline,
+      task.thread,
+    );
+    cleanup = owned.cleanup;
+    const value = await role.thread!(owned.ctx, task.thread);
+    return { ok: true, value, marks };
+  } catch (err) {
+    const e = err instanceof Error ? err : new Error(String(err));
+    const fields: Record<string, unknown> = {};
+    for (const key of ['code', 'codeName', 'call', 'args', 'recentErrMsg', 'detail']) {
+      if (key in e) fields[key] = (e as unknown as Record<string, unknown>)[key];
+    }
+    return { ok: false, error: { name: e.name, message: e.message, stack: e.stack, fields }, marks };
+  } finally {
+    cleanup();
+  }
+}

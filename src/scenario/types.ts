@@ -1,0 +1,170 @@
+/**
+ * The shapes a spec author writes (declarations) and receives (contexts, results).
+ * Only types here: this file is imported by device processes, worker threads and Jest alike.
+ */
+import type { Acl, Event, IpcEventHandle, Latch, Stream } from '../acl';
+import type { RoleContext, RoleResult, RunResult } from '../orchestrator';
+
+/** Free-form scenario parameters; re-evaluated in every process, so keep them deterministic. */
+export type Params = Record<string, unknown>;
+
+/** Where every role of the scenario runs (given to each role, e.g. to count consumers). */
+export interface RoleInfo {
+  /** Unique role name: the key for single roles, `<key>-<i>` for replicated ones. */
+  name: string;
+  /** The key in `roles` this role came from. */
+  group: string;
+  device: number;
+  index: number;
+  threads: number;
+}
+
+/** Options for helpers that wait on another role. */
+export interface AwaitOptions {
+  /** Role expected to produce it (named in timeout messages). */
+  from?: string;
+  /** Defaults to the time left before the scenario's timeout. */
+  timeoutMs?: number;
+}
+
+/** What a role body receives: the orchestrator's RoleContext plus scenario helpers. */
+export interface ScenarioContext<P = Params> {
+  /** ACL API, aclInit done, device set on this thread. */
+  readonly acl: Acl;
+  readonly device: number;
+  readonly role: string;
+  readonly group: string;
+  readonly index: number;
+  readonly dir: string;
+  readonly scenario: string;
+  readonly params: P;
+  readonly roles: readonly RoleInfo[];
+  readonly rendezvous: RoleContext['rendezvous'];
+  log(...args: unknown[]): void;
+  /** A CLOCK_MONOTONIC timestamped marker, checked later with toHaveMarkOrder. */
+  mark(name: string): void;
+
+  /** This role's (or thread's) own stream, created on first use and destroyed afterwards. */
+  readonly stream: Stream;
+  /** Milliseconds left before the scenario's deadline. */
+  timeLeftMs(): number;
+  /** Roles whose group is `group` (e.g. every consumer), in index order. */
+  rolesIn(group: string): RoleInfo[];
+  /** A new IPC event (destroyed automatically when the body returns, unless already destroyed). */
+  createIpcEvent(): Event;
+  /** Export `event`'s IPC handle under `name` for other roles (atomically published). */
+  shareEvent(name: string, event: Event): Promise<IpcEventHandle>;
+  /** Await the handle published under `name` and open it on this thread's device. */
+  openSharedEvent(name: string, opts?: AwaitOptions): Promise<Event>;
+  /** Block `stream` (default: ctx.stream) until release(); released automatically at the end. */
+  latch(stream?: Stream): Latch;
+  /**
+   * Throw unless `stream` is still blocked after `ms` (default 100): proof that a wait on it
+   * really captured a pending record instead of being a no-op.
+   */
+  assertBlocked(stream?: Stream, ms?: number): void;
+  signal(name: string): Promise<void>;
+  awaitSignal(name: string, opts?: AwaitOptions): Promise<void>;
+  /** Await several signals (all of them, in any order). */
+  awaitSignals(names: readonly string[], opts?: Omit<AwaitOptions, 'from'>): Promise<void>;
+  sleep(ms: number): Promise<void>;
+}
+
+/** A worker thread of a role that declared `threads: k`. */
+export interface ThreadContext<P = Params> extends ScenarioContext<P> {
+  /** 0..threads-1 */
+  readonly thread: number;
+  readonly threads: number;
+}
+
+export type RoleBody<P = Params> = (ctx: ScenarioContext<P>) => unknown | Promise<unknown>;
+export type ThreadBody<P = Params> = (ctx: ThreadContext<P>, thread: number) => unknown | Promise<unknown>;
+
+export interface RoleDeclaration<P = Params> {
+  /** Device id, 0 .. devices-1. */
+  device: number;
+  /** Body run on the process's main thread. */
+  run?: RoleBody<P>;
+  /** Number of worker threads (piscina), each with its own stream; needs `thread`. */
+  threads?: number;
+  /** Body run on each worker thread. */
+  thread?: ThreadBody<P>;
+  /** Extra environment variables for this role's process. */
+  env?: Record<string, string>;
+}
+
+export const REPLICATED = Symbol.for('cann-ipc-harness.replicated');
+
+/** `replicate(n, i => role)`: n copies of a role, named `<key>-0` .. `<key>-(n-1)`. */
+export interface ReplicatedRole<P = Params> {
+  readonly [REPLICATED]: true;
+  readonly count: number;
+  readonly make: (i: number) => RoleDeclaration<P>;
+}
+
+export interface ScenarioDeclaration<P = Params> {
+  /** Devices the scenario needs; default: highest role device + 1. Fewer available -> skipped. */
+  devices?: number;
+  /** Whole-scenario timeout; every process is killed when it expires. Default 30 000. */
+  timeoutMs?: number;
+  params?: P;
+  roles: Record<string, RoleDeclaration<P> | ReplicatedRole<P>>;
+  /** Checks on the result, in Jest (use expect). Runs only when every role succeeded. */
+  verify?: (result: ScenarioResult) => void | Promise<void>;
+}
+
+/** A mark from a role's main thread (thread undefined) or one of its worker threads. */
+export interface ScenarioMark {
+  name: string;
+  tNs: string;
+  thread?: number;
+}
+
+export interface ScenarioRoleResult extends Omit<RoleResult, 'marks' | 'value'> {
+  group: string;
+  /** What `run` returned. */
+  value?: unknown;
+  /** What each worker thread returned, by thread index. */
+  threadValues?: unknown[];
+  marks: ScenarioMark[];
+}
+
+export interface ScenarioResult extends Omit<RunResult, 'roles'> {
+  scenario: string;
+  roles: ScenarioRoleResult[];
+  /** The role named `name`; throws naming the known roles if there is none. */
+  role(name: string): ScenarioRoleResult;
+  /** Every role of a group (`consumer` -> consumer-0, consumer-1, ...). */
+  group(name: string): ScenarioRoleResult[];
+}
+
+/** A validated, expanded declaration: what the runner and the device processes work from. */
+export interface PlannedRole<P = Params> extends RoleInfo {
+  run?: RoleBody<P>;
+  thread?: ThreadBody<P>;
+  env?: Record<string, string>;
+}
+
+export interface ScenarioPlan<P = Params> {
+  name: string;
+  devices: number;
+  timeoutMs: number;
+  params: P;
+  roles: PlannedRole<P>[];
+  verify?: (result: ScenarioResult) => void | Promise<void>;
+}
+
+/** JSON args the orchestrator passes to src/scenario/role-entry.ts. */
+export interface RoleEntryArgs {
+  specFile: string;
+  scenario: string;
+  role: string;
+}
+
+/** What role-entry returns; unwrapped by the runner into ScenarioRoleResult. */
+export interface RoleEnvelope {
+  __scenarioEnvelope: 1;
+  value?: unknown;
+  threadValues?: unknown[];
+  threadMarks: ScenarioMark[];
+}

@@ -1,0 +1,30 @@
+/**
+ * hold(ms) and latch() block a stream (and every stream waiting on an event recorded behind them)
+ * until the time is up / release() is called. Runs in a child process; see fixtures/latch-checks.ts.
+ */
+import { checks } from './fixtures/latch-checks';
+import { runChecks, runFixture, valueOf, type ChecksRun } from './helpers';
+
+let run: ChecksRun;
+beforeAll(async () => {
+  run = await runChecks('latch-checks');
+});
+
+test.each(Object.keys(checks))('%s', (name) => {
+  expect(run.check(name)).toMatchObject({ ok: true });
+});
+
+test('the waiting stream finished after the release (CLOCK_MONOTONIC timestamps)', () => {
+  const v = run.check('latch: a stream waiting on an event recorded behind the latch blocks until release').value as {
+    releasedAt: string;
+    doneAt: string;
+  };
+  expect(BigInt(v.doneAt)).toBeGreaterThanOrEqual(BigInt(v.releasedAt));
+});
+
+test('a latch still pending at process exit is released by the binding, not abandoned on a runtime thread', async () => {
+  // With ACL_STUB_LOG=warn the stub reports streams still blocked in a host function at exit.
+  const child = await runFixture<{ pending: boolean }>('latch-left-at-exit', [], { ACL_STUB_LOG: 'warn' });
+  expect(valueOf(child)).toEqual({ pending: true });
+  expect(child.stderr).not.toContain('still running a host function');
+});

@@ -1,0 +1,89 @@
+/** The `cann-harness` command, run as users run it (bin/cann-harness.js in a child process). */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+const repoRoot = path.resolve(__dirname, '..', '..');
+const bin = path.join(repoRoot, 'bin', 'cann-harness.js');
+
+function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const childEnv: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '0', ...env };
+    for (const k of ['CANN_HARNESS_PROBE', 'CANN_HARNESS_REQUIRE_DEVICES', 'JEST_WORKER_ID']) if (!(k in env)) delete childEnv[k];
+    const child = spawn(process.execPath, [bin, ...args], { cwd: repoRoot, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+test('doctor prints mode, library and why, device count, IPC support and versions', async () => {
+  const r = await cli(['doctor', '--mode', 'stub']);
+  expect(r.code).toBe(0);
+  expect(r.stdout).toMatch(/mode\s+stub \(requested stub\)/);
+  expect(r.stdout).toMatch(/library\s+\S+native-stub\/build\/lib64\/libascendcl\.so/);
+  expect(r.stdout).toMatch(/why\s+\S+/);
+  expect(r.stdout).toMatch(/devices\s+8/);
+  expect(r.stdout).toMatch(/IPC events\s+supported/);
+  expect(r.stdout).toMatch(new RegExp(`node\\s+${process.version.replace(/\./g, '\\.')}`));
+  expect(r.stdout).toMatch(/koffi\s+\d+\.\d+\.\d+/);
+  expect(r.stdout).toMatch(/stub\s+\d+\.\d+\.\d+/);
+});
+
+test('doctor --json gives the same facts to scripts', async () => {
+  const r = await cli(['doctor', '--json', '--mode', 'stub']);
+  expect(r.code).toBe(0);
+  expect(JSON.parse(r.stdout)).toMatchObject({ requestedMode: 'stub', mode: 'stub', deviceCount: 8, ipcSupported: true, versions: { node: process.version } });
+});
+
+test('doctor with no usable library says why and exits 1', async () => {
+  const r = await cli(['doctor', '--json', '--mode', 'real'], { ASCEND_HOME_PATH: '/nonexistent' });
+  expect(r.code).toBe(1);
+  const report = JSON.parse(r.stdout);
+  expect(report.probe.ok).toBe(false);
+  expect(report.deviceCount).toBe(0);
+});
+
+test.each([
+  [['run', '--mode', 'fast'], /option '--mode <mode>' argument 'fast' is invalid\. Allowed choices are auto, stub, real/],
+  [['run', '--require-devices', 'many'], /expected a whole number of devices, e\.g\. 8 \(got "many"\)/],
+  [['run', '--specs', '/nonexistent-specs'], /--specs \/nonexistent-specs: no such directory/],
+  [['run', '('], /pattern "\(" is not a valid regular expression/],
+  [['frobnicate'], /unknown command 'frobnicate'/],
+])('bad input %j is a clear error with exit code 2', async (args, message) => {
+  const r = await cli(args);
+  expect(r.code).toBe(2);
+  expect(r.stderr).toMatch(message);
+});
+
+test('run: progress lines, skip reasons, a coloured-when-TTY summary, JUnit XML, exit code', async () => {
+  const out = mkdtempSync(path.join(os.tmpdir(), 'cann-cli-test-'));
+  try {
+    const junit = path.join(out, 'junit.xml');
+    const r = await cli(['run', '--specs', path.join(__dirname, 'fixtures', 'cli'), '--junit', junit, '--mode', 'stub']);
+    expect(r.stdout).toMatch(/cann-harness stub mode · 8 devices · IPC events supported/);
+    expect(r.stdout).toMatch(/✓ test\/jest\/fixtures\/cli\/cli\.spec\.ts › cli quick scenario \d+\.\d s/);
+    expect(r.stdout).toContain('○ test/jest/fixtures/cli/cli.spec.ts › cli huge scenario skipped: needs 64 devices, 8 available');
+    expect(r.stdout).toMatch(/PASS {2}1 passed · 1 skipped \(2 scenarios in 1 spec files/);
+    expect(r.code).toBe(0);
+    expect(readFileSync(junit, 'utf8')).toMatch(/cli huge scenario \[skip: needs 64 devices, 8 available\]"[^>]*>\s*<skipped\/>/);
+
+    const strict = await cli(['run', '--specs', path.join(__dirname, 'fixtures', 'cli'), '--junit', junit, '--require-devices', '64']);
+    expect(strict.stdout).toMatch(/✗ .*cli huge scenario/);
+    expect(strict.stdout).toContain('CANN_HARNESS_REQUIRE_DEVICES=64 says this runner must have 64 devices');
+    expect(strict.stdout).toMatch(/FAIL {2}1 passed · 1 failed/);
+    expect(strict.code).toBe(1);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
+
+test('run: a pattern that matches nothing is an error, not a silent pass', async () => {
+  const r = await cli(['run', 'no-such-spec-anywhere', '--specs', path.join(__dirname, 'fixtures', 'cli')]);
+  expect(r.code).toBe(1);
+  expect(`${r.stdout}${r.stderr}`).toMatch(/no-such-spec-anywhere/);
+});

@@ -1,0 +1,150 @@
+/**
+ * Runs Jest on the fixture specs in a child process (as a user would) and checks what it reports:
+ * skips with their reasons (JSON and JUnit XML), CANN_HARNESS_REQUIRE_DEVICES, failure reports,
+ * and declarations rejected at collection. Every child runs with its own TMPDIR, removed after,
+ * so kept scenario directories never outlive the test.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+const repoRoot = path.resolve(__dirname, '..', '..');
+const jestBin = require.resolve('jest/bin/jest');
+const fixtureConfig = path.join(__dirname, 'fixtures', 'jest.config.js');
+
+interface AssertionResult {
+  title: string;
+  status: string;
+  failureMessages: string[];
+}
+interface JestJson {
+  numPassedTests: number;
+  numPendingTests: number;
+  numFailedTests: number;
+  numRuntimeErrorTestSuites: number;
+  testResults: { name: string; message: string; assertionResults: AssertionResult[] }[];
+}
+
+interface NestedRun {
+  json: JestJson;
+  junit: string;
+  tmp: string;
+  stderr: string;
+  byTitle(title: string): AssertionResult;
+}
+
+const scratch: string[] = [];
+afterAll(() => {
+  for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
+});
+
+function runFixtures(pattern: string, env: Record<string, string> = {}): Promise<NestedRun> {
+  const out = mkdtempSync(path.join(os.tmpdir(), 'cann-nested-jest-'));
+  scratch.push(out);
+  const tmp = path.join(out, 'tmp');
+  require('node:fs').mkdirSync(tmp);
+  const jsonFile = path.join(out, 'result.json');
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, FIXTURE_OUT: out, TMPDIR: tmp, ...env };
+  for (const k of ['CANN_HARNESS_PROBE', 'CANN_HARNESS_REQUIRE_DEVICES', 'JEST_WORKER_ID']) if (!(k in env)) delete childEnv[k];
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [jestBin, '--config', fixtureConfig, '--json', '--outputFile', jsonFile, '--ci', '--runInBand', pattern],
+      { cwd: repoRoot, env: childEnv, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', () => {
+      if (!existsSync(jsonFile)) return reject(new Error(`nested jest wrote no JSON result; stderr:\n${stderr}`));
+      const json = JSON.parse(readFileSync(jsonFile, 'utf8')) as JestJson;
+      const junitFile = path.join(out, 'junit.xml');
+      const all = json.testResults.flatMap((t) => t.assertionResults);
+      resolve({
+        json,
+        junit: existsSync(junitFile) ? readFileSync(junitFile, 'utf8') : '',
+        tmp,
+        stderr,
+        byTitle(title) {
+          const found = all.find((a) => a.title.startsWith(title));
+          if (!found) throw new Error(`no test titled ${title}; got ${all.map((a) => a.title).join(' | ')}`);
+          return found;
+        },
+      });
+    });
+  });
+}
+
+const twoDevices = JSON.stringify({ ok: true, mode: 'stub', library: 'fake', reason: 'test', deviceCount: 2, ipcSupported: true });
+
+test('with the real probe (stub, 8 devices): the 12-device scenario is skipped with its reason, in JSON and JUnit XML', async () => {
+  const run = await runFixtures('fixtures/skips');
+  expect(run.json).toMatchObject({ numPassedTests: 2, numPendingTests: 1, numFailedTests: 0 });
+  expect(run.byTitle('runs here').status).toBe('passed');
+  expect(run.byTitle('needs four').status).toBe('passed');
+  expect(run.byTitle('needs twelve')).toMatchObject({ title: 'needs twelve [skip: needs 12 devices, 8 available]', status: 'pending' });
+  expect(run.junit).toMatch(/<testsuite [^>]*skipped="1"/);
+  expect(run.junit).toMatch(/<testcase [^>]*name="[^"]*needs twelve \[skip: needs 12 devices, 8 available\]"[^>]*>\s*<skipped\/>/);
+});
+
+test('CANN_HARNESS_REQUIRE_DEVICES=4 turns the 4-device skip into a failure, and leaves the 12-device one skipped', async () => {
+  const run = await runFixtures('fixtures/skips', { CANN_HARNESS_PROBE: twoDevices, CANN_HARNESS_REQUIRE_DEVICES: '4' });
+  expect(run.json).toMatchObject({ numPassedTests: 1, numPendingTests: 1, numFailedTests: 1 });
+  const four = run.byTitle('needs four');
+  expect(four.title).toBe('needs four');
+  expect(four.failureMessages.join('\n')).toContain(
+    'CANN_HARNESS_REQUIRE_DEVICES=4 says this runner must have 4 devices, but: needs 4 devices, 2 available',
+  );
+  expect(run.byTitle('needs twelve').status).toBe('pending');
+});
+
+describe('failure reports', () => {
+  let run: NestedRun;
+  beforeAll(async () => {
+    run = await runFixtures('fixtures/(failing|invalid)', { CANN_HARNESS_PROBE: twoDevices });
+  }, 90_000);
+
+  test('every failing scenario fails', () => {
+    expect(run.json).toMatchObject({ numPassedTests: 0, numFailedTests: 4, numRuntimeErrorTestSuites: 1 });
+  });
+
+  test('an ACL failure names the role, exit code, ACL error and call, log lines, the other roles and the kept dir', () => {
+    const msg = run.byTitle('an ACL call fails in one role').failureMessages.join('\n');
+    expect(msg).toMatch(/role opener \(device 1, pid \d+\) failed: exit code 1/);
+    expect(msg).toContain('ACL error: ACL_ERROR_RT_INVALID_HANDLE (107017) from aclrtIpcOpenEventHandle(');
+    expect(msg).toMatch(/at: .*failing\.spec\.ts:\d+/);
+    expect(msg).toContain('| opener step 1');
+    expect(msg).toContain('| opener step 3');
+    expect(msg).toMatch(/waiter\s+device 0 {2}stopped \(killed by SIGTERM, \d+ ms\), waiting for signal "never-sent" from role opener/);
+    const kept = /kept directory: (\S+)/.exec(msg)?.[1];
+    expect(kept).toBeDefined();
+    expect(kept!.startsWith(run.tmp)).toBe(true);
+    expect(existsSync(path.join(kept!, 'logs', 'opener.stdout.log'))).toBe(true);
+  });
+
+  test('a failing worker thread reports its thread and the ACL error', () => {
+    const msg = run.byTitle('an ACL call fails in a worker thread').failureMessages.join('\n');
+    expect(msg).toMatch(/role pool \(device 0, pid \d+\) failed: exit code 1/);
+    expect(msg).toContain('error: thread 1: aclrtIpcOpenEventHandle(');
+    expect(msg).toContain('ACL error: ACL_ERROR_RT_INVALID_HANDLE (107017) from aclrtIpcOpenEventHandle(');
+  });
+
+  test('verify failures are ordinary expect failures', () => {
+    const msg = run.byTitle('verify rejects the result').failureMessages.join('\n');
+    expect(msg).toMatch(/Expected: 2\s+Received: 1/);
+  });
+
+  test('a timeout says so and names the role that was still running', () => {
+    const msg = run.byTitle('a role outlives the timeout').failureMessages.join('\n');
+    expect(msg).toMatch(/scenario "a role outlives the timeout" timed out after \d+ ms/);
+    expect(msg).toMatch(/role sleeper \(device 0, pid \d+\) timeout: killed by SIG(TERM|KILL)/);
+  });
+
+  test('an invalid declaration fails its spec file at collection, listing the problems', () => {
+    const message = run.json.testResults.find((t) => t.name.endsWith('invalid.spec.ts'))!.message;
+    expect(message).toContain('invalid scenario "broken"');
+    expect(message).toContain('role a: missing body');
+    expect(message).toContain('devices must be a whole number >= 1 (got 0)');
+  });
+});

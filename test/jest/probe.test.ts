@@ -1,0 +1,33 @@
+import { deviceGate, parseProbe, requiredDevices } from '../../src/jest/probe';
+import type { PrecheckResult } from '../../src/orchestrator';
+
+const probe: PrecheckResult = { ok: true, mode: 'stub', library: '/x/libascendcl.so', reason: 'stub', deviceCount: 8, ipcSupported: true };
+
+test('runs when enough devices, skips with the reason when not', () => {
+  expect(deviceGate(8, probe, {})).toEqual({ run: true });
+  expect(deviceGate(9, probe, {})).toEqual({ run: false, skip: true, reason: 'needs 9 devices, 8 available' });
+  expect(deviceGate(1, { ...probe, ipcSupported: false }, {})).toMatchObject({ skip: true, reason: 'IPC events are not supported by /x/libascendcl.so' });
+  expect(deviceGate(1, { ...probe, ok: false, deviceCount: 0, error: 'no usable libascendcl\nmore' }, {})).toMatchObject({
+    skip: true,
+    reason: 'no usable ACL runtime: no usable libascendcl',
+  });
+});
+
+test('CANN_HARNESS_REQUIRE_DEVICES=N turns skips of scenarios needing <= N devices into failures', () => {
+  const env = { CANN_HARNESS_REQUIRE_DEVICES: '12' };
+  expect(deviceGate(12, probe, env)).toEqual({
+    run: false,
+    skip: false,
+    reason: 'CANN_HARNESS_REQUIRE_DEVICES=12 says this runner must have 12 devices, but: needs 12 devices, 8 available (mode stub, library /x/libascendcl.so)',
+  });
+  expect(deviceGate(13, probe, env)).toMatchObject({ skip: true });
+  expect(deviceGate(4, probe, env)).toEqual({ run: true });
+});
+
+test('malformed settings are rejected with the fix', () => {
+  expect(requiredDevices({})).toBeNull();
+  expect(requiredDevices({ CANN_HARNESS_REQUIRE_DEVICES: ' 4 ' })).toBe(4);
+  expect(() => requiredDevices({ CANN_HARNESS_REQUIRE_DEVICES: 'all' })).toThrow('CANN_HARNESS_REQUIRE_DEVICES must be a whole number of devices (got "all"), e.g. CANN_HARNESS_REQUIRE_DEVICES=8');
+  expect(() => parseProbe('{nope')).toThrow(/CANN_HARNESS_PROBE is not valid JSON/);
+  expect(() => parseProbe('{"ok":true}')).toThrow(/must be a precheck result/);
+});

@@ -1,0 +1,100 @@
+/**
+ * The orchestrator with the real binding on the CPU stub: precheck, roles that use ctx.acl,
+ * ACL errors and native crashes in results, and no shared-memory objects left behind.
+ * Needs the stub (`npm run build:stub`); koffi is only ever loaded in child processes.
+ */
+import { existsSync, rmSync } from 'node:fs';
+import * as path from 'node:path';
+import { precheck, runRoles, type RoleResult, type RoleSpec, type RunResult } from '../../src/orchestrator';
+import { repoRoot } from '../support/run-child';
+import { leakedShm, scenarioDirsOf, shmEntries, survivors, waitUntil } from './leftovers';
+
+const STUB = path.join(repoRoot, 'native-stub', 'build', 'lib64', 'libascendcl.so');
+const haveStub = existsSync(STUB);
+const withStub = haveStub ? describe : describe.skip;
+if (!haveStub) console.warn(`skipping ACL orchestrator tests: ${STUB} is missing (run npm run build:stub)`);
+
+const ACL_ROLES = path.join(__dirname, 'fixtures', 'acl-roles.ts');
+const role = (name: string, device: number, exp: string): RoleSpec => ({
+  name,
+  device,
+  entry: { module: ACL_ROLES, export: exp },
+  env: { ACL_STUB_DEVICE_COUNT: '2' },
+});
+const byName = (r: RunResult) => Object.fromEntries(r.roles.map((x) => [x.name, x])) as Record<string, RoleResult>;
+
+async function expectNothingLeft(result: RunResult, shmBefore: Set<string>) {
+  const pids = result.roles.map((r) => r.pid);
+  await waitUntil(() => survivors(pids).length === 0 && leakedShm(shmBefore).length === 0, 3000);
+  expect(survivors(pids)).toEqual([]);
+  if (result.kept) rmSync(result.dir, { recursive: true, force: true });
+  expect(existsSync(result.dir)).toBe(false);
+  expect(scenarioDirsOf(process.pid)).toEqual([]);
+  expect(leakedShm(shmBefore)).toEqual([]);
+}
+
+withStub('precheck', () => {
+  test('reports the stub and its device count (ACL_STUB_DEVICE_COUNT=3), with IPC events', async () => {
+    const r = await precheck({ mode: 'stub', env: { ACL_STUB_DEVICE_COUNT: '3' } });
+    expect(r).toMatchObject({ ok: true, mode: 'stub', library: STUB, deviceCount: 3, ipcSupported: true });
+    expect(r.error).toBeUndefined();
+  });
+
+  test('a runtime that refuses to start gives ok: false and says why', async () => {
+    const r = await precheck({ mode: 'stub', env: { ACL_STUB_DEVICE_COUNT: 'bogus' } });
+    expect(r).toMatchObject({ ok: false, deviceCount: 0, ipcSupported: false });
+    expect(r.error).toMatch(/aclInit failed.*ACL_STUB_DEVICE_COUNT/);
+  });
+});
+
+test('precheck in real mode without CANN installed says what is missing', async () => {
+  if (process.env.ASCEND_HOME_PATH || process.env.ASCEND_TOOLKIT_HOME) return; // a real CANN install
+  const r = await precheck({ mode: 'real' });
+  expect(r).toMatchObject({ ok: false, mode: 'real', deviceCount: 0, ipcSupported: false });
+  expect(r.error).toMatch(/libascendcl\.so was not found/);
+});
+
+test('precheck with a deadline too short reports the timeout', async () => {
+  const r = await precheck({ mode: 'stub', timeoutMs: 1 });
+  expect(r.ok).toBe(false);
+  expect(r.error).toMatch(/precheck child timed out after 1 ms without a report/);
+});
+
+withStub('roles using ctx.acl', () => {
+  let shmBefore: Set<string>;
+  beforeEach(() => {
+    shmBefore = shmEntries();
+  });
+
+  test('an IPC event shared across two device processes; finalize on exit leaves no shm objects', async () => {
+    const result = await runRoles({
+      mode: 'stub',
+      timeoutMs: 40_000,
+      roles: [role('producer', 0, 'ipcProducer'), role('consumer', 1, 'ipcConsumer')],
+    });
+    expect(result.summary).toMatch(/passed/);
+    expect(result.ok).toBe(true);
+    const r = byName(result);
+    expect(r.producer.value).toEqual({ deviceCount: 2, device: 0 });
+    expect(r.consumer.value).toEqual({ device: 1 });
+    // The consumer's stream was released only by the producer's latch.
+    expect(BigInt(r.consumer.marks[0].tNs) > BigInt(r.producer.marks[0].tNs)).toBe(true);
+    await expectNothingLeft(result, shmBefore);
+  });
+
+  test('ACL errors, native crashes and roles stopped while holding IPC events', async () => {
+    const result = await runRoles({
+      mode: 'stub',
+      timeoutMs: 8000,
+      graceMs: 1000,
+      failFast: false,
+      roles: [role('bad', 0, 'setsBadDevice'), role('crash', 0, 'nativeCrash'), role('hold', 1, 'holdsIpcEventForever')],
+    });
+    const r = byName(result);
+    expect(r.bad.status).toBe('failed');
+    expect(r.bad.error?.acl).toMatchObject({ code: 107001, name: 'ACL_ERROR_RT_INVALID_DEVICEID', call: 'aclrtSetDevice' });
+    expect(r.crash).toMatchObject({ status: 'crashed', signal: 'SIGSEGV' });
+    expect(r.hold.status).toBe('timeout');
+    await expectNothingLeft(result, shmBefore);
+  });
+});

@@ -1,0 +1,110 @@
+/**
+ * Test helpers that look for anything a run may have left behind: live processes (by pid and by
+ * process group), scenario directories, and shared-memory objects of the stub in /dev/shm.
+ * Zombies count as gone: in containers whose pid 1 does not reap, dead orphans stay as zombies.
+ */
+import { readdirSync, readFileSync, readlinkSync, existsSync } from 'node:fs';
+import * as path from 'node:path';
+import { scenarioBaseDir } from '../../src/orchestrator/scenario-dir';
+
+interface ProcStat {
+  pid: number;
+  state: string;
+  ppid: number;
+  pgrp: number;
+}
+
+function readStat(pid: number | string): ProcStat | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const rest = text.slice(text.lastIndexOf(')') + 2).split(' '); // comm may contain spaces
+    return { pid: Number(pid), state: rest[0], ppid: Number(rest[1]), pgrp: Number(rest[2]) };
+  } catch {
+    return undefined;
+  }
+}
+
+export function isRunning(pid: number): boolean {
+  const st = readStat(pid);
+  return st !== undefined && st.state !== 'Z' && st.state !== 'X';
+}
+
+/** Live (non-zombie) members of a process group. */
+export function liveGroupMembers(pgid: number): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const st = readStat(entry);
+    if (st && st.pgrp === pgid && st.state !== 'Z' && st.state !== 'X') out.push(st.pid);
+  }
+  return out;
+}
+
+export async function waitUntil(cond: () => boolean, timeoutMs: number, stepMs = 50): Promise<boolean> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    if (cond()) return true;
+    if (Date.now() > end) return false;
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+}
+
+/** Pids (and, as group leaders, their groups) that still have a live process. */
+export function survivors(pids: (number | null | undefined)[]): number[] {
+  const alive: number[] = [];
+  for (const pid of pids) {
+    if (!pid) continue;
+    if (isRunning(pid) || liveGroupMembers(pid).length > 0) alive.push(pid);
+  }
+  return alive;
+}
+
+/** Scenario directories created on behalf of the process `ownerPid`. */
+export function scenarioDirsOf(ownerPid: number): string[] {
+  const prefix = `cann-harness-${ownerPid}-`;
+  const base = scenarioBaseDir();
+  return readdirSync(base)
+    .filter((n) => n.startsWith(prefix))
+    .map((n) => path.join(base, n));
+}
+
+export function shmEntries(): Set<string> {
+  try {
+    return new Set(readdirSync('/dev/shm').filter((n) => n.startsWith('cannstub')));
+  } catch {
+    return new Set();
+  }
+}
+
+/** True if some live process has /dev/shm/<name> mapped or open (then it is in use, not leaked). */
+function shmInUse(name: string): boolean {
+  const target = `/dev/shm/${name}`;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/maps`, 'utf8').includes(target)) return true;
+    } catch {
+      /* process gone or not ours to read */
+    }
+    try {
+      for (const fd of readdirSync(`/proc/${entry}/fd`)) {
+        try {
+          if (readlinkSync(`/proc/${entry}/fd/${fd}`).startsWith(target)) return true;
+        } catch {
+          /* fd closed meanwhile */
+        }
+      }
+    } catch {
+      /* not readable */
+    }
+  }
+  return false;
+}
+
+/**
+ * New stub objects in /dev/shm (not in `before`) that no live process uses. Objects that other
+ * test files running at the same time are using are not counted against us.
+ */
+export function leakedShm(before: Set<string>): string[] {
+  return [...shmEntries()].filter((n) => !before.has(n) && existsSync(`/dev/shm/${n}`) && !shmInUse(n));
+}

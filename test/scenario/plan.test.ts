@@ -1,0 +1,112 @@
+import { ScenarioDeclarationError, planScenario, replicate } from '../../src/scenario';
+import type { ScenarioDeclaration } from '../../src/scenario';
+
+const body = async () => undefined;
+
+function problemsOf(decl: unknown, name: unknown = 'bad'): string[] {
+  try {
+    planScenario(name, decl as ScenarioDeclaration);
+  } catch (e) {
+    expect(e).toBeInstanceOf(ScenarioDeclarationError);
+    return (e as ScenarioDeclarationError).problems;
+  }
+  throw new Error('expected planScenario to reject the declaration');
+}
+
+describe('planScenario: valid declarations', () => {
+  test('expands replicated roles into <key>-<i> with group, index and device', () => {
+    const plan = planScenario('fan-out', {
+      roles: { producer: { device: 0, run: body }, consumer: replicate(3, (i) => ({ device: i + 1, run: body })) },
+    });
+    expect(plan.roles.map(({ name, group, index, device }) => ({ name, group, index, device }))).toEqual([
+      { name: 'producer', group: 'producer', index: 0, device: 0 },
+      { name: 'consumer-0', group: 'consumer', index: 0, device: 1 },
+      { name: 'consumer-1', group: 'consumer', index: 1, device: 2 },
+      { name: 'consumer-2', group: 'consumer', index: 2, device: 3 },
+    ]);
+    expect(plan.devices).toBe(4); // highest device + 1 when not given
+    expect(plan.timeoutMs).toBe(30_000);
+    expect(plan.params).toEqual({});
+  });
+
+  test('keeps explicit devices, timeout, params and thread bodies', () => {
+    const thread = async () => 1;
+    const plan = planScenario('t', { devices: 8, timeoutMs: 5000, params: { k: 1 }, roles: { c: { device: 2, threads: 3, thread } } });
+    expect(plan).toMatchObject({ devices: 8, timeoutMs: 5000, params: { k: 1 } });
+    expect(plan.roles[0]).toMatchObject({ name: 'c', threads: 3, thread });
+  });
+});
+
+describe('planScenario: each bad declaration is rejected with the problem and the fix', () => {
+  test('duplicate role names', () => {
+    const p = problemsOf({ roles: { 'consumer-0': { device: 0, run: body }, consumer: replicate(2, () => ({ device: 0, run: body })) } });
+    expect(p).toEqual([expect.stringMatching(/duplicate role name consumer-0.*rename one of the roles/)]);
+  });
+
+  test('device out of range', () => {
+    const p = problemsOf({ devices: 2, roles: { a: { device: 0, run: body }, b: { device: 2, run: body } } });
+    expect(p).toEqual([expect.stringMatching(/role b: device 2 is out of range for devices: 2 \(valid 0\.\.1\): raise devices to 3/)]);
+  });
+
+  test('negative or fractional device', () => {
+    expect(problemsOf({ roles: { a: { device: -1, run: body } } })).toEqual([expect.stringMatching(/role a: device must be a whole number >= 0 \(got -1\)/)]);
+    expect(problemsOf({ roles: { a: { device: 0.5, run: body } } })).toEqual([expect.stringMatching(/role a: device must be a whole number/)]);
+  });
+
+  test('zero consumers', () => {
+    const p = problemsOf({ roles: { producer: { device: 0, run: body }, consumer: replicate(0, () => ({ device: 1, run: body })) } });
+    expect(p).toEqual([expect.stringMatching(/role consumer: replicate\(0, \.\.\.\) must make at least one copy/)]);
+  });
+
+  test('missing body', () => {
+    expect(problemsOf({ roles: { a: { device: 0 } } })).toEqual([expect.stringMatching(/role a: missing body: give it run: async \(ctx\)/)]);
+  });
+
+  test('a body that is not a function', () => {
+    expect(problemsOf({ roles: { a: { device: 0, run: 'producer' } } })).toEqual([
+      expect.stringMatching(/role a: run must be a function \(got "producer"\)/),
+    ]);
+    expect(problemsOf({ roles: { a: { device: 0, threads: 2, thread: {} } } })).toEqual([
+      expect.stringMatching(/role a: thread must be a function \(got an object\)/),
+    ]);
+  });
+
+  test('a device count of 0', () => {
+    expect(problemsOf({ devices: 0, roles: { a: { device: 0, run: body } } })).toEqual([
+      expect.stringMatching(/devices must be a whole number >= 1 \(got 0\)/),
+    ]);
+  });
+
+  test('bad timeout', () => {
+    for (const timeoutMs of [0, -5, 1.5, Infinity, '1000', 600_001]) {
+      expect(problemsOf({ timeoutMs, roles: { a: { device: 0, run: body } } })).toEqual([expect.stringMatching(/^timeoutMs must be a whole number of milliseconds/)]);
+    }
+  });
+
+  test('unknown keys, with a suggestion for typos', () => {
+    const p = problemsOf({ devcies: 2, roles: { a: { device: 0, run: body, thraeds: 2 } } });
+    expect(p).toEqual([
+      expect.stringMatching(/^scenario: unknown key "devcies" \(did you mean "devices"\?\)/),
+      expect.stringMatching(/^role a: unknown key "thraeds" \(did you mean "threads"\?\)/),
+    ]);
+  });
+
+  test('threads without a thread body, and a thread body without a count', () => {
+    expect(problemsOf({ roles: { a: { device: 0, run: body, threads: 2 } } })).toEqual([expect.stringMatching(/threads: 2 needs a thread body/)]);
+    expect(problemsOf({ roles: { a: { device: 0, thread: body } } })).toEqual([expect.stringMatching(/a thread body needs a thread count/)]);
+    expect(problemsOf({ roles: { a: { device: 0, threads: 0, thread: body } } })).toEqual([expect.stringMatching(/threads must be a whole number from 1 to 64/)]);
+  });
+
+  test('no roles, a non-object declaration, an empty name, a bad role name', () => {
+    expect(problemsOf({ roles: {} })).toEqual([expect.stringMatching(/roles must be an object with at least one role/)]);
+    expect(problemsOf(undefined)).toEqual([expect.stringMatching(/the declaration must be an object/)]);
+    expect(problemsOf({ roles: { a: { device: 0, run: body } } }, '')).toEqual([expect.stringMatching(/scenario name must be a non-empty string/)]);
+    expect(problemsOf({ roles: { 'my role': { device: 0, run: body } } })).toEqual([expect.stringMatching(/role name "my role" is not usable/)]);
+  });
+
+  test('lists every problem at once, in the error message too', () => {
+    expect(() => planScenario('several', { devices: 0, roles: { a: { device: 0 } } } as ScenarioDeclaration)).toThrow(
+      /invalid scenario "several":\n {2}- .*missing body.*\n {2}- devices must be/s,
+    );
+  });
+});
