@@ -3,11 +3,11 @@
  * the role module, runs the exported role body with a RoleContext, reports the result, exits.
  * Exit code 0 when the role passed, 1 when it failed (the reported error says why).
  */
+import { watchParent } from './parent-watch'; // first: guard against orphaning as early as possible
 import { toRoleError } from '../src/orchestrator/role-error';
 import type { FromChild, Job, ToChild } from '../src/orchestrator/protocol';
 import type { RoleBody } from '../src/orchestrator/types';
 import { createRoleContext, type RoleContextHandle } from './role-context';
-import { watchParent } from './parent-watch';
 
 type Outcome = Extract<FromChild, { type: 'result' }>;
 

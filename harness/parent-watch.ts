@@ -34,6 +34,12 @@ function dieWithGroup(o: Orphaned): void {
   process.kill(o.pid, 'SIGKILL');
 }
 
+/** The orchestrator's pid, from the environment (CANN_HARNESS_PARENT_PID), else our parent now. */
+function expectedParent(): number {
+  const fromEnv = Number(process.env.CANN_HARNESS_PARENT_PID);
+  return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : process.ppid;
+}
+
 function orphanedInfo(): Orphaned {
   return { pid: process.pid, dir: process.env.CANN_HARNESS_DIR, keep: process.env.CANN_HARNESS_KEEP === '1' };
 }
@@ -51,10 +57,13 @@ setInterval(() => {
 `;
 
 export function watchParent(): void {
+  const ppid = expectedParent();
+  // The parent may have died while we were still starting: then nothing would ever change.
+  if (process.ppid !== ppid) dieWithGroup(orphanedInfo());
   process.on('disconnect', () => dieWithGroup(orphanedInfo()));
   const watchdog = new Worker(WATCHDOG_SOURCE, {
     eval: true,
-    workerData: { ppid: process.ppid, orphaned: orphanedInfo() },
+    workerData: { ppid, orphaned: orphanedInfo() },
     stdout: false,
     stderr: false,
   });

@@ -2,6 +2,7 @@
  * Throwaway child for precheck(): load the ACL library, init, count devices, create one IPC event
  * on device 0, clean up. Reports over IPC (when forked) and as one JSON line on stdout.
  */
+import { watchParent } from './parent-watch';
 import type { PrecheckReport } from '../src/orchestrator/protocol';
 
 function errorText(e: unknown): string {
@@ -19,7 +20,7 @@ function report(r: PrecheckReport): void {
 }
 
 function main(): void {
-  process.on('disconnect', () => process.exit(1)); // parent gone: nobody to report to
+  if (process.send) watchParent(); // forked by precheck(): never outlive the parent
   const mode = (process.env.CANN_HARNESS_MODE ?? 'auto') as 'auto' | 'stub' | 'real';
   let aclModule: typeof import('../src/acl');
   try {

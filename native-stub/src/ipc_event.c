@@ -3,8 +3,8 @@
  * word each, plus the current slot, in a named shared-memory object.
  *
  * Record takes the lowest free slot and makes it current (at the call);
- * its task sets the done word and wakes every waiter (futex, any process),
- * then drops its reference. A wait captures the current slot if it is
+ * its task sets the done word, drops its reference and wakes every waiter
+ * (futex on the shared page, any process). A wait captures the current slot if it is
  * referenced, else is a no-op. A slot whose refcount reaches 0 has its done
  * word cleared so it can be reused. Every state change is made under the
  * object's robust lock; if a process dies inside, ipc_repair restores the

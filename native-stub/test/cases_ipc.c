@@ -479,3 +479,73 @@ CT_CASE(ipc_any_opener_records_and_the_creator_waits)
     CT_OK(aclrtDestroyStream(opener_stream));
     acl_down();
 }
+
+/* A wait holds a reference on the slot it captured from the call on: even
+ * after that record executed, a later record may not reuse the slot (and
+ * clear its done byte) before the wait has run. */
+CT_CASE(ipc_wait_keeps_its_slot_until_it_executes)
+{
+    acl_up(0);
+    aclrtStream producer = stream_new(), later = stream_new(), waiter = stream_new();
+    aclrtEvent e = ipc_event_new();
+    struct gate *gp = gate_hold(producer);
+    CT_OK(aclrtRecordEvent(e, producer));    /* record 1 pending */
+    struct gate *gw = gate_hold(waiter);
+    CT_OK(aclrtStreamWaitEvent(waiter, e));  /* captured record 1; the task is queued behind gw */
+    struct stamp resumed;
+    stamp_launch(waiter, &resumed);
+    gate_release(gp);
+    CT_OK(aclrtSynchronizeStream(producer)); /* record 1 executed */
+    EXPECT_COMPLETE(e);
+    struct gate *gl = gate_hold(later);
+    CT_OK(aclrtRecordEvent(e, later));       /* record 2 pending: must take another slot */
+    EXPECT_NOT_READY(e);
+    gate_release(gw);                        /* the wait runs now: record 1 is done */
+    CT_OK(aclrtSynchronizeStreamWithTimeout(waiter, PEER_TIMEOUT_MS));
+    CT_TRUE(stamp_read(&resumed) != 0);
+    EXPECT_NOT_READY(e);                     /* record 2 is still pending */
+    gate_release(gl);
+    CT_OK(aclrtSynchronizeEvent(e));
+    EXPECT_COMPLETE(e);
+    CT_OK(aclrtDestroyEvent(e));
+    CT_OK(aclrtDestroyStream(waiter));
+    CT_OK(aclrtDestroyStream(later));
+    CT_OK(aclrtDestroyStream(producer));
+    acl_down();
+}
+
+/* A refused record must not touch the shared state (the real runtime's
+ * rollback paths do): the pending record stays current, waits still bind to it. */
+CT_CASE(ipc_failed_record_changes_nothing)
+{
+    acl_up(1);
+    aclrtStream other_device = stream_new();
+    CT_OK(aclrtSetDevice(0));
+    aclrtStream producer = stream_new(), waiter = stream_new();
+    aclrtEvent e = ipc_event_new();
+    /* on a fresh event */
+    CT_CODE(ACL_ERROR_RT_STREAM_CONTEXT, aclrtRecordEvent(e, other_device));
+    EXPECT_COMPLETE(e);
+    CT_OK(aclrtStreamWaitEvent(waiter, e));
+    CT_OK(aclrtSynchronizeStreamWithTimeout(waiter, PEER_TIMEOUT_MS));
+    /* with a record pending */
+    struct gate *g = gate_hold(producer);
+    CT_OK(aclrtRecordEvent(e, producer));
+    CT_CODE(ACL_ERROR_RT_STREAM_CONTEXT, aclrtRecordEvent(e, other_device));
+    CT_CODE(ACL_ERROR_RT_INVALID_HANDLE, aclrtRecordEvent(e, (aclrtStream)e));
+    EXPECT_NOT_READY(e);
+    CT_OK(aclrtStreamWaitEvent(waiter, e));
+    struct stamp resumed;
+    stamp_launch(waiter, &resumed);
+    EXPECT_STREAM_BLOCKED(waiter);
+    uint64_t released = gate_release(g);
+    EXPECT_STREAM_DRAINS(waiter);
+    EXPECT_AFTER(stamp_read(&resumed), released);
+    EXPECT_COMPLETE(e);
+    CT_OK(aclrtDestroyEvent(e));
+    CT_OK(aclrtDestroyStream(waiter));
+    CT_OK(aclrtDestroyStream(producer));
+    CT_OK(aclrtSetDevice(1));
+    CT_OK(aclrtDestroyStream(other_device));
+    acl_down();
+}

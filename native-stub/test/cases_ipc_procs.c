@@ -482,6 +482,11 @@ static void expect_open_after_creator_gone(const char *mode, int expected_exit)
     aclrtEvent sentinel = (aclrtEvent)0x5e4711e1, e = sentinel;
     CT_CODE(ACL_ERROR_RT_INVALID_HANDLE, aclrtIpcOpenEventHandle(h, &e));
     CT_TRUE(e == sentinel);
+    /* a clean exit leaves the object (its last user), a killed creator's object
+     * is reclaimed by our aclInit or open */
+    if (stub_object_exists(&h))
+        CT_FAIL("the shared object of an event whose only user %s is still in /dev/shm",
+                expected_exit ? "was killed" : "exited");
     /* and the runtime is healthy for new events */
     aclrtEvent fresh = ipc_event_new();
     aclrtEvent opened = ipc_open(handle_of(fresh));
@@ -557,6 +562,57 @@ CT_CASE(procs_peer_killed_while_holding_the_lock)
     expect_exit(consumer, 0, PEER_TIMEOUT_MS);
     CT_OK(aclrtDestroyEvent(e));
     CT_OK(aclrtDestroyStream(waiter));
+    CT_OK(aclrtDestroyStream(s));
+    acl_down();
+}
+
+/* ------------------------------------------------ the last user removes the object */
+
+/* last_user DIR DEVICE: opens, outlives the creator's destroy, then leaves. */
+CT_ROLE(last_user)
+{
+    const char *dir = argv[0];
+    acl_up(arg_int(argc, argv, 1, "device"));
+    aclrtIpcEventHandle h = await_handle(dir, "handle");
+    aclrtEvent e = ipc_open(h);
+    publish_flag(dir, "opened");
+    await_flag(dir, "creator_destroyed", PEER_TIMEOUT_MS);
+    if (!stub_object_exists(&h))
+        CT_FAIL("the object vanished while this process still had the event open");
+    CT_OK(aclrtDestroyEvent(e));
+    acl_down();
+    return 0;
+}
+
+CT_CASE(procs_last_user_removes_the_shared_object)
+{
+    const char *dir = case_dir();
+    acl_up(0);
+    aclrtStream s = stream_new();
+    /* 1: the opener leaves first, the creator is the last user */
+    aclrtEvent e = ipc_event_new();
+    aclrtIpcEventHandle h = handle_of(e);
+    aclrtEvent own_open = ipc_open(h);
+    CT_TRUE(stub_object_exists(&h));
+    CT_OK(aclrtDestroyEvent(own_open));
+    CT_TRUE(stub_object_exists(&h));
+    CT_OK(aclrtRecordEvent(e, s));
+    CT_OK(aclrtSynchronizeEvent(e));
+    CT_OK(aclrtDestroyEvent(e));
+    if (stub_object_exists(&h))
+        CT_FAIL("the creator was the last user and destroyed its event, but the object is still in /dev/shm");
+    /* 2: another process outlives the creator's destroy and removes it */
+    e = ipc_event_new();
+    h = handle_of(e);
+    publish_bytes(dir, "handle", &h, sizeof h);
+    const char *args[] = {dir, "1", NULL};
+    pid_t pid = spawn_role("last_user", args, NULL);
+    await_flag(dir, "opened", PEER_TIMEOUT_MS);
+    CT_OK(aclrtDestroyEvent(e));
+    publish_flag(dir, "creator_destroyed");
+    expect_exit(pid, 0, PEER_TIMEOUT_MS);
+    if (stub_object_exists(&h))
+        CT_FAIL("the last user (another process) left, but the object is still in /dev/shm");
     CT_OK(aclrtDestroyStream(s));
     acl_down();
 }

@@ -756,6 +756,11 @@ CT_CASE(errmsg_filled_after_each_failure)
     EXPECT_MESSAGE_NAMES("aclrtDestroyEvent", aclrtDestroyEvent(local));
     CT_OK(aclrtDestroyStream(s));
     EXPECT_MESSAGE_NAMES("aclrtRecordEvent", aclrtRecordEvent(NULL, NULL));
+    /* the message is per thread: a thread that has not failed sees none */
+    fresh = (const char *)1;
+    run_in_thread(errmsg_on_fresh_thread, &fresh);
+    if (fresh != NULL)
+        CT_FAIL("a fresh thread sees another thread's failure message: '%s'", fresh);
     acl_down();
     EXPECT_MESSAGE_NAMES("aclFinalize", aclFinalize());
 }

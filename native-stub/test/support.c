@@ -42,6 +42,7 @@ static struct {
     char dir[PATH_CAP];
     pid_t owner; /* only the process that made the dir removes it */
     pid_t children[MAX_CHILDREN];
+    int child_exit[MAX_CHILDREN]; /* -1 while running, else its exit code (reaped early) */
     int child_count;
     struct gate gates[MAX_GATES];
     int gate_count;
@@ -71,11 +72,11 @@ static void teardown(void *ctx)
     (void)ctx;
     open_all_gates();
     for (int i = 0; i < st.child_count; i++) {
-        if (st.children[i] > 0) {
+        if (st.children[i] > 0 && st.child_exit[i] < 0) {
             kill(st.children[i], SIGKILL);
             waitpid(st.children[i], NULL, 0);
-            st.children[i] = 0;
         }
+        st.children[i] = 0;
     }
     if (st.dir[0] && st.owner == getpid())
         nftw(st.dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
@@ -186,6 +187,8 @@ int file_exists(const char *dir, const char *name)
     return access(path, F_OK) == 0;
 }
 
+static void reap_failed_helpers(void);
+
 size_t await_file(const char *dir, const char *name, void *buf, size_t cap, int timeout_ms)
 {
     char path[PATH_CAP];
@@ -204,6 +207,7 @@ size_t await_file(const char *dir, const char *name, void *buf, size_t cap, int 
         if (now_ns() > deadline)
             CT_FAIL("timed out after %d ms waiting for %s (the peer process did not publish it)",
                     timeout_ms, path);
+        reap_failed_helpers();
         sleep_ms(1);
     }
 }
@@ -289,6 +293,7 @@ static void track_child(pid_t pid)
     for (int i = 0; i < st.child_count; i++)
         if (st.children[i] == 0) {
             st.children[i] = pid;
+            st.child_exit[i] = -1;
             return;
         }
     if (st.child_count == MAX_CHILDREN) {
@@ -296,7 +301,32 @@ static void track_child(pid_t pid)
         waitpid(pid, NULL, 0);
         CT_FAIL("too many helper processes (raise MAX_CHILDREN)");
     }
+    st.child_exit[st.child_count] = -1;
     st.children[st.child_count++] = pid;
+}
+
+static int status_code(int status)
+{
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* While we wait for a helper's file, a helper that already failed would only
+ * turn into a timeout much later: fail now, naming it. Helpers that exited 0
+ * keep their status for wait_exit. */
+static void reap_failed_helpers(void)
+{
+    for (int i = 0; i < st.child_count; i++) {
+        int status;
+        if (st.children[i] <= 0 || st.child_exit[i] >= 0 || waitpid(st.children[i], &status, WNOHANG) != st.children[i])
+            continue;
+        st.child_exit[i] = status_code(status);
+        if (st.child_exit[i] != 0) {
+            pid_t pid = st.children[i];
+            st.children[i] = 0;
+            CT_FAIL("helper process %d exited with %d while the case waited for it (its output is above)",
+                    (int)pid, st.child_exit[i]);
+        }
+    }
 }
 
 static void untrack_child(pid_t pid)
@@ -354,13 +384,18 @@ pid_t spawn_role(const char *role, const char *const *args, const char *const *e
 
 int wait_exit(pid_t pid, int timeout_ms)
 {
+    for (int i = 0; i < st.child_count; i++)
+        if (st.children[i] == pid && st.child_exit[i] >= 0) {
+            st.children[i] = 0;
+            return st.child_exit[i];
+        }
     uint64_t deadline = now_ns() + (uint64_t)timeout_ms * 1000000ull;
     for (;;) {
         int status;
         pid_t r = waitpid(pid, &status, WNOHANG);
         if (r == pid) {
             untrack_child(pid);
-            return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+            return status_code(status);
         }
         if (r < 0 && errno != EINTR)
             CT_FAIL("waitpid %d: %s", (int)pid, strerror(errno));
@@ -428,6 +463,15 @@ void declare_owned(const aclrtIpcEventHandle *h)
         seen[seen_count++] = id;
     printf("ct-owned-path: %s%016llx\n", STUB_SHM_EVENT_PATH_PREFIX, (unsigned long long)id);
     fflush(stdout);
+}
+
+int stub_object_exists(const aclrtIpcEventHandle *h)
+{
+    uint64_t id;
+    memcpy(&id, h->reserved, sizeof id);
+    char path[128];
+    snprintf(path, sizeof path, "%s%016llx", STUB_SHM_EVENT_PATH_PREFIX, (unsigned long long)id);
+    return access(path, F_OK) == 0;
 }
 
 aclrtEvent ipc_event_new(void)

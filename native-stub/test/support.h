@@ -67,6 +67,8 @@ aclrtEvent ipc_open(aclrtIpcEventHandle handle);
 void declare_owned(const aclrtIpcEventHandle *h);
 /* The stub names an IPC event's object after handle bytes 0..7 (README-stub.md). */
 #define STUB_SHM_EVENT_PATH_PREFIX "/dev/shm/cannstub-ev-"
+/* 1 while the stub's shared-memory object of this handle exists in /dev/shm. */
+int stub_object_exists(const aclrtIpcEventHandle *h);
 int handles_equal(const aclrtIpcEventHandle *a, const aclrtIpcEventHandle *b);
 /* Runs fn(arg) on a new thread (which has no current device) and joins it. */
 void run_in_thread(void (*fn)(void *), void *arg);

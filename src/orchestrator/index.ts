@@ -13,6 +13,7 @@ export type {
   RoleError,
   AclErrorInfo,
   RunResult,
+  TraceFile,
   PrecheckOptions,
   PrecheckResult,
   RoleContext,

@@ -45,12 +45,6 @@ export class OutputCapture {
     return this.dropped ? `[... ${this.dropped} characters dropped ...]\n${body}` : body;
   }
 
-  lastLines(n: number): string[] {
-    const lines = this.chunks.join('').split('\n');
-    if (lines[lines.length - 1] === '') lines.pop();
-    return lines.slice(-n);
-  }
-
   private echoLines(text: string): void {
     const parts = (this.partialLine + text).split('\n');
     this.partialLine = parts.pop()!;

@@ -32,6 +32,9 @@ export function precheck(opts: PrecheckOptions = {}): Promise<PrecheckResult> {
   return new Promise((resolve) => {
     const env: NodeJS.ProcessEnv = { ...process.env, ...opts.env, CANN_HARNESS_MODE: mode };
     delete env.ACL_STUB_TRACE; // a precheck leaves no trace files behind
+    // Not a role: if we are ourselves inside a device process, these describe *our* scenario.
+    for (const k of ['ROLE', 'DEVICE', 'INDEX', 'DIR']) delete env[`CANN_HARNESS_${k}`];
+    env.CANN_HARNESS_PARENT_PID = String(process.pid);
     const child = fork(PRECHECK_SCRIPT, [], {
       execArgv: tsExecArgv(),
       detached: true,

@@ -84,6 +84,7 @@ export class RoleProcess {
       CANN_HARNESS_INDEX: String(this.index),
       CANN_HARNESS_DIR: dir,
       CANN_HARNESS_MODE: mode,
+      CANN_HARNESS_PARENT_PID: String(process.pid), // lets the child notice a parent that died early
       ACL_STUB_TRACE: spec.env?.ACL_STUB_TRACE ?? path.join(dir, 'trace'),
     };
     this.startedAt = Date.now();
@@ -127,15 +128,12 @@ export class RoleProcess {
 
   /** Synchronous last resort (parent exiting or interrupted). */
   killNow(): void {
+    if (this.status !== undefined) return; // exited: its group was already killed in onExit
     if (!this.stopReason && this.alive) {
       this.stopReason = 'stopped';
       this.stopDetail = 'the orchestrating process was interrupted';
     }
     this.signal('SIGKILL');
-  }
-
-  lastLines(n: number): { stdout: string[]; stderr: string[] } {
-    return { stdout: this.stdout.lastLines(n), stderr: this.stderr.lastLines(n) };
   }
 
   get currentWait(): WaitingFor | null {

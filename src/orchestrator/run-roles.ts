@@ -5,7 +5,7 @@
  */
 import { RoleProcess } from './role-process';
 import { registerLive, unregisterLive, type Teardown } from './live-runs';
-import { createScenarioDir, keepRequested, removeScenarioDir, writePostMortem } from './scenario-dir';
+import { createScenarioDir, keepRequested, readTraces, removeScenarioDir, writePostMortem } from './scenario-dir';
 import { summarize } from './summary';
 import { checkMode, validateRunOptions } from './validate';
 import type { RunEvent, RunOptions, RunResult } from './types';
@@ -68,9 +68,14 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
     }, opts.timeoutMs);
 
     await Promise.all(roles.map((r) => r.finished));
+  } catch (e) {
+    // Unexpected (e.g. fork threw): take everything down before reporting.
+    teardown.emergencyStop();
+    unregisterLive(teardown);
+    throw e;
   } finally {
     if (deadline) clearTimeout(deadline);
-    for (const r of roles) r.killNow(); // no-op for exited groups; covers exceptions above
+    for (const r of roles) r.killNow(); // no-op for exited groups
   }
 
   const results = roles.map((r) => r.result());
@@ -79,6 +84,9 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   const durationMs = Date.now() - startedAt;
   const summary = summarize(label, ok, durationMs, results, dir, kept, timedOut);
   const result: RunResult = { ok, dir, kept, timedOut, durationMs, roles: results, summary };
+  if (opts.collectTraces) {
+    result.traces = readTraces(dir, new Map(results.filter((r) => r.pid !== null).map((r) => [r.pid!, r.name])));
+  }
   if (kept) {
     writePostMortem(dir, results, result);
     process.stderr.write(`[cann-harness] ${label}: scenario directory kept at ${dir}\n`);

@@ -1,9 +1,10 @@
 /** The per-run scenario directory: created with `tmp`, removed after the run unless kept. */
-import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as tmp from 'tmp';
 import { LAYOUT } from '../rendezvous';
+import type { TraceFile } from './types';
 
 /** Scenario directories are named <base>/cann-harness-<parent pid>-<random> (see scenarioBaseDir). */
 export const SCENARIO_DIR_PREFIX = 'cann-harness-';
@@ -55,4 +56,23 @@ export function writePostMortem(dir: string, roles: { name: string; stdout: stri
   } catch {
     /* the directory is kept for inspection; missing logs are not worth failing the run */
   }
+}
+
+/** The stub's trace files of one run, tagged with the role whose process wrote each. */
+export function readTraces(dir: string, roleByPid: Map<number, string>): TraceFile[] {
+  const traceDir = path.join(dir, LAYOUT.trace);
+  let names: string[];
+  try {
+    names = readdirSync(traceDir);
+  } catch {
+    return [];
+  }
+  const out: TraceFile[] = [];
+  for (const name of names.sort()) {
+    const m = /^trace-(\d+)\.jsonl$/.exec(name);
+    if (!m) continue;
+    const pid = Number(m[1]);
+    out.push({ pid, role: roleByPid.get(pid) ?? null, jsonl: readFileSync(path.join(traceDir, name), 'utf8') });
+  }
+  return out;
 }

@@ -45,6 +45,16 @@ export interface RunOptions {
   /** Echo children's output live, each line prefixed with [role@devN]. */
   echo?: boolean;
   onEvent?: (e: RunEvent) => void;
+  /** Read the stub's per-process trace files (<dir>/trace/trace-<pid>.jsonl) into RunResult.traces. */
+  collectTraces?: boolean;
+}
+
+export interface TraceFile {
+  pid: number;
+  /** The role whose device process wrote it (null for other processes, e.g. a role's children). */
+  role: string | null;
+  /** The file's content: one JSON object per line, as written by the stub. */
+  jsonl: string;
 }
 
 export type RoleStatus = 'passed' | 'failed' | 'crashed' | 'timeout' | 'stopped';
@@ -89,6 +99,8 @@ export interface RunResult {
   durationMs: number;
   roles: RoleResult[];
   summary: string;
+  /** Only with RunOptions.collectTraces. */
+  traces?: TraceFile[];
 }
 
 export interface PrecheckOptions {

@@ -5,6 +5,8 @@ import { isValidName } from '../rendezvous';
 import type { AclMode, RunOptions } from './types';
 
 const MODES: AclMode[] = ['auto', 'stub', 'real'];
+/** Set by the orchestrator for every role; a role's env must not override them. */
+const RESERVED_ENV = ['ROLE', 'DEVICE', 'INDEX', 'DIR', 'MODE', 'PARENT_PID'].map((n) => `CANN_HARNESS_${n}`);
 
 export class RunOptionsError extends Error {
   constructor(message: string) {
@@ -66,7 +68,7 @@ export function validateRunOptions(opts: RunOptions): void {
       }
     }
     for (const [k, v] of Object.entries(r.env ?? {})) {
-      if (k.startsWith('CANN_HARNESS_')) {
+      if (RESERVED_ENV.includes(k)) {
         throw new RunOptionsError(`${where}: env.${k} is set by the harness itself; remove it from env`);
       }
       if (typeof v !== 'string') throw new RunOptionsError(`${where}: env.${k} must be a string`);

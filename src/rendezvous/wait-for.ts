@@ -71,6 +71,8 @@ export function waitFor<T>(
         );
       }, timeoutMs);
     }
-    void runCheck();
+    // First look on the next turn of the event loop, not synchronously: a caller looping over
+    // awaits of files that already exist must still let I/O (child exits, IPC) make progress.
+    setImmediate(runCheck);
   });
 }

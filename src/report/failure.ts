@@ -31,9 +31,9 @@ export function formatScenarioFailure(name: string, run: AnyRun): string {
         if (a.recentErrMsg) lines.push(`  runtime says: ${a.recentErrMsg}`);
       }
       const at = whereInSpec(r.error.stack);
-      if (at) lines.push(`  at: ${at}`);
+      if (at) lines.push(`  where: ${at}`);
     }
-    if (r.waitingFor) lines.push(`  was waiting for: ${describeWait(r.waitingFor)}`);
+    if (r.waitingFor && !r.error?.message.includes(r.waitingFor.what)) lines.push(`  was waiting for: ${describeWait(r.waitingFor)}`);
     lines.push(...logTail(r));
   }
   const others = run.roles.filter((r) => !guilty.includes(r));
@@ -66,6 +66,15 @@ function describeWait(w: { what: string; from?: string }): string {
 
 function firstLine(s: string): string {
   return s.split('\n')[0];
+}
+
+/** Where in the spec the first failing role failed (a stack frame, without "at "), if known. */
+export function failureFrame(run: AnyRun): string | null {
+  for (const r of culprits(run)) {
+    const frame = whereInSpec(r.error?.stack);
+    if (frame) return frame;
+  }
+  return null;
 }
 
 /** The first stack frame in a spec file: where in the scenario the role failed. */

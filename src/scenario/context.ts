@@ -25,11 +25,6 @@ export interface OwnedContext<C> {
   cleanup(): void;
 }
 
-/** Past this point the orchestrator kills the process; helpers default their timeouts to it. */
-export function deadlineFrom(plan: ScenarioPlan, startedAtMs: number): number {
-  return startedAtMs + plan.timeoutMs;
-}
-
 export function createScenarioContext(
   base: BaseContext,
   plan: ScenarioPlan<any>,

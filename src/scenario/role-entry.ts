@@ -9,8 +9,6 @@ import { collectScenarios } from './scenario';
 import { runRoleThreads } from './threads';
 import type { PlannedRole, RoleEntryArgs, RoleEnvelope, ScenarioPlan } from './types';
 
-export const ROLE_ENTRY_EXPORT = 'runScenarioRole';
-
 export async function runScenarioRole(base: RoleContext, args: RoleEntryArgs): Promise<RoleEnvelope> {
   const startedAt = Date.now();
   const { plan, role } = findRole(args);

@@ -34,7 +34,7 @@ export async function runScenario(plan: ScenarioPlan<any>, opts: RunScenarioOpti
       env: role.env,
       entry: {
         module: ROLE_ENTRY_MODULE,
-        export: 'runScenarioRole',
+        export: 'runScenarioRole' satisfies keyof typeof import('./role-entry'),
         args: { specFile: opts.specFile, scenario: plan.name, role: role.name } satisfies RoleEntryArgs,
       },
     })),

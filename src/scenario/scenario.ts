@@ -19,7 +19,9 @@ interface Collector {
 
 type GlobalWithCollector = typeof globalThis & { [COLLECTOR]?: Collector };
 
-export function scenario<P extends Params = Params>(name: string, declaration: ScenarioDeclaration<P>): void {
+export type ScenarioFocus = 'normal' | 'only' | 'skip';
+
+function declare<P extends Params>(name: string, declaration: ScenarioDeclaration<P>, focus: ScenarioFocus): void {
   const plan = planScenario(name, declaration);
   const collector = (globalThis as GlobalWithCollector)[COLLECTOR];
   if (collector) {
@@ -35,8 +37,19 @@ export function scenario<P extends Params = Params>(name: string, declaration: S
   }
   // Loaded lazily: device processes never need (or have) Jest.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  (require('../jest/register') as typeof import('../jest/register')).registerScenarioTest(plan);
+  (require('../jest/register') as typeof import('../jest/register')).registerScenarioTest(plan, focus);
 }
+
+/** Declare a scenario: one Jest test, one process per role. */
+export function scenario<P extends Params = Params>(name: string, declaration: ScenarioDeclaration<P>): void {
+  declare(name, declaration, 'normal');
+}
+/** Run only this scenario (and other .only ones) in its spec file, like test.only. */
+scenario.only = <P extends Params = Params>(name: string, declaration: ScenarioDeclaration<P>): void =>
+  declare(name, declaration, 'only');
+/** Declare but do not run, like test.skip (the declaration is still validated). */
+scenario.skip = <P extends Params = Params>(name: string, declaration: ScenarioDeclaration<P>): void =>
+  declare(name, declaration, 'skip');
 
 export function duplicateScenario(name: string, specFile: string): Error {
   return new Error(

@@ -7,6 +7,9 @@ import * as path from 'node:path';
 const repoRoot = path.resolve(__dirname, '..', '..');
 const bin = path.join(repoRoot, 'bin', 'cann-harness.js');
 
+// Each test starts the command (and some a nested Jest run) in a child process.
+jest.setTimeout(90_000);
+
 function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const childEnv: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '0', ...env };
@@ -80,7 +83,7 @@ test('run: progress lines, skip reasons, a coloured-when-TTY summary, JUnit XML,
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
-});
+}, 120_000);
 
 test('run: a pattern that matches nothing is an error, not a silent pass', async () => {
   const r = await cli(['run', 'no-such-spec-anywhere', '--specs', path.join(__dirname, 'fixtures', 'cli')]);

@@ -37,7 +37,7 @@ test('names the failed role, its exit code, the ACL error and call, its log tail
   expect(text).toContain('role consumer-1 (device 2, pid 4242) failed: exit code 1');
   expect(text).toContain('ACL error: ACL_ERROR_RT_INVALID_HANDLE (107017) from aclrtIpcOpenEventHandle(handle=00…)');
   expect(text).toContain('runtime says: no such event');
-  expect(text).toContain('at: run (/x/specs/demo.spec.ts:42:7)');
+  expect(text).toContain('where: run (/x/specs/demo.spec.ts:42:7)');
   expect(text).toContain('last 12 of 20 stdout lines:');
   expect(text).toContain('    | line 20');
   expect(text).not.toContain('| line 8\n');

@@ -23,6 +23,11 @@ const role = (name: string, device: number, exp: string): RoleSpec => ({
 });
 const byName = (r: RunResult) => Object.fromEntries(r.roles.map((x) => [x.name, x])) as Record<string, RoleResult>;
 
+// A failing test must not make the next ones fail too: remove what it may have kept.
+afterEach(() => {
+  for (const d of scenarioDirsOf(process.pid)) rmSync(d, { recursive: true, force: true });
+});
+
 async function expectNothingLeft(result: RunResult, shmBefore: Set<string>) {
   const pids = result.roles.map((r) => r.pid);
   await waitUntil(() => survivors(pids).length === 0 && leakedShm(shmBefore).length === 0, 3000);
@@ -70,6 +75,7 @@ withStub('roles using ctx.acl', () => {
     const result = await runRoles({
       mode: 'stub',
       timeoutMs: 40_000,
+      collectTraces: true,
       roles: [role('producer', 0, 'ipcProducer'), role('consumer', 1, 'ipcConsumer')],
     });
     expect(result.summary).toMatch(/passed/);
@@ -79,13 +85,18 @@ withStub('roles using ctx.acl', () => {
     expect(r.consumer.value).toEqual({ device: 1 });
     // The consumer's stream was released only by the producer's latch.
     expect(BigInt(r.consumer.marks[0].tNs) > BigInt(r.producer.marks[0].tNs)).toBe(true);
+    // Each device process left a stub trace (ACL_STUB_TRACE=<dir>/trace), tagged with its role.
+    const traced = result.traces!.filter((t) => t.role !== null);
+    expect(traced.map((t) => t.role).sort()).toEqual(['consumer', 'producer']);
+    for (const t of traced) expect(t.jsonl.trim().split('\n').length).toBeGreaterThan(0);
+    expect(traced.find((t) => t.role === 'producer')!.pid).toBe(r.producer.pid);
     await expectNothingLeft(result, shmBefore);
   });
 
   test('ACL errors, native crashes and roles stopped while holding IPC events', async () => {
     const result = await runRoles({
       mode: 'stub',
-      timeoutMs: 8000,
+      timeoutMs: 6000,
       graceMs: 1000,
       failFast: false,
       roles: [role('bad', 0, 'setsBadDevice'), role('crash', 0, 'nativeCrash'), role('hold', 1, 'holdsIpcEventForever')],

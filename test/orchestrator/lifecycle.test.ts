@@ -18,8 +18,8 @@ interface Started {
 }
 
 /** Start the parent script and resolve once all its roles (and the grandchild) are up. */
-function startParent(roleB: string) {
-  const child = spawn(process.execPath, ['-r', 'esbuild-register', PARENT, roleB], {
+function startParent(roleB: string, early: boolean) {
+  const child = spawn(process.execPath, ['-r', 'esbuild-register', PARENT, roleB, ...(early ? ['early'] : [])], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -47,20 +47,22 @@ function startParent(roleB: string) {
   return { child, started, exited };
 }
 
-test.each<[NodeJS.Signals, string]>([
-  ['SIGKILL', 'hangsOnHandle'],
-  ['SIGKILL', 'blocksMainThread'], // the role's main thread cannot see the IPC disconnect
-  ['SIGTERM', 'hangsOnHandle'],
-  ['SIGINT', 'hangsOnHandle'],
-])('parent killed by %s (role b: %s): children and grandchildren gone, directory removed', async (signal, roleB) => {
-  const { child, started, exited } = startParent(roleB);
+test.each<[NodeJS.Signals, string, boolean]>([
+  ['SIGKILL', 'hangsOnHandle', false],
+  ['SIGKILL', 'blocksMainThread', false], // the role's main thread cannot see the IPC disconnect
+  ['SIGKILL', 'blocksMainThread', true], // the parent dies while its roles are still starting
+  ['SIGTERM', 'hangsOnHandle', false],
+  ['SIGINT', 'hangsOnHandle', false],
+])('parent killed by %s (role b: %s, early: %s): children and grandchildren gone, directory removed', async (signal, roleB, early) => {
+  const { child, started, exited } = startParent(roleB, early);
   const s = await started;
-  expect(survivors([...s.pids, s.grandchild])).toHaveLength(3);
+  if (!early) expect(survivors([...s.pids, s.grandchild])).toHaveLength(3);
   expect(existsSync(s.dir)).toBe(true);
   child.kill(signal);
   // The parent dies by the same signal (handlers re-raise it after cleaning up).
   expect(await exited).toEqual({ code: null, signal });
-  await waitUntil(() => survivors([...s.pids, s.grandchild]).length === 0 && !existsSync(s.dir), 5000);
+  // Early: the children may still be starting; they must notice on their own and clean up.
+  await waitUntil(() => survivors([...s.pids, s.grandchild]).length === 0 && !existsSync(s.dir), early ? 15_000 : 5000);
   expect(survivors([...s.pids, s.grandchild])).toEqual([]);
   expect(existsSync(s.dir)).toBe(false);
   expect(scenarioDirsOf(s.parent)).toEqual([]);

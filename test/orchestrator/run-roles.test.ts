@@ -20,6 +20,11 @@ beforeEach(() => {
 });
 
 /** After every run: no process, no process group, no directory (unless kept), no shm object. */
+// A failing test must not make the next ones fail too: remove what it may have kept.
+afterEach(() => {
+  for (const d of scenarioDirsOf(process.pid)) rmSync(d, { recursive: true, force: true });
+});
+
 async function expectNothingLeft(result: RunResult, extraPids: number[] = []) {
   const pids = [...result.roles.map((r) => r.pid), ...extraPids];
   await waitUntil(() => survivors(pids).length === 0, 3000);
@@ -34,20 +39,29 @@ async function expectNothingLeft(result: RunResult, extraPids: number[] = []) {
   expect(leakedShm(shmBefore)).toEqual([]);
 }
 
-test('passing roles: values, marks, environment, events; directory removed', async () => {
+test('passing roles: values, marks, environment, events, echo; directory removed', async () => {
   const events: RunEvent[] = [];
+  const echoed: string[] = [];
+  const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    echoed.push(chunk.toString());
+    return true;
+  });
   const result = await runRoles({
     label: 'happy',
     timeoutMs: 30_000,
+    echo: true,
     onEvent: (e) => events.push(e),
     roles: [
       role('producer', 'producer'),
       role('consumer', 'consumer', { device: 1 }),
       role('env', 'passes', { device: 2, index: 7, env: { EXTRA_VAR: 'extra' }, entry: { module: ROLES, export: 'passes', args: { n: 1 } } }),
     ],
-  });
+  }).finally(() => spy.mockRestore());
   expect(result.ok).toBe(true);
   expect(result.kept).toBe(false);
+  // echo: every line of a role, live, prefixed with [role@devN]
+  // eslint-disable-next-line no-control-regex
+  expect(echoed.join('').replace(/\x1b\[[0-9;]*m/g, '')).toContain('[env@dev2] hello from env on device 2\n');
   expect(result.timedOut).toBe(false);
   const r = byName(result);
   expect(r.producer).toMatchObject({ status: 'passed', exitCode: 0, signal: null, value: 'producer ok', device: 0, index: 0 });
@@ -169,7 +183,7 @@ test('fail-fast: one failure stops the others, which are reported as stopped', a
     roles: [
       role('waits', 'hangsOnHandle'),
       role('sleeper', 'sleeps', { entry: { module: ROLES, export: 'sleeps', args: { ms: 25_000 } } }),
-      role('bad', 'rejectsLater', { device: 1 }),
+      role('bad', 'failsAfterSignal', { device: 1, entry: { module: ROLES, export: 'failsAfterSignal', args: { signal: 'hanging-waits' } } }),
     ],
   });
   expect(result.timedOut).toBe(false);
@@ -197,22 +211,17 @@ test('keepDir and CANN_HARNESS_KEEP=1 keep a passing run\'s directory', async ()
   }
 });
 
-test('echo prefixes every line of a role with [role@devN]', async () => {
-  const written: string[] = [];
-  const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    written.push(chunk.toString());
-    return true;
-  });
-  let result: RunResult;
-  try {
-    result = await runRoles({ timeoutMs: 30_000, echo: true, roles: [role('talker', 'passes', { device: 3 })] });
-  } finally {
-    spy.mockRestore();
-  }
-  // eslint-disable-next-line no-control-regex
-  const plain = written.join('').replace(/\x1b\[[0-9;]*m/g, '');
-  expect(plain).toContain('[talker@dev3] hello from talker on device 3\n');
-  await expectNothingLeft(result!);
+test('two runs at the same time stay apart', async () => {
+  const [a, b] = await Promise.all([
+    runRoles({ timeoutMs: 30_000, roles: [role('same', 'passes')] }),
+    runRoles({ timeoutMs: 30_000, roles: [role('same', 'passes')] }),
+  ]);
+  expect(a.ok && b.ok).toBe(true);
+  expect(a.dir).not.toBe(b.dir);
+  expect((a.roles[0].value as { env: { dir: string } }).env.dir).toBe(a.dir);
+  expect((b.roles[0].value as { env: { dir: string } }).env.dir).toBe(b.dir);
+  await expectNothingLeft(a);
+  await expectNothingLeft(b);
 });
 
 describe('bad options are rejected before anything is started', () => {
