@@ -63,6 +63,9 @@ void ct_run_cleanups(void);
 
 /* The per-process watchdog: fails the case if it has not finished in time. */
 void ct_set_watchdog(unsigned seconds);
+/* 1 while cleanups run from the watchdog's signal handler: the interrupted
+ * thread may hold library locks, so hooks must not call into the library then. */
+int ct_cleanup_in_signal_handler(void);
 
 /* Optional hook (define it anywhere): runs in the case process before the case. */
 void ct_before_case(void) __attribute__((weak));
@@ -125,6 +128,9 @@ static struct {
 } ct_cleanups[CT_MAX_CLEANUPS];
 static int ct_cleanup_count;
 static const char *ct_name = "conformance";
+static volatile sig_atomic_t ct_in_signal;
+
+int ct_cleanup_in_signal_handler(void) { return ct_in_signal; }
 
 void ct_register_case(const char *name, ct_case_fn fn)
 {
@@ -273,6 +279,7 @@ void ct_check_code(const char *file, int line, const char *expr, int expected, i
 static void ct_on_alarm(int sig)
 {
     (void)sig;
+    ct_in_signal = 1;
     static const char text[] = "FAIL watchdog expired: the case (or a helper role) hung\n";
     ssize_t ignored = write(2, text, sizeof text - 1);
     (void)ignored;
@@ -284,6 +291,9 @@ void ct_set_watchdog(unsigned seconds)
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = ct_on_alarm;
+    /* NODEFER: the 5 s alarm that ct_fail_at arms for its cleanups must be able
+     * to fire while the first watchdog handler is still running them. */
+    sa.sa_flags = SA_NODEFER;
     sigaction(SIGALRM, &sa, NULL);
     alarm(seconds);
 }

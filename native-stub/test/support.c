@@ -83,7 +83,10 @@ static void teardown(void *ctx)
     st.dir[0] = '\0';
     if (st.acl_is_up) {
         st.acl_is_up = 0;
-        aclFinalize();
+        /* From the watchdog, the interrupted thread may hold the runtime's locks:
+         * exiting is safe, calling aclFinalize is not. */
+        if (!ct_cleanup_in_signal_handler())
+            aclFinalize();
     }
     for (int i = 0; i < st.gate_count; i++) {
         close(st.gates[i].fds[0]);
