@@ -33,18 +33,18 @@ samples: $(SAMPLE_BINS)
 
 $(CONFORMANCE_BIN): $(TEST_OBJS) $(LIB)
 	@mkdir -p $(dir $@)
-	@echo "  LD      $@"
+	$(SAY) "  LD      $@"
 	$(Q)$(CC) -o $@ $(TEST_OBJS) -L$(BUILD_DIR)/lib64 -lascendcl -Wl,-rpath,'$$ORIGIN/../lib64' \
 		$(LDFLAGS_FLAVOR) -pthread
 
 $(BUILD_DIR)/obj/test/%.o: test/%.c
 	@mkdir -p $(dir $@)
-	@echo "  CC      $<"
+	$(SAY) "  CC      $<"
 	$(Q)$(CC) $(TEST_CFLAGS) -Iinclude -Itest -MMD -MP -c $< -o $@
 
 $(BUILD_DIR)/samples/%: samples/%.c $(LIB)
 	@mkdir -p $(dir $@)
-	@echo "  CC      $@"
+	$(SAY) "  CC      $@"
 	$(Q)$(CC) $(SAMPLE_CFLAGS) -Iinclude -o $@ $< $(SAMPLE_LDFLAGS)
 
 check: $(CONFORMANCE_BIN) $(SAMPLE_BINS)
