@@ -2,6 +2,7 @@
  * Builds the RoleContext handed to a role body inside its device process. The ACL library is only
  * loaded when the role first touches `ctx.acl`, so roles that never use it never load koffi.
  */
+import { existsSync } from 'node:fs';
 import { format } from 'node:util';
 import type { Acl } from '../src/acl';
 import { Rendezvous } from '../src/rendezvous';
@@ -24,6 +25,12 @@ export function createRoleContext(job: Job, send: (m: FromChild) => void): RoleC
     if (acl) return acl;
     if (aclLoadError) throw aclLoadError; // a failed init is not retried (it would fail differently)
     try {
+      // The stub creates ACL_STUB_TRACE (<dir>/trace) with mkdir -p on aclInit: a role that gets
+      // here after its scenario directory was removed (the run is being torn down) would bring
+      // the directory back, and nobody would remove it again.
+      if (!existsSync(job.dir)) {
+        throw new Error(`the scenario directory ${job.dir} was removed (the run is over); not starting the ACL runtime`);
+      }
       // The one place a device process loads the binding (and with it koffi).
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { loadAcl } = require('../src/acl') as typeof import('../src/acl');

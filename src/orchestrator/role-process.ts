@@ -44,6 +44,8 @@ export class RoleProcess {
   private reported?: { ok: true; value?: unknown } | { ok: false; error: RoleError };
   private stopReason: StopReason | null = null;
   private stopDetail = '';
+  /** A result the role reported after we had decided to stop it (kept for the log only). */
+  private saidWhileStopping?: string;
   private killTimer?: NodeJS.Timeout;
   private startedAt = 0;
   private endedAt = 0;
@@ -185,7 +187,14 @@ export class RoleProcess {
         this.launch.emit({ type: 'mark', role: this.name, name: m.name, tNs: m.tNs });
         break;
       case 'result':
-        if (!this.reported) this.reported = m.ok ? { ok: true, value: m.value } : { ok: false, error: m.error };
+        if (this.reported) break;
+        if (this.stopReason) {
+          // We already decided to stop it: what it says while dying (e.g. "The service was stopped"
+          // when the group SIGTERM also took down esbuild's service process) is not its result.
+          this.saidWhileStopping = m.ok ? 'a success' : `an error: ${m.error.message}`;
+          break;
+        }
+        this.reported = m.ok ? { ok: true, value: m.value } : { ok: false, error: m.error };
         break;
     }
   }
@@ -212,17 +221,22 @@ export class RoleProcess {
       if (this.reported.ok) return this.exitCode === 0 ? 'passed' : 'failed';
       return 'failed';
     }
-    // Dying by a signal we did not send (SIGSEGV, SIGABRT, ...) is a crash even while being stopped.
-    const ourSignal = this.exitSignal === 'SIGTERM' || this.exitSignal === 'SIGKILL';
-    if (this.exitSignal && !(this.stopReason && ourSignal)) return 'crashed';
-    if (this.stopReason) return this.stopReason;
+    // Once we decided to stop it, the outcome is ours (stopped / timeout) whatever it does while
+    // dying: a result sent after that point was ignored in onMessage, and a crash while finalizing
+    // is noted in its stderr (and `signal`) rather than turning a stop into a failure.
+    if (this.stopReason) {
+      const ourSignal = this.exitSignal === 'SIGTERM' || this.exitSignal === 'SIGKILL';
+      if (this.exitSignal && !ourSignal) this.stderr.push(`[harness] while being stopped it died by ${this.exitSignal}\n`);
+      if (this.saidWhileStopping) this.stderr.push(`[harness] while being stopped it reported ${this.saidWhileStopping}\n`);
+      return this.stopReason;
+    }
+    if (this.exitSignal) return 'crashed'; // a signal we did not send: SIGSEGV, SIGABRT, ...
     return 'failed';
   }
 
   private describeEnd(): string {
     if (this.spawnError) return `could not start the device process: ${this.spawnError.message}`;
     if (this.reported?.ok) return `reported success but then exited with code ${this.exitCode} signal ${this.exitSignal}`;
-    if (this.exitSignal && this.status === 'crashed') return `killed by signal ${this.exitSignal} before reporting a result`;
     if (this.stopReason) return this.stopDetail;
     if (this.exitSignal) return `killed by signal ${this.exitSignal} before reporting a result`;
     return `exited with code ${this.exitCode} before reporting a result`;

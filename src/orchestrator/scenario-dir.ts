@@ -25,7 +25,7 @@ export function scenarioBaseDir(env: NodeJS.ProcessEnv = process.env): string {
 export function createScenarioDir(): string {
   // tmp appends "-<pid>-<random>" to the prefix
   const dir = tmp.dirSync({ prefix: 'cann-harness', tmpdir: scenarioBaseDir() }).name;
-  for (const sub of [LAYOUT.handles, LAYOUT.signals, LAYOUT.done, LAYOUT.barriers, LAYOUT.trace]) {
+  for (const sub of [LAYOUT.handles, LAYOUT.signals, LAYOUT.done, LAYOUT.barriers, LAYOUT.trace, LAYOUT.staging]) {
     mkdirSync(path.join(dir, sub));
   }
   return dir;
@@ -47,7 +47,8 @@ export function keepRequested(keepDir: boolean | undefined, env: NodeJS.ProcessE
 export function writePostMortem(dir: string, roles: { name: string; stdout: string; stderr: string }[], result: unknown): void {
   try {
     const logs = path.join(dir, LAYOUT.logs);
-    mkdirSync(logs, { recursive: true });
+    // Not recursive: if the directory is gone (removed by a watchdog, or by hand), it stays gone.
+    mkdirSync(logs);
     for (const r of roles) {
       writeFileSync(path.join(logs, `${r.name}.stdout.log`), r.stdout);
       writeFileSync(path.join(logs, `${r.name}.stderr.log`), r.stderr);

@@ -1,16 +1,26 @@
 /**
  * Whole-file publication: readers see either no file or the complete file, never a prefix.
- * The data goes to a hidden temporary name in the same directory (same filesystem, so the rename
- * is atomic), is fsync'ed, then renamed over the final name.
+ * The data goes to a hidden temporary file on the same filesystem (so the rename is atomic), is
+ * flushed to disk (fdatasync: the content and its size; skipped for empty content, which cannot be
+ * torn), then renamed over the final name.
+ *
+ * Latency (bench/rendezvous-latency.bench.ts): on a disk, creating the temporary file right before
+ * the flush makes the flush commit the file's creation too. With a staging directory, the next
+ * temporary file ("spare") is created ahead of time, just after a publish, off the critical path,
+ * so a publish is write + fdatasync + rename only; and the temporary files live outside the
+ * directories that readers watch, so a reader wakes up once (for the rename), not for every step.
  */
-import { promises as fsp, openSync, writeSync, fsyncSync, closeSync, renameSync, unlinkSync } from 'node:fs';
+import { promises as fsp, openSync, writeSync, fdatasyncSync, closeSync, renameSync, unlinkSync } from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 
-function tempNameFor(finalPath: string): string {
-  const base = path.basename(finalPath);
+function tempNameIn(dir: string, base: string): string {
   // Leading '.' keeps temp files out of the valid-name space, so no reader ever awaits one.
-  return path.join(path.dirname(finalPath), `.${base}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  return path.join(dir, `.${base}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+}
+
+function tempNameFor(finalPath: string): string {
+  return tempNameIn(path.dirname(finalPath), path.basename(finalPath));
 }
 
 export async function writeFileAtomic(finalPath: string, data: Buffer | string): Promise<void> {
@@ -18,7 +28,7 @@ export async function writeFileAtomic(finalPath: string, data: Buffer | string):
   const fh = await fsp.open(tmp, 'wx', 0o644);
   try {
     await fh.writeFile(data);
-    await fh.sync();
+    if (data.length > 0) await fh.datasync();
   } catch (e) {
     await fh.close().catch(() => undefined);
     await fsp.unlink(tmp).catch(() => undefined);
@@ -33,18 +43,92 @@ export async function writeFileAtomic(finalPath: string, data: Buffer | string):
   }
 }
 
-/** Synchronous twin, for callers that cannot await (e.g. an exit handler). */
-export function writeFileAtomicSync(finalPath: string, data: Buffer | string): void {
-  const tmp = tempNameFor(finalPath);
-  const fd = openSync(tmp, 'wx', 0o644);
+// ---- spare temporary files, one per staging directory (bounded, removed at exit) ----
+
+interface Spare {
+  fd: number;
+  file: string;
+}
+const MAX_SPARES = 8;
+const spares = new Map<string, Spare>(); // insertion order = age, for eviction
+const preparing = new Set<string>();
+let exitHookInstalled = false;
+
+function discard(s: Spare): void {
   try {
-    writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
-    fsyncSync(fd);
+    closeSync(s.fd);
+  } catch {
+    /* already closed */
+  }
+  try {
+    unlinkSync(s.file);
+  } catch {
+    /* its directory may be gone already */
+  }
+}
+
+function discardAllSpares(): void {
+  for (const s of spares.values()) discard(s);
+  spares.clear();
+}
+
+function takeSpare(stagingDir: string): Spare | undefined {
+  const s = spares.get(stagingDir);
+  if (s) spares.delete(stagingDir);
+  return s;
+}
+
+/** Soon (not now: the caller is on the latency path), create the next temporary file. */
+function prepareSpare(stagingDir: string): void {
+  if (spares.has(stagingDir) || preparing.has(stagingDir)) return;
+  preparing.add(stagingDir);
+  setTimeout(() => {
+    preparing.delete(stagingDir);
+    if (spares.has(stagingDir)) return;
+    const file = tempNameIn(stagingDir, 'spare');
+    let fd: number;
+    try {
+      fd = openSync(file, 'wx', 0o644); // never creates directories: a removed scenario stays removed
+    } catch {
+      return;
+    }
+    if (spares.size >= MAX_SPARES) {
+      const [oldest] = spares.keys();
+      discard(spares.get(oldest)!);
+      spares.delete(oldest);
+    }
+    spares.set(stagingDir, { fd, file });
+    if (!exitHookInstalled) {
+      exitHookInstalled = true;
+      process.on('exit', discardAllSpares);
+    }
+  }, 0).unref();
+}
+
+/**
+ * Synchronous publication (also usable from an exit handler). With `stagingDir` (a directory on
+ * the same filesystem as `finalPath`, e.g. the scenario directory's `.staging`), the temporary
+ * file is taken from there, prepared in advance when possible.
+ */
+export function writeFileAtomicSync(finalPath: string, data: Buffer | string, stagingDir?: string): void {
+  const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+  const spare = stagingDir ? takeSpare(stagingDir) : undefined;
+  const tmp = spare?.file ?? (stagingDir ? tempNameIn(stagingDir, path.basename(finalPath)) : tempNameFor(finalPath));
+  const fd = spare?.fd ?? openSync(tmp, 'wx', 0o644);
+  try {
+    writeSync(fd, bytes);
+    if (bytes.length > 0) fdatasyncSync(fd);
   } catch (e) {
     closeSync(fd);
     try { unlinkSync(tmp); } catch { /* already gone */ }
     throw e;
   }
   closeSync(fd);
-  renameSync(tmp, finalPath);
+  try {
+    renameSync(tmp, finalPath);
+  } catch (e) {
+    try { unlinkSync(tmp); } catch { /* already gone */ }
+    throw e;
+  }
+  if (stagingDir) prepareSpare(stagingDir);
 }

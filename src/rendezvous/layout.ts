@@ -11,6 +11,7 @@ export const LAYOUT = {
   barriers: 'barriers', // counted barriers: barriers/<name>/<ticket 0..N-1>
   trace: 'trace', // ACL_STUB_TRACE points here; the stub writes one file per process
   logs: 'logs', // written by the orchestrator only when the directory is kept
+  staging: '.staging', // hidden: temporary files of publishes, renamed from here into place
 } as const;
 
 /** Letters, digits, '_', '-', '.', '@'; not starting with '.'; at most 200 characters. */

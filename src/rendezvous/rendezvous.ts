@@ -57,6 +57,8 @@ export class Rendezvous {
   readonly dir: string;
   readonly self?: string;
   private readonly reporter?: WaitReporter;
+  /** Where publishes stage their temporary files (same filesystem, not watched by readers). */
+  private readonly staging: string | undefined;
   /** Waits in progress, oldest first; the newest is what we report as "waiting for". */
   private readonly pending: WaitingFor[] = [];
 
@@ -73,6 +75,12 @@ export class Rendezvous {
     }
     // Never recursive: a scenario directory removed during shutdown must not be re-created.
     for (const sub of [LAYOUT.handles, LAYOUT.signals, LAYOUT.done, LAYOUT.barriers]) mkdirIfMissing(path.join(dir, sub));
+    try {
+      mkdirIfMissing(path.join(dir, LAYOUT.staging));
+      this.staging = path.join(dir, LAYOUT.staging);
+    } catch {
+      this.staging = undefined; // publish with temporary files next to the final names instead
+    }
   }
 
   /** Publish bytes under `name`; replaces an earlier value atomically. */
@@ -81,7 +89,7 @@ export class Rendezvous {
     if (!Buffer.isBuffer(data) && typeof data !== 'string') {
       throw new TypeError(`publish("${name}"): data must be a Buffer or a string`);
     }
-    writeFileAtomicSync(handlePath(this.dir, name), data);
+    writeFileAtomicSync(handlePath(this.dir, name), data, this.staging);
   }
 
   /** Resolve with the bytes published under `name`, waiting for them up to `timeoutMs`. */
@@ -94,7 +102,7 @@ export class Rendezvous {
 
   async signal(name: string): Promise<void> {
     checkName('signal', name);
-    writeFileAtomicSync(signalPath(this.dir, name), '');
+    writeFileAtomicSync(signalPath(this.dir, name), '', this.staging);
   }
 
   async awaitSignal(name: string, opts: AwaitOptions): Promise<void> {
@@ -111,7 +119,7 @@ export class Rendezvous {
       throw new TypeError('markDone(): no role given and this Rendezvous has no self role; pass the role name');
     }
     checkName('role', who);
-    writeFileAtomicSync(donePath(this.dir, who), '');
+    writeFileAtomicSync(donePath(this.dir, who), '', this.staging);
   }
 
   async awaitDone(role: string, opts: { timeoutMs: number }): Promise<void> {

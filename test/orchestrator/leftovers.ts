@@ -108,3 +108,25 @@ function shmInUse(name: string): boolean {
 export function leakedShm(before: Set<string>): string[] {
   return [...shmEntries()].filter((n) => !before.has(n) && existsSync(`/dev/shm/${n}`) && !shmInUse(n));
 }
+
+/**
+ * The stub's IPC-event objects that one run used, read from its traces (RunOptions.collectTraces):
+ * each traced call names the event's 64-bit id, and the object is /dev/shm/cannstub-ev-<id>.
+ * Checking these instead of "every new cannstub object" keeps a run's check to its own objects
+ * while other test files create and destroy theirs at the same time.
+ */
+export function shmObjectsOfRun(traces: { jsonl: string }[] | undefined): string[] {
+  const names = new Set<string>();
+  for (const t of traces ?? []) {
+    for (const line of t.jsonl.split('\n')) {
+      const m = /"ipc":"([0-9a-f]{16})"/.exec(line);
+      if (m) names.add(`cannstub-ev-${m[1]}`);
+    }
+  }
+  return [...names].sort();
+}
+
+/** Objects of `names` still in /dev/shm that no live process uses. */
+export function leakedShmOf(names: string[]): string[] {
+  return names.filter((n) => existsSync(`/dev/shm/${n}`) && !shmInUse(n));
+}

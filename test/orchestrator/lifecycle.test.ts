@@ -3,18 +3,39 @@
  * their descendants and its scenario directory must all disappear.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { repoRoot } from '../support/run-child';
-import { scenarioDirsOf, survivors, waitUntil } from './leftovers';
+import { isRunning, scenarioDirsOf, survivors, waitUntil } from './leftovers';
 
 const PARENT = path.join(__dirname, 'fixtures', 'parent-script.ts');
+const SPINNER = path.join(__dirname, 'fixtures', 'orphan-spinner.ts');
+
+/** Every process (group) a test started: killed afterwards even if the test failed half-way. */
+const toKill: number[] = [];
+afterEach(() => {
+  for (const pid of toKill.splice(0)) {
+    for (const target of [-pid, pid]) {
+      try {
+        process.kill(target, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }
+  }
+});
 
 interface Started {
   parent: number;
   pids: number[];
   grandchild: number;
   dir: string;
+}
+
+function registered(s: Started): void {
+  toKill.push(s.parent, ...s.pids);
+  if (s.grandchild) toKill.push(s.grandchild);
 }
 
 /** Start the parent script and resolve once all its roles (and the grandchild) are up. */
@@ -28,11 +49,11 @@ function startParent(roleB: string, early: boolean) {
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on('exit', (code, signal) => resolve({ code, signal })),
   );
-  const started = new Promise<Started>((resolve, reject) => {
+  const ready = new Promise<Started>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`parent script did not start its roles in time; stderr:\n${err}`));
-    }, 30_000);
+    }, 60_000);
     child.stdout.on('data', (d) => {
       out += d;
       const line = out.split('\n').find((l) => l.startsWith('{"parent"'));
@@ -44,7 +65,7 @@ function startParent(roleB: string, early: boolean) {
     child.stderr.on('data', (d) => (err += d));
     child.on('exit', () => reject(new Error(`parent script exited early; stderr:\n${err}`)));
   });
-  return { child, started, exited };
+  return { child, started: ready, exited };
 }
 
 test.each<[NodeJS.Signals, string, boolean]>([
@@ -56,14 +77,57 @@ test.each<[NodeJS.Signals, string, boolean]>([
 ])('parent killed by %s (role b: %s, early: %s): children and grandchildren gone, directory removed', async (signal, roleB, early) => {
   const { child, started, exited } = startParent(roleB, early);
   const s = await started;
+  registered(s);
   if (!early) expect(survivors([...s.pids, s.grandchild])).toHaveLength(3);
   expect(existsSync(s.dir)).toBe(true);
   child.kill(signal);
   // The parent dies by the same signal (handlers re-raise it after cleaning up).
   expect(await exited).toEqual({ code: null, signal });
   // Early: the children may still be starting; they must notice on their own and clean up.
-  await waitUntil(() => survivors([...s.pids, s.grandchild]).length === 0 && !existsSync(s.dir), early ? 15_000 : 5000);
+  await waitUntil(() => survivors([...s.pids, s.grandchild]).length === 0 && !existsSync(s.dir), 15_000);
   expect(survivors([...s.pids, s.grandchild])).toEqual([]);
   expect(existsSync(s.dir)).toBe(false);
   expect(scenarioDirsOf(s.parent)).toEqual([]);
-}, 45_000);
+}, 120_000);
+
+/**
+ * The watchdog thread alone (no IPC channel, main thread spinning) must take an orphan down, both
+ * when the parent died before the child even started watching (then getppid() is already the
+ * reaper's pid: a watch that took getppid() at start-up as "the parent" never fired) and when it
+ * dies later. The scenario directory named in CANN_HARNESS_DIR goes too.
+ */
+test.each<[string, boolean]>([
+  ['before the child starts watching', true],
+  ['while the child spins', false],
+])('an orphan whose parent died %s is killed by the watchdog thread alone', async (_when, early) => {
+  const work = mkdtempSync(path.join(os.tmpdir(), 'orphan-test-'));
+  try {
+    const dir = path.join(work, 'scenario');
+    mkdirSync(dir);
+    const status = path.join(work, 'status');
+    const node = `${JSON.stringify(process.execPath)} -r esbuild-register ${JSON.stringify(SPINNER)} ${JSON.stringify(status)}`;
+    // sh exports its own pid as the orchestrator's, starts the spinner in the background, then
+    // either exits at once (early) or waits to be killed.
+    const sh = spawn('/bin/sh', ['-c', `CANN_HARNESS_PARENT_PID=$$ CANN_HARNESS_DIR=${JSON.stringify(dir)} ${node} & ${early ? 'exit 0' : 'wait'}`], {
+      cwd: repoRoot,
+      stdio: 'ignore',
+    });
+    toKill.push(sh.pid!);
+    const exited = new Promise((r) => sh.on('exit', r));
+    const statusText = () => (existsSync(status) ? readFileSync(status, 'utf8') : '');
+    const wanted = early ? /^\d+/ : /^\d+ spinning$/;
+    expect(await waitUntil(() => wanted.test(statusText()), 30_000)).toBe(true);
+    const pid = Number.parseInt(statusText(), 10);
+    toKill.push(pid);
+    if (!early) {
+      expect(isRunning(pid)).toBe(true);
+      sh.kill('SIGKILL');
+    }
+    await exited;
+    await waitUntil(() => !isRunning(pid) && !existsSync(dir), 15_000);
+    expect(isRunning(pid)).toBe(false);
+    expect(existsSync(dir)).toBe(false);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}, 60_000);

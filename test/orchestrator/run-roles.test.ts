@@ -1,9 +1,10 @@
 /** runRoles: statuses for every way a role can end, and nothing left behind afterwards. */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
-import { runRoles, RunOptionsError, type RoleResult, type RunEvent, type RunResult, type RoleSpec } from '../../src/orchestrator';
+import { runRoles, RunOptionsError, type RoleResult, type RunEvent, type RunOptions, type RunResult, type RoleSpec } from '../../src/orchestrator';
+import * as scenarioDir from '../../src/orchestrator/scenario-dir';
 import { Rendezvous } from '../../src/rendezvous';
-import { leakedShm, scenarioDirsOf, shmEntries, survivors, waitUntil } from './leftovers';
+import { leakedShmOf, shmObjectsOfRun, survivors, waitUntil } from './leftovers';
 
 const ROLES = path.join(__dirname, 'fixtures', 'roles.ts');
 const role = (name: string, exp: string, extra: Partial<RoleSpec> = {}): RoleSpec => ({
@@ -14,20 +15,51 @@ const role = (name: string, exp: string, extra: Partial<RoleSpec> = {}): RoleSpe
 });
 const byName = (r: RunResult) => Object.fromEntries(r.roles.map((x) => [x.name, x])) as Record<string, RoleResult>;
 
-let shmBefore: Set<string>;
-beforeEach(() => {
-  shmBefore = shmEntries();
-});
+// Runs are slow to start under load (other test files run in parallel, each role is a fresh Node
+// process compiling TypeScript): deadlines are generous wherever speed is not what is tested.
+const GENEROUS_MS = 120_000;
+const TEST_TIMEOUT_MS = 240_000;
 
-/** After every run: no process, no process group, no directory (unless kept), no shm object. */
-// A failing test must not make the next ones fail too: remove what it may have kept.
+/**
+ * What this test's runs created: scenario directories and role processes. Leftovers are checked
+ * for these only: other test files (in other Jest workers, or earlier in this one) create
+ * cann-harness-* directories and stub objects of their own at the same time.
+ */
+const own = { dirs: new Set<string>(), pids: new Set<number>() };
+
+/** runRoles with traces (to know our own shm objects) and bookkeeping of what it started. */
+function run(opts: RunOptions): Promise<RunResult> {
+  return runRoles({
+    collectTraces: true,
+    ...opts,
+    onEvent: (e) => {
+      if (e.type === 'started') {
+        own.dirs.add(e.dir);
+        own.pids.add(e.pid);
+      }
+      opts.onEvent?.(e);
+    },
+  });
+}
+
+// A failing test must not make the next ones fail too: remove what it may have left.
 afterEach(() => {
-  for (const d of scenarioDirsOf(process.pid)) rmSync(d, { recursive: true, force: true });
+  for (const pid of own.pids) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      /* gone, as it should be */
+    }
+  }
+  for (const d of own.dirs) rmSync(d, { recursive: true, force: true });
+  own.dirs.clear();
+  own.pids.clear();
 });
 
+/** After a run: no process, no process group, no directory (unless kept), no shm object of its own. */
 async function expectNothingLeft(result: RunResult, extraPids: number[] = []) {
   const pids = [...result.roles.map((r) => r.pid), ...extraPids];
-  await waitUntil(() => survivors(pids).length === 0, 3000);
+  await waitUntil(() => survivors(pids).length === 0, 10_000);
   expect(survivors(pids)).toEqual([]);
   if (result.kept) {
     expect(existsSync(result.dir)).toBe(true);
@@ -35,8 +67,10 @@ async function expectNothingLeft(result: RunResult, extraPids: number[] = []) {
   } else {
     expect(existsSync(result.dir)).toBe(false);
   }
-  expect(scenarioDirsOf(process.pid)).toEqual([]);
-  expect(leakedShm(shmBefore)).toEqual([]);
+  // Nothing re-creates a directory once it is removed (e.g. a straggler's mkdir -p of its trace dir).
+  await new Promise((r) => setTimeout(r, 200));
+  expect([...own.dirs].filter((d) => existsSync(d))).toEqual([]);
+  expect(leakedShmOf(shmObjectsOfRun(result.traces))).toEqual([]);
 }
 
 test('passing roles: values, marks, environment, events, echo; directory removed', async () => {
@@ -46,9 +80,9 @@ test('passing roles: values, marks, environment, events, echo; directory removed
     echoed.push(chunk.toString());
     return true;
   });
-  const result = await runRoles({
+  const result = await run({
     label: 'happy',
-    timeoutMs: 30_000,
+    timeoutMs: GENEROUS_MS,
     echo: true,
     onEvent: (e) => events.push(e),
     roles: [
@@ -89,12 +123,12 @@ test('passing roles: values, marks, environment, events, echo; directory removed
   expect(events).toContainEqual(expect.objectContaining({ type: 'mark', role: 'env', name: 'begin' }));
   expect(result.summary).toMatch(/^happy: passed in \d+ ms/);
   await expectNothingLeft(result);
-});
+}, TEST_TIMEOUT_MS);
 
 test('each way of failing gets its own status and reason (failFast off)', async () => {
-  const result = await runRoles({
+  const result = await run({
     label: 'failures',
-    timeoutMs: 30_000,
+    timeoutMs: GENEROUS_MS,
     failFast: false,
     roles: [
       role('throws', 'throws'),
@@ -138,13 +172,14 @@ test('each way of failing gets its own status and reason (failFast off)', async 
   expect(readFileSync(path.join(result.dir, 'logs', 'throws.stdout.log'), 'utf8')).toBe('about to throw\n');
   expect(JSON.parse(readFileSync(path.join(result.dir, 'result.json'), 'utf8')).ok).toBe(false);
   await expectNothingLeft(result);
-});
+}, TEST_TIMEOUT_MS);
 
 test('deadline: hung roles are reported with what they waited for and their last lines, then killed', async () => {
   const grandchildren: number[] = [];
-  const result = await runRoles({
+  const result = await run({
     label: 'deadline',
-    timeoutMs: 5000,
+    // Long enough for every role to be up and in its final state under load, even on 2 busy cores.
+    timeoutMs: 15_000,
     graceMs: 300,
     roles: [
       role('waits', 'hangsOnHandle'),
@@ -155,7 +190,7 @@ test('deadline: hung roles are reported with what they waited for and their last
     onEvent: (e) => {
       if (e.type === 'started' && e.role === 'parent') {
         void new Rendezvous(e.dir)
-          .await('grandchild-parent', { timeoutMs: 10_000 })
+          .await('grandchild-parent', { timeoutMs: 60_000 })
           .then((b) => grandchildren.push(Number(b.toString())), () => undefined);
       }
     },
@@ -165,7 +200,7 @@ test('deadline: hung roles are reported with what they waited for and their last
   const r = byName(result);
   expect(r.quick).toMatchObject({ status: 'passed', value: 'slept' });
   expect(r.waits).toMatchObject({ status: 'timeout', signal: 'SIGTERM', waitingFor: { what: 'handle "never-published"', from: 'ghost' } });
-  expect(r.waits.error!.message).toMatch(/5000 ms deadline of "deadline" expired; it was waiting for handle "never-published" from role "ghost"/);
+  expect(r.waits.error!.message).toMatch(/15000 ms deadline of "deadline" expired; it was waiting for handle "never-published" from role "ghost"/);
   // Ignoring SIGTERM only buys the grace period.
   expect(r.stubborn).toMatchObject({ status: 'timeout', signal: 'SIGKILL' });
   expect(r.parent.status).toBe('timeout');
@@ -174,16 +209,22 @@ test('deadline: hung roles are reported with what they waited for and their last
   expect(result.summary).toMatch(/\| waiting for a handle that never comes/);
   expect(grandchildren).toHaveLength(1);
   await expectNothingLeft(result, grandchildren);
-});
+}, TEST_TIMEOUT_MS);
 
 test('fail-fast: one failure stops the others, which are reported as stopped', async () => {
-  const result = await runRoles({
-    timeoutMs: 30_000,
+  const result = await run({
+    timeoutMs: GENEROUS_MS,
     graceMs: 500,
     roles: [
       role('waits', 'hangsOnHandle'),
-      role('sleeper', 'sleeps', { entry: { module: ROLES, export: 'sleeps', args: { ms: 25_000 } } }),
-      role('bad', 'failsAfterSignal', { device: 1, entry: { module: ROLES, export: 'failsAfterSignal', args: { signal: 'hanging-waits' } } }),
+      role('sleeper', 'sleeps', { entry: { module: ROLES, export: 'sleeps', args: { ms: GENEROUS_MS } } }),
+      role('bad', 'failsAfterSignal', {
+        device: 1,
+        entry: { module: ROLES, export: 'failsAfterSignal', args: { signals: ['hanging-waits', 'transforming-transforming'] } },
+      }),
+      // Stopped while esbuild-register is transforming: the group SIGTERM also kills esbuild's
+      // service, and the dying role reports "The service was stopped". Still "stopped", not "failed".
+      role('transforming', 'transformsUntilStopped', { device: 2 }),
     ],
   });
   expect(result.timedOut).toBe(false);
@@ -192,29 +233,31 @@ test('fail-fast: one failure stops the others, which are reported as stopped', a
   expect(r.waits).toMatchObject({ status: 'stopped', waitingFor: { what: 'handle "never-published"', from: 'ghost' } });
   expect(r.waits.error!.message).toBe('stopped because role "bad" failed');
   expect(r.sleeper.status).toBe('stopped');
+  expect(r.transforming.status).toBe('stopped');
+  expect(r.transforming.error!.message).toBe('stopped because role "bad" failed');
   await expectNothingLeft(result);
-});
+}, TEST_TIMEOUT_MS);
 
 test('keepDir and CANN_HARNESS_KEEP=1 keep a passing run\'s directory', async () => {
-  const kept = await runRoles({ timeoutMs: 30_000, keepDir: true, roles: [role('a', 'passes')] });
+  const kept = await run({ timeoutMs: GENEROUS_MS, keepDir: true, roles: [role('a', 'passes')] });
   expect(kept).toMatchObject({ ok: true, kept: true });
   expect(existsSync(path.join(kept.dir, 'logs', 'a.stdout.log'))).toBe(true);
   await expectNothingLeft(kept);
 
   process.env.CANN_HARNESS_KEEP = '1';
   try {
-    const viaEnv = await runRoles({ timeoutMs: 30_000, roles: [role('a', 'passes')] });
+    const viaEnv = await run({ timeoutMs: GENEROUS_MS, roles: [role('a', 'passes')] });
     expect(viaEnv).toMatchObject({ ok: true, kept: true });
     await expectNothingLeft(viaEnv);
   } finally {
     delete process.env.CANN_HARNESS_KEEP;
   }
-});
+}, TEST_TIMEOUT_MS);
 
 test('two runs at the same time stay apart', async () => {
   const [a, b] = await Promise.all([
-    runRoles({ timeoutMs: 30_000, roles: [role('same', 'passes')] }),
-    runRoles({ timeoutMs: 30_000, roles: [role('same', 'passes')] }),
+    run({ timeoutMs: GENEROUS_MS, roles: [role('same', 'passes')] }),
+    run({ timeoutMs: GENEROUS_MS, roles: [role('same', 'passes')] }),
   ]);
   expect(a.ok && b.ok).toBe(true);
   expect(a.dir).not.toBe(b.dir);
@@ -222,7 +265,7 @@ test('two runs at the same time stay apart', async () => {
   expect((b.roles[0].value as { env: { dir: string } }).env.dir).toBe(b.dir);
   await expectNothingLeft(a);
   await expectNothingLeft(b);
-});
+}, TEST_TIMEOUT_MS);
 
 describe('bad options are rejected before anything is started', () => {
   const ok = role('a', 'passes');
@@ -237,9 +280,17 @@ describe('bad options are rejected before anything is started', () => {
     ['missing module', { roles: [{ ...ok, entry: { module: '/nonexistent/x.ts', export: 'a' } }] }, /does not exist/],
     ['reserved env', { roles: [{ ...ok, env: { CANN_HARNESS_ROLE: 'x' } }] }, /set by the harness itself/],
   ])('%s', async (_what, patch, message) => {
-    const err = await runRoles({ roles: [ok], timeoutMs: 1000, ...patch } as never).catch((e) => e);
-    expect(err).toBeInstanceOf(RunOptionsError);
-    expect(err.message).toMatch(message);
-    expect(scenarioDirsOf(process.pid)).toEqual([]);
+    const created = jest.spyOn(scenarioDir, 'createScenarioDir');
+    const events: RunEvent[] = [];
+    try {
+      const err = await runRoles({ roles: [ok], timeoutMs: 1000, ...patch, onEvent: (e: RunEvent) => events.push(e) } as never).catch((e) => e);
+      expect(err).toBeInstanceOf(RunOptionsError);
+      expect(err.message).toMatch(message);
+      // Nothing of this call's own: no scenario directory made, no process started.
+      expect(created).not.toHaveBeenCalled();
+      expect(events).toEqual([]);
+    } finally {
+      created.mockRestore();
+    }
   });
 });

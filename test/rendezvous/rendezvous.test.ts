@@ -29,6 +29,32 @@ describe('publish / await', () => {
     expect(readdirSync(path.join(dir, 'handles'))).toEqual(['msg']);
   });
 
+  test('temporary files are staged in .staging (one spare prepared in advance), never next to final names', async () => {
+    const rv = new Rendezvous(dir, 'p');
+    for (let i = 0; i < 5; i++) {
+      await rv.publish(`m${i}`, `value ${i}`);
+      await rv.signal(`s${i}`);
+      await new Promise((r) => setTimeout(r, 5)); // lets the next spare be prepared
+    }
+    for (let i = 0; i < 5; i++) expect((await rv.await(`m${i}`, { timeoutMs: 0 })).toString()).toBe(`value ${i}`);
+    expect(readdirSync(path.join(dir, 'handles')).sort()).toEqual(['m0', 'm1', 'm2', 'm3', 'm4']);
+    expect(readdirSync(path.join(dir, 'signals')).sort()).toEqual(['s0', 's1', 's2', 's3', 's4']);
+    const staged = readdirSync(path.join(dir, '.staging'));
+    expect(staged).toHaveLength(1); // the next publish's temporary file, ready in advance
+    for (const f of staged) expect(f).toMatch(new RegExp(`^\\.spare\\.${process.pid}\\.[0-9a-f]+\\.tmp$`));
+  });
+
+  test('publishing into a removed scenario directory fails and does not re-create it', async () => {
+    const rv = new Rendezvous(dir, 'p');
+    await rv.publish('first', 'x');
+    await new Promise((r) => setTimeout(r, 5)); // a spare exists now
+    rmSync(dir, { recursive: true, force: true });
+    await expect(rv.publish('second', 'y')).rejects.toThrow(/ENOENT/);
+    await expect(rv.signal('go')).rejects.toThrow(/ENOENT/);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(existsSync(dir)).toBe(false);
+  });
+
   test('timeout names what was awaited, the writer role and the file', async () => {
     const rv = new Rendezvous(dir, 'consumer');
     const err = await rv.await('ev9', { timeoutMs: 60, from: 'producer' }).catch((e) => e);
