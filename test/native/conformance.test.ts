@@ -12,7 +12,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { leakedShm, liveGroupMembers, shmEntries, waitUntil } from '../orchestrator/leftovers';
+import { leakedShm, liveGroupMembers, shmEntries, waitUntil } from '../support/leftovers';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
 const CASE_TIMEOUT_MS = 30_000; // the runner's own watchdog fails a case after 20 s

@@ -7,7 +7,7 @@ import { existsSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { precheck, runRoles, type RoleResult, type RoleSpec, type RunEvent, type RunResult } from '../../src/orchestrator';
 import { repoRoot } from '../support/run-child';
-import { leakedShmOf, shmObjectsOfRun, survivors, waitUntil } from './leftovers';
+import { leakedShmOf, shmObjectsOfRun, survivors, waitUntil } from '../support/leftovers';
 
 const STUB = path.join(repoRoot, 'native-stub', 'build', 'lib64', 'libascendcl.so');
 const haveStub = existsSync(STUB);

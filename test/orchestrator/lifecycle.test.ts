@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { repoRoot } from '../support/run-child';
-import { isRunning, scenarioDirsOf, survivors, waitUntil } from './leftovers';
+import { isRunning, scenarioDirsOf, survivors, waitUntil } from '../support/leftovers';
 
 const PARENT = path.join(__dirname, 'fixtures', 'parent-script.ts');
 const SPINNER = path.join(__dirname, 'fixtures', 'orphan-spinner.ts');

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { runRoles, RunOptionsError, type RoleResult, type RunEvent, type RunOptions, type RunResult, type RoleSpec } from '../../src/orchestrator';
 import * as scenarioDir from '../../src/orchestrator/scenario-dir';
 import { Rendezvous } from '../../src/rendezvous';
-import { leakedShmOf, shmObjectsOfRun, survivors, waitUntil } from './leftovers';
+import { leakedShmOf, shmObjectsOfRun, survivors, waitUntil } from '../support/leftovers';
 
 const ROLES = path.join(__dirname, 'fixtures', 'roles.ts');
 const role = (name: string, exp: string, extra: Partial<RoleSpec> = {}): RoleSpec => ({
