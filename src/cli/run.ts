@@ -64,6 +64,7 @@ export async function runCommand(patterns: string[], opts: RunCommandOptions): P
   };
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { runCLI } = require('jest') as typeof import('jest');
+  const stopInterrupt = reportInterrupts();
   const { results } = await runCLI(
     {
       _: patterns,
@@ -75,6 +76,7 @@ export async function runCommand(patterns: string[], opts: RunCommandOptions): P
     } as Parameters<typeof runCLI>[0],
     [PACKAGE_ROOT],
   );
+  stopInterrupt();
   if (results.numTotalTestSuites === 0) {
     process.stderr.write(
       chalk.red(`no spec files matched ${patterns.length ? patterns.map((p) => JSON.stringify(p)).join(', ') : '*.spec.ts'} under ${specs}\n`),
@@ -82,6 +84,26 @@ export async function runCommand(patterns: string[], opts: RunCommandOptions): P
     return 1;
   }
   return results.success ? 0 : 1;
+}
+
+/**
+ * Ctrl-C / SIGTERM: say what happens, then die by the same signal. The clean-up itself is not done
+ * here: each device process kills its process group and removes its scenario directory as soon as
+ * its parent (a Jest worker) goes away, whatever killed it.
+ */
+function reportInterrupts(): () => void {
+  const onSignal = (signal: NodeJS.Signals): void => {
+    process.stderr.write(`\n${chalk.yellow(`${signal}:`)} stopping device processes and removing scenario directories\n`);
+    stop();
+    process.kill(process.pid, signal);
+  };
+  const stop = (): void => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return stop;
 }
 
 /** Bad command-line input: printed without a stack trace, exit code 2. */
