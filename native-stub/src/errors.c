@@ -3,6 +3,8 @@
  */
 #include "errors.h"
 
+#include "acl_error_list.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,23 +20,11 @@ static int log_level = LOG_OFF;
 const char *stub_error_name(aclError code)
 {
     switch (code) {
-    case 0: return "ACL_SUCCESS";
-    case 100000: return "ACL_ERROR_INVALID_PARAM";
-    case 100001: return "ACL_ERROR_UNINITIALIZE";
-    case 100002: return "ACL_ERROR_REPEAT_INITIALIZE";
-    case 100037: return "ACL_ERROR_REPEAT_FINALIZE";
-    case 107000: return "ACL_ERROR_RT_PARAM_INVALID";
-    case 107001: return "ACL_ERROR_RT_INVALID_DEVICEID";
-    case 107002: return "ACL_ERROR_RT_CONTEXT_NULL";
-    case 107003: return "ACL_ERROR_RT_STREAM_CONTEXT";
-    case 107017: return "ACL_ERROR_RT_INVALID_HANDLE";
-    case 107019: return "ACL_ERROR_RT_WAIT_TIMEOUT";
-    case 107020: return "ACL_ERROR_RT_TASK_TIMEOUT";
-    case 207000: return "ACL_ERROR_RT_FEATURE_NOT_SUPPORT";
-    case 207001: return "ACL_ERROR_RT_MEMORY_ALLOCATION";
-    case 507000: return "ACL_ERROR_RT_INTERNAL_ERROR";
-    case 507046: return "ACL_ERROR_RT_STREAM_SYNC_TIMEOUT";
-    case 507047: return "ACL_ERROR_RT_EVENT_SYNC_TIMEOUT";
+#define NAME_CASE(name, value) \
+    case value:                \
+        return #name;
+        ACL_ERROR_LIST(NAME_CASE)
+#undef NAME_CASE
     default: return "UNKNOWN_ERROR";
     }
 }

@@ -66,10 +66,15 @@ void event_local_complete(struct event *ev, uint64_t generation)
     pthread_cond_broadcast(&rt.progress);
 }
 
-void event_local_reset(struct event *ev)
+void event_local_reset(struct event *ev, uint64_t generation)
 {
-    /* back to the fresh state: nothing pending, waits are no-ops */
-    ev->done_gen = ev->record_gen;
+    /* Back to the fresh state as of the reset's submission: records up to
+     * `generation` count as done (their waits are released), but a record
+     * submitted after the reset (on another stream) stays pending. A reset
+     * older than a record that already executed changes nothing. */
+    if (generation < ev->done_gen)
+        return;
+    ev->done_gen = generation;
     ev->ever_completed = 0;
     pthread_cond_broadcast(&rt.progress);
 }
@@ -116,11 +121,7 @@ static aclError create_event(const char *call, aclrtEvent *event, uint32_t flag)
 
 static aclError flag_error(const char *call, uint32_t flag, const char *rule)
 {
-    aclError rc = rt_enter(call);
-    if (rc)
-        return rc;
-    rt_leave();
-    return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "flag 0x%x is invalid: %s", flag, rule);
+    return rt_reject(ACL_ERROR_RT_PARAM_INVALID, call, "flag 0x%x is invalid: %s", flag, rule);
 }
 
 STUB_EXPORT aclError aclrtCreateEvent(aclrtEvent *event)
@@ -180,6 +181,16 @@ static aclError enter_with_event(const char *call, aclrtEvent event, int ipc_all
     if (rc)
         rt_leave();
     return rc;
+}
+
+/* The same for calls that write one output: the NULL output is checked
+ * after the init check and before the handle (README-stub.md's order). */
+static aclError enter_with_event_output(const char *call, aclrtEvent event, const void *output,
+                                        const char *output_name, int ipc_allowed, struct event **out)
+{
+    if (!output)
+        return rt_reject(ACL_ERROR_INVALID_PARAM, call, "%s is NULL", output_name);
+    return enter_with_event(call, event, ipc_allowed, out);
 }
 
 STUB_EXPORT aclError aclrtDestroyEvent(aclrtEvent event)
@@ -253,6 +264,7 @@ STUB_EXPORT aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
     }
     t->kind = TASK_RESET;
     t->event = ev;
+    t->generation = ev->record_gen;
     stream_submit(s, t);
     rt_leave();
     return ACL_SUCCESS;
@@ -265,49 +277,36 @@ static int local_complete(const struct event *ev)
 
 STUB_EXPORT aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)
 {
-    static const char *call = "aclrtQueryEvent";
     struct event *ev = NULL;
-    aclError rc = rt_enter(call);
+    aclError rc = enter_with_event_output("aclrtQueryEvent", event, status, "status", 0, &ev);
     if (rc)
         return rc;
-    if (!status)
-        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "status is NULL");
-    else if (!(rc = find_event(call, event, &ev)) && !(rc = refuse_ipc(call, ev)))
-        *status = local_complete(ev) ? ACL_EVENT_STATUS_COMPLETE : ACL_EVENT_STATUS_NOT_READY;
+    *status = local_complete(ev) ? ACL_EVENT_STATUS_COMPLETE : ACL_EVENT_STATUS_NOT_READY;
     rt_leave();
-    return rc;
+    return ACL_SUCCESS;
 }
 
 STUB_EXPORT aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status)
 {
-    static const char *call = "aclrtQueryEventStatus";
     struct event *ev = NULL;
-    aclError rc = rt_enter(call);
+    aclError rc = enter_with_event_output("aclrtQueryEventStatus", event, status, "status", 1, &ev);
     if (rc)
         return rc;
-    if (!status)
-        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "status is NULL");
-    else if (!(rc = find_event(call, event, &ev))) {
-        int complete = ev->is_ipc ? ipc_is_complete(ev) : local_complete(ev);
-        *status = complete ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
-    }
+    int complete = ev->is_ipc ? ipc_is_complete(ev) : local_complete(ev);
+    *status = complete ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
     rt_leave();
-    return rc;
+    return ACL_SUCCESS;
 }
 
 STUB_EXPORT aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status)
 {
-    static const char *call = "aclrtQueryEventWaitStatus";
     struct event *ev = NULL;
-    aclError rc = rt_enter(call);
+    aclError rc = enter_with_event_output("aclrtQueryEventWaitStatus", event, status, "status", 0, &ev);
     if (rc)
         return rc;
-    if (!status)
-        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "status is NULL");
-    else if (!(rc = find_event(call, event, &ev)) && !(rc = refuse_ipc(call, ev)))
-        *status = local_complete(ev) ? ACL_EVENT_WAIT_STATUS_COMPLETE : ACL_EVENT_WAIT_STATUS_NOT_READY;
+    *status = local_complete(ev) ? ACL_EVENT_WAIT_STATUS_COMPLETE : ACL_EVENT_WAIT_STATUS_NOT_READY;
     rt_leave();
-    return rc;
+    return ACL_SUCCESS;
 }
 
 /* timeout_ms: -1 forever, > 0 milliseconds. */
@@ -350,14 +349,9 @@ STUB_EXPORT aclError aclrtSynchronizeEvent(aclrtEvent event)
 STUB_EXPORT aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout)
 {
     static const char *call = "aclrtSynchronizeEventWithTimeout";
-    if (timeout < -1 || timeout == 0) {
-        aclError rc = rt_enter(call);
-        if (rc)
-            return rc;
-        rt_leave();
-        return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
+    if (timeout < -1 || timeout == 0)
+        return rt_reject(ACL_ERROR_RT_PARAM_INVALID, call,
                          "timeout %d is invalid: use -1 (wait forever) or a positive number of ms", (int)timeout);
-    }
     return synchronize_event(call, event, timeout);
 }
 
@@ -386,34 +380,26 @@ STUB_EXPORT aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestam
 {
     static const char *call = "aclrtEventGetTimestamp";
     struct event *ev = NULL;
-    aclError rc = rt_enter(call);
+    aclError rc = enter_with_event_output(call, event, timestamp, "timestamp", 0, &ev);
     if (rc)
         return rc;
-    if (!timestamp)
-        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "timestamp is NULL");
-    else if (!(rc = find_event(call, event, &ev)) && !(rc = refuse_ipc(call, ev))) {
-        if (!ev->ever_completed)
-            rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "the event has not completed a record yet");
-        else
-            *timestamp = ev->done_timestamp_ns / 1000u; /* microseconds, CLOCK_MONOTONIC */
-    }
+    if (!ev->ever_completed)
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "the event has not completed a record yet");
+    else
+        *timestamp = ev->done_timestamp_ns / 1000u; /* microseconds, CLOCK_MONOTONIC */
     rt_leave();
     return rc;
 }
 
 STUB_EXPORT aclError aclrtGetEventId(aclrtEvent event, uint32_t *eventId)
 {
-    static const char *call = "aclrtGetEventId";
     struct event *ev = NULL;
-    aclError rc = rt_enter(call);
+    aclError rc = enter_with_event_output("aclrtGetEventId", event, eventId, "eventId", 0, &ev);
     if (rc)
         return rc;
-    if (!eventId)
-        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "eventId is NULL");
-    else if (!(rc = find_event(call, event, &ev)) && !(rc = refuse_ipc(call, ev)))
-        *eventId = (uint32_t)ev->id;
+    *eventId = (uint32_t)ev->id;
     rt_leave();
-    return rc;
+    return ACL_SUCCESS;
 }
 
 STUB_EXPORT aclError aclrtSetOpWaitTimeout(uint32_t timeout)
@@ -430,18 +416,14 @@ STUB_EXPORT aclError aclrtIpcGetEventHandle(aclrtEvent event, aclrtIpcEventHandl
 {
     static const char *call = "aclrtIpcGetEventHandle";
     struct event *ev = NULL;
-    aclError rc = rt_enter(call);
+    aclError rc = enter_with_event_output(call, event, handle, "handle", 1, &ev);
     if (rc)
         return rc;
-    if (!handle)
-        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "handle is NULL");
-    else if (!(rc = find_event(call, event, &ev))) {
-        if (!ev->is_ipc)
-            rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
-                           "event was not created with ACL_EVENT_IPC (use aclrtCreateEventExWithFlag)");
-        else
-            memcpy(handle->reserved, ev->handle, sizeof ev->handle);
-    }
+    if (!ev->is_ipc)
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
+                       "event was not created with ACL_EVENT_IPC (use aclrtCreateEventExWithFlag)");
+    else
+        memcpy(handle->reserved, ev->handle, sizeof ev->handle);
     rt_leave();
     return rc;
 }

@@ -41,6 +41,6 @@ void event_destroy(struct event *ev); /* handle becomes invalid; freed when unre
 
 /* Executor side (rt.lock NOT held unless said). */
 void event_local_complete(struct event *ev, uint64_t generation); /* rt.lock held */
-void event_local_reset(struct event *ev);                         /* rt.lock held */
+void event_local_reset(struct event *ev, uint64_t generation);    /* rt.lock held */
 
 #endif

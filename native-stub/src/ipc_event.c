@@ -25,10 +25,6 @@
  * tell a garbage handle apart in error messages. */
 static const unsigned char HANDLE_MAGIC[8] = { 'C', 'A', 'N', 'N', 'S', 'T', 'U', 'B' };
 
-/* Cancellation re-check period of blocked waits (wake-ups themselves are
- * immediate futex wakes). */
-#define IPC_WAIT_RECHECK_NS (100ull * 1000000ull)
-
 static uint64_t handle_check(uint64_t id)
 {
     /* splitmix64 finaliser */
@@ -175,7 +171,7 @@ void ipc_slot_complete(struct event *ev, uint32_t slot)
     __atomic_store_n(&s->done, 1, __ATOMIC_RELEASE);
     int waiters = 0;
     if (s->refcount > 0 && --s->refcount == 0) {
-        if (shm_test_die_in_lock)
+        if (shm_test_die_in_lock == SHM_TEST_DIE_IN_SLOT_RELEASE)
             raise(SIGKILL); /* test hook: see ipc_slot_release */
         __atomic_store_n(&s->done, 0, __ATOMIC_RELEASE); /* nobody waits: free at once */
     } else {
@@ -186,20 +182,27 @@ void ipc_slot_complete(struct event *ev, uint32_t slot)
         plat_wake_word(&s->done);
 }
 
-int ipc_slot_wait(struct event *ev, uint32_t slot, const int *cancelled, uint32_t **blocked_word)
+/* Blocks until the slot's done word is set (returns 1), *cancel stops being
+ * cancel_expected, or deadline_ns (0: none) passes (returns 0). The caller
+ * holds a reference on the slot, so the word cannot be cleared and reused
+ * under us. */
+static int wait_slot_done(struct ipc_slot *s, const uint32_t *cancel, uint32_t cancel_expected,
+                          uint64_t deadline_ns)
 {
-    uint32_t *word = &ev->ipc->slots[slot].done;
-    if (blocked_word)
-        __atomic_store_n(blocked_word, word, __ATOMIC_SEQ_CST);
-    int done;
-    while (!(done = __atomic_load_n(word, __ATOMIC_ACQUIRE) != 0)) {
-        if (cancelled && __atomic_load_n(cancelled, __ATOMIC_SEQ_CST))
-            break;
-        plat_wait_on_word(word, 0, (int64_t)IPC_WAIT_RECHECK_NS);
+    for (;;) {
+        if (__atomic_load_n(&s->done, __ATOMIC_ACQUIRE))
+            return 1;
+        if (__atomic_load_n(cancel, __ATOMIC_SEQ_CST) != cancel_expected)
+            return 0;
+        if (deadline_ns && plat_monotonic_ns() >= deadline_ns)
+            return 0;
+        plat_wait_on_word_or_cancel(&s->done, 0, cancel, cancel_expected, deadline_ns);
     }
-    if (blocked_word)
-        __atomic_store_n(blocked_word, NULL, __ATOMIC_SEQ_CST);
-    return done;
+}
+
+int ipc_slot_wait(struct event *ev, uint32_t slot, const uint32_t *cancelled)
+{
+    return wait_slot_done(&ev->ipc->slots[slot], cancelled, 0, 0);
 }
 
 void ipc_slot_release(struct event *ev, uint32_t slot)
@@ -207,7 +210,7 @@ void ipc_slot_release(struct event *ev, uint32_t slot)
     struct ipc_slot *s = &ev->ipc->slots[slot];
     shm_lock(ev->shm);
     if (s->refcount > 0 && --s->refcount == 0) {
-        if (shm_test_die_in_lock) {
+        if (shm_test_die_in_lock == SHM_TEST_DIE_IN_SLOT_RELEASE) {
             /* test hook: die holding the lock with a half-released slot
              * (refcount 0, done still set) that ipc_repair must fix */
             raise(SIGKILL);
@@ -219,36 +222,22 @@ void ipc_slot_release(struct event *ev, uint32_t slot)
 
 aclError ipc_synchronize(const char *call, struct event *ev, int32_t timeout_ms)
 {
+    /* aclFinalize on another thread bumps rt.shutdowns and wakes it */
+    uint32_t shutdowns = __atomic_load_n(&rt.shutdowns, __ATOMIC_SEQ_CST);
     int64_t slot;
     ipc_wait_capture(ev, &slot);
     if (slot < 0)
         return ACL_SUCCESS;
-    uint32_t *word = &ev->ipc->slots[slot].done;
     uint64_t deadline = timeout_ms > 0 ? plat_monotonic_ns() + (uint64_t)timeout_ms * 1000000ull : 0;
-    int done, timed_out = 0;
-    while (!(done = __atomic_load_n(word, __ATOMIC_ACQUIRE) != 0)) {
-        int64_t wait = (int64_t)IPC_WAIT_RECHECK_NS;
-        if (deadline) {
-            uint64_t now = plat_monotonic_ns();
-            if (now >= deadline) {
-                timed_out = 1;
-                break;
-            }
-            if (deadline - now < (uint64_t)wait)
-                wait = (int64_t)(deadline - now);
-        }
-        if (!__atomic_load_n(&rt.initialized, __ATOMIC_RELAXED))
-            break; /* aclFinalize from another thread */
-        plat_wait_on_word(word, 0, wait);
-    }
+    int done = wait_slot_done(&ev->ipc->slots[slot], &rt.shutdowns, shutdowns, deadline);
     ipc_slot_release(ev, (uint32_t)slot);
-    if (timed_out)
-        return stub_fail(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, call,
-                         "the IPC event's current record (slot %lld) has not executed after %d ms", (long long)slot,
-                         (int)timeout_ms);
-    if (!done)
+    if (done)
+        return ACL_SUCCESS;
+    if (__atomic_load_n(&rt.shutdowns, __ATOMIC_SEQ_CST) != shutdowns)
         return stub_fail(ACL_ERROR_RT_INTERNAL_ERROR, call, "aclFinalize ran while waiting");
-    return ACL_SUCCESS;
+    return stub_fail(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, call,
+                     "the IPC event's current record (slot %lld) has not executed after %d ms", (long long)slot,
+                     (int)timeout_ms);
 }
 
 void ipc_event_detach(struct event *ev)

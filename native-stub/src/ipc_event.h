@@ -42,8 +42,9 @@ aclError ipc_synchronize(const char *call, struct event *ev, int32_t timeout_ms)
 /* A record executes: sets the slot's done word, drops the record's
  * reference and wakes every waiter in every process. */
 void ipc_slot_complete(struct event *ev, uint32_t slot);
-/* Blocks until done or *cancelled; returns 1 if done. */
-int ipc_slot_wait(struct event *ev, uint32_t slot, const int *cancelled, uint32_t **blocked_word);
+/* Blocks until done (returns 1) or *cancelled becomes nonzero (returns 0;
+ * the canceller wakes it with plat_wake_local_word). */
+int ipc_slot_wait(struct event *ev, uint32_t slot, const uint32_t *cancelled);
 void ipc_slot_release(struct event *ev, uint32_t slot);
 
 /* Called when the object's last local event goes. */

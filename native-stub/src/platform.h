@@ -19,13 +19,21 @@ uint64_t plat_monotonic_ns(void);
 /* Kernel thread id of the caller (for traces). */
 uint64_t plat_thread_id(void);
 
-/* Blocks while *word == expected, across processes (word lives in a shared
- * mapping), for at most timeout_ns (< 0: no limit). Returns on wake-up,
- * value change, timeout or signal: callers always re-check their condition. */
-void plat_wait_on_word(uint32_t *word, uint32_t expected, int64_t timeout_ns);
+/* Blocks while *word == expected and *cancel == cancel_expected, until
+ * deadline_ns (CLOCK_MONOTONIC; 0: none). word lives in a shared mapping and
+ * is woken by plat_wake_word from any process; cancel is a process-local word
+ * woken by plat_wake_local_word. Returns on wake-up, value change, deadline
+ * or signal: callers always re-check their condition. Where the OS cannot
+ * sleep on two words at once, the sleep is cut every PLAT_CANCEL_RECHECK_NS,
+ * which bounds how late a cancel is seen (the shared word still wakes at once). */
+#define PLAT_CANCEL_RECHECK_NS (100ull * 1000000ull)
+void plat_wait_on_word_or_cancel(uint32_t *word, uint32_t expected, const uint32_t *cancel,
+                                 uint32_t cancel_expected, uint64_t deadline_ns);
 
 /* Wakes every waiter (in any process) blocked on word. */
 void plat_wake_word(uint32_t *word);
+/* Wakes every thread of this process blocked on a cancel word. */
+void plat_wake_local_word(uint32_t *word);
 
 /* Initialises a mutex in shared memory: process-shared and robust. */
 int plat_shared_mutex_init(pthread_mutex_t *m);
@@ -36,6 +44,13 @@ int plat_shared_mutex_init(pthread_mutex_t *m);
 int plat_shared_mutex_lock(pthread_mutex_t *m);
 void plat_shared_mutex_mark_consistent(pthread_mutex_t *m);
 void plat_shared_mutex_unlock(pthread_mutex_t *m);
+
+/* Initialises a process-local condition variable whose timed waits run on
+ * CLOCK_MONOTONIC, so that a step of the wall clock cannot stretch them
+ * (macOS: pthread_cond_timedwait_relative_np instead). */
+int plat_cond_init_monotonic(pthread_cond_t *cv);
+/* Waits on cv (from plat_cond_init_monotonic) until deadline_ns, CLOCK_MONOTONIC. */
+void plat_cond_wait_until(pthread_cond_t *cv, pthread_mutex_t *m, uint64_t deadline_ns);
 
 /* Locks a process-local mutex, giving up after timeout_ms. Returns 0 when
  * locked. (macOS has no pthread_mutex_timedlock: a port tries in a loop.) */

@@ -31,22 +31,67 @@ uint64_t plat_thread_id(void)
     return (uint64_t)syscall(SYS_gettid);
 }
 
-/* FUTEX_WAIT without FUTEX_PRIVATE_FLAG: the kernel keys the futex on the
- * shared page, so waiters and wakers in different processes meet. */
-void plat_wait_on_word(uint32_t *word, uint32_t expected, int64_t timeout_ns)
+/* Set once futex_waitv (Linux 5.16+) turned out to be unavailable: missing
+ * kernel support, or refused by a seccomp filter. */
+static int waitv_unavailable;
+
+/* Sleeps on both words at once with futex_waitv: a cancel can never slip in
+ * between the caller's check and the sleep. Returns 0 when the syscall is
+ * unavailable. */
+static int wait_on_two_words(uint32_t *word, uint32_t expected, const uint32_t *cancel,
+                             uint32_t cancel_expected, uint64_t deadline_ns)
 {
+#ifdef SYS_futex_waitv
+    if (__atomic_load_n(&waitv_unavailable, __ATOMIC_RELAXED))
+        return 0;
+    /* the shared word without FUTEX_PRIVATE_FLAG: the kernel keys it on the
+     * shared page, so waiters and wakers in different processes meet */
+    struct futex_waitv waiters[2] = {
+        {.val = expected, .uaddr = (uintptr_t)word, .flags = FUTEX_32},
+        {.val = cancel_expected, .uaddr = (uintptr_t)cancel, .flags = FUTEX_32 | FUTEX_PRIVATE_FLAG},
+    };
     struct timespec ts, *tsp = NULL;
-    if (timeout_ns >= 0) {
-        ts.tv_sec = (time_t)(timeout_ns / 1000000000ll);
-        ts.tv_nsec = (long)(timeout_ns % 1000000000ll);
+    if (deadline_ns) {
+        ts.tv_sec = (time_t)(deadline_ns / 1000000000ull);
+        ts.tv_nsec = (long)(deadline_ns % 1000000000ull);
         tsp = &ts;
     }
-    syscall(SYS_futex, word, FUTEX_WAIT, expected, tsp, NULL, 0);
+    if (syscall(SYS_futex_waitv, waiters, 2, 0, tsp, CLOCK_MONOTONIC) >= 0 || errno == EAGAIN ||
+        errno == ETIMEDOUT || errno == EINTR)
+        return 1;
+    __atomic_store_n(&waitv_unavailable, 1, __ATOMIC_RELAXED);
+#else
+    (void)word, (void)expected, (void)cancel, (void)cancel_expected, (void)deadline_ns;
+#endif
+    return 0;
+}
+
+void plat_wait_on_word_or_cancel(uint32_t *word, uint32_t expected, const uint32_t *cancel,
+                                 uint32_t cancel_expected, uint64_t deadline_ns)
+{
+    if (wait_on_two_words(word, expected, cancel, cancel_expected, deadline_ns))
+        return;
+    /* fallback: sleep on the shared word alone, at most PLAT_CANCEL_RECHECK_NS */
+    uint64_t sleep_ns = PLAT_CANCEL_RECHECK_NS;
+    if (deadline_ns) {
+        uint64_t now = plat_monotonic_ns();
+        if (now >= deadline_ns)
+            return;
+        if (deadline_ns - now < sleep_ns)
+            sleep_ns = deadline_ns - now;
+    }
+    struct timespec ts = {(time_t)(sleep_ns / 1000000000ull), (long)(sleep_ns % 1000000000ull)};
+    syscall(SYS_futex, word, FUTEX_WAIT, expected, &ts, NULL, 0);
 }
 
 void plat_wake_word(uint32_t *word)
 {
     syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+void plat_wake_local_word(uint32_t *word)
+{
+    syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
 int plat_shared_mutex_init(pthread_mutex_t *m)
@@ -81,6 +126,24 @@ void plat_shared_mutex_mark_consistent(pthread_mutex_t *m)
 void plat_shared_mutex_unlock(pthread_mutex_t *m)
 {
     pthread_mutex_unlock(m);
+}
+
+int plat_cond_init_monotonic(pthread_cond_t *cv)
+{
+    pthread_condattr_t attr;
+    int rc = pthread_condattr_init(&attr);
+    if (rc == 0)
+        rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    if (rc == 0)
+        rc = pthread_cond_init(cv, &attr);
+    pthread_condattr_destroy(&attr);
+    return rc;
+}
+
+void plat_cond_wait_until(pthread_cond_t *cv, pthread_mutex_t *m, uint64_t deadline_ns)
+{
+    struct timespec ts = {(time_t)(deadline_ns / 1000000000ull), (long)(deadline_ns % 1000000000ull)};
+    pthread_cond_timedwait(cv, m, &ts);
 }
 
 int plat_mutex_lock_timeout(pthread_mutex_t *m, int timeout_ms)

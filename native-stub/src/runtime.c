@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 struct runtime rt = {
@@ -55,6 +54,20 @@ aclError rt_enter(const char *call)
 void rt_leave(void)
 {
     pthread_mutex_unlock(&rt.lock);
+}
+
+aclError rt_reject(aclError code, const char *call, const char *fmt, ...)
+{
+    aclError rc = rt_enter(call);
+    if (rc)
+        return rc;
+    rt_leave();
+    char reason[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof reason, fmt, ap);
+    va_end(ap);
+    return stub_fail(code, call, "%s", reason);
 }
 
 void rt_set_current_device(int device)
@@ -121,20 +134,9 @@ int rt_wait_progress(uint64_t deadline_ns)
         pthread_cond_wait(&rt.progress, &rt.lock);
         return 0;
     }
-    uint64_t now = plat_monotonic_ns();
-    if (now >= deadline_ns)
+    if (plat_monotonic_ns() >= deadline_ns)
         return 1;
-    /* rt.progress uses CLOCK_REALTIME (default attr): convert the delay */
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    uint64_t delay = deadline_ns - now;
-    ts.tv_sec += (time_t)(delay / 1000000000ull);
-    ts.tv_nsec += (long)(delay % 1000000000ull);
-    if (ts.tv_nsec >= 1000000000l) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000l;
-    }
-    pthread_cond_timedwait(&rt.progress, &rt.lock, &ts);
+    plat_cond_wait_until(&rt.progress, &rt.lock, deadline_ns);
     return plat_monotonic_ns() >= deadline_ns;
 }
 
@@ -181,6 +183,9 @@ static void shutdown_locked(uint64_t wait_ns)
      * wait for the executors below (the wait releases rt.lock) */
     __atomic_store_n(&rt.initialized, 0, __ATOMIC_RELAXED);
     rt.shutting_down = 1;
+    /* host threads blocked in an IPC synchronize give up (507000) */
+    __atomic_add_fetch(&rt.shutdowns, 1, __ATOMIC_SEQ_CST);
+    plat_wake_local_word(&rt.shutdowns);
     for (int d = 0; d < (int)rt.device_count; d++) {
         if (rt.devices[d].refcount > 0) {
             rt.devices[d].refcount = 0;
@@ -215,6 +220,16 @@ STUB_EXPORT aclError aclInit(const char *configPath)
         return stub_fail(ACL_ERROR_INVALID_PARAM, call,
                          "ACL_STUB_LOG=%s is not a level: use error, warn, info, debug or off", bad);
     pthread_mutex_lock(&rt.lock);
+    if (!rt.progress_is_monotonic) {
+        /* Nothing can wait on rt.progress before the first aclInit (every
+         * waiter is past the init check), so it is swapped here, once. */
+        pthread_cond_destroy(&rt.progress);
+        if (plat_cond_init_monotonic(&rt.progress) != 0) {
+            pthread_mutex_unlock(&rt.lock);
+            return stub_fail(ACL_ERROR_RT_INTERNAL_ERROR, call, "cannot create a condition variable");
+        }
+        rt.progress_is_monotonic = 1;
+    }
     while (rt.shutting_down) /* an aclFinalize on another thread must finish first */
         pthread_cond_wait(&rt.progress, &rt.lock);
     if (rt.initialized) {
@@ -239,7 +254,10 @@ STUB_EXPORT aclError aclInit(const char *configPath)
         return config_fail("%s", err);
     }
     const char *die = getenv("ACL_STUB_TEST_DIE_IN_LOCK");
-    shm_test_die_in_lock = die && strcmp(die, "1") == 0;
+    shm_test_die_in_lock = !die                      ? SHM_TEST_DIE_NEVER
+                           : strcmp(die, "1") == 0      ? SHM_TEST_DIE_IN_SLOT_RELEASE
+                           : strcmp(die, "unlink") == 0 ? SHM_TEST_DIE_IN_UNLINK
+                                                        : SHM_TEST_DIE_NEVER;
     rt.device_count = count;
     for (int d = 0; d < STUB_MAX_DEVICES; d++) {
         rt.devices[d].refcount = 0;

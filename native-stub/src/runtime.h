@@ -31,9 +31,11 @@ struct device {
 
 struct runtime {
     pthread_mutex_t lock;
-    pthread_cond_t progress;
+    pthread_cond_t progress; /* timed waits on CLOCK_MONOTONIC from the first aclInit on */
+    int progress_is_monotonic;
     int initialized;
     int shutting_down; /* aclFinalize/exit in progress (rt.lock released while waiting) */
+    uint32_t shutdowns; /* futex word: bumped (and woken) by each aclFinalize/exit */
     int ever_initialized;
     int init_pid;
     uint32_t device_count;
@@ -53,6 +55,9 @@ extern struct runtime rt;
  * lock held, or 100001 (lock released, recent error set). */
 aclError rt_enter(const char *call);
 void rt_leave(void);
+/* Fails call with code for an argument it can judge without rt.lock (a flag,
+ * a timeout), after the init check, which comes first (100001 wins). */
+aclError rt_reject(aclError code, const char *call, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Makes device the calling thread's current device (rt.lock held). */
 void rt_set_current_device(int device);

@@ -7,10 +7,11 @@
 #include "errors.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
-int shm_test_die_in_lock;
+enum shm_test_death shm_test_die_in_lock;
 
 /* Process-local list of mapped objects, guarded by list_lock. Lock order:
  * list_lock, then an object's shared lock. */
@@ -63,6 +64,17 @@ static void remove_user(struct shm_header *hdr, const struct plat_process_id *se
             hdr->users[i].start_time = 0;
         }
     }
+}
+
+/* Removes the name of an object with no user left (hdr locked). The flag
+ * makes opens that mapped it before the unlink, and lock it after, fail
+ * cleanly. The unlink runs even when the flag is already set: a last user
+ * killed between the two leaves the flag set and the name behind, and
+ * unlinking a name that is already gone is harmless. */
+static void unlink_unused(struct shm_header *hdr, const char *name)
+{
+    hdr->unlinked = 1;
+    plat_shm_unlink(name);
 }
 
 /* Locks hdr; if the previous owner died inside, repairs users and payload. */
@@ -203,11 +215,8 @@ enum shm_open_result shm_open_by_id(const char *prefix, uint64_t id, size_t size
     enum shm_open_result r = check_openable(hdr);
     if (r == SHM_OK && add_user(hdr, &self) != 0)
         r = SHM_FULL;
-    if (r != SHM_OK && !hdr->unlinked && user_count(hdr) == 0) {
-        /* every user is dead: reclaim it now */
-        hdr->unlinked = 1;
-        plat_shm_unlink(name);
-    }
+    if (r != SHM_OK && user_count(hdr) == 0)
+        unlink_unused(hdr, name); /* every user is dead: reclaim it now */
     plat_shared_mutex_unlock(&hdr->lock);
     if (r != SHM_OK) {
         plat_shm_unmap(map, actual);
@@ -255,9 +264,12 @@ static void leave(struct shm_object *obj, const struct plat_process_id *self)
         obj->hdr->creator_gone = 1;
     remove_user(obj->hdr, self);
     prune_dead_users(obj->hdr);
-    if (user_count(obj->hdr) == 0 && !obj->hdr->unlinked) {
-        obj->hdr->unlinked = 1;
-        plat_shm_unlink(obj->name);
+    if (user_count(obj->hdr) == 0) {
+        if (shm_test_die_in_lock == SHM_TEST_DIE_IN_UNLINK) {
+            obj->hdr->unlinked = 1;
+            raise(SIGKILL); /* test hook: flag set, name left behind */
+        }
+        unlink_unused(obj->hdr, obj->name);
     }
     shm_unlock(obj);
 }
@@ -318,9 +330,8 @@ static void reclaim_one(const char *name, void *ctx)
     }
     lock_header(hdr, repair);
     prune_dead_users(hdr);
-    if (user_count(hdr) == 0 && !hdr->unlinked) {
-        hdr->unlinked = 1;
-        plat_shm_unlink(name);
+    if (user_count(hdr) == 0) {
+        unlink_unused(hdr, name);
         stub_log(LOG_INFO, "reclaimed %s: all its users are dead", name);
     }
     plat_shared_mutex_unlock(&hdr->lock);

@@ -86,7 +86,13 @@ void shm_detach_all(void);
 /* Unlinks objects of this prefix whose users are all dead. */
 void shm_reclaim_stale(const char *prefix, shm_repair_fn repair);
 
-/* Test hook: ACL_STUB_TEST_DIE_IN_LOCK (see README-stub.md). */
-extern int shm_test_die_in_lock;
+/* Test hook ACL_STUB_TEST_DIE_IN_LOCK (see README-stub.md): where this
+ * process SIGKILLs itself inside a shared lock, to test owner-death repair. */
+enum shm_test_death {
+    SHM_TEST_DIE_NEVER = 0,
+    SHM_TEST_DIE_IN_SLOT_RELEASE, /* "1": refcount dropped to 0, done word still set */
+    SHM_TEST_DIE_IN_UNLINK,       /* "unlink": last user marked the object unlinked, name still there */
+};
+extern enum shm_test_death shm_test_die_in_lock;
 
 #endif

@@ -77,7 +77,7 @@ static void run_task(struct stream *s, struct task *t)
         break;
     case TASK_RESET:
         pthread_mutex_lock(&rt.lock);
-        event_local_reset(t->event);
+        event_local_reset(t->event, t->generation);
         pthread_mutex_unlock(&rt.lock);
         break;
     case TASK_WAIT: {
@@ -96,7 +96,7 @@ static void run_task(struct stream *s, struct task *t)
         ipc_slot_complete(t->event, t->slot);
         break;
     case TASK_IPC_WAIT:
-        ipc_slot_wait(t->event, t->slot, &s->cancelled, &s->blocked_word);
+        ipc_slot_wait(t->event, t->slot, &s->cancelled);
         ipc_slot_release(t->event, t->slot);
         break;
     case TASK_HOST_FUNC:
@@ -214,9 +214,7 @@ void stream_cancel(struct stream *s)
     if (!s->destroyed)
         stream_destroy(s);
     __atomic_store_n(&s->cancelled, 1, __ATOMIC_SEQ_CST);
-    uint32_t *word = __atomic_load_n(&s->blocked_word, __ATOMIC_SEQ_CST);
-    if (word)
-        plat_wake_word(word); /* spurious for other waiters: they re-check */
+    plat_wake_local_word(&s->cancelled); /* an executor blocked in an IPC wait */
     pthread_cond_signal(&s->wake);
     pthread_cond_broadcast(&rt.progress);
 }
@@ -357,14 +355,9 @@ STUB_EXPORT aclError aclrtSynchronizeStream(aclrtStream stream)
 STUB_EXPORT aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
 {
     static const char *call = "aclrtSynchronizeStreamWithTimeout";
-    if (timeout < -1 || timeout == 0) {
-        aclError rc = rt_enter(call);
-        if (rc)
-            return rc;
-        rt_leave();
-        return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
+    if (timeout < -1 || timeout == 0)
+        return rt_reject(ACL_ERROR_RT_PARAM_INVALID, call,
                          "timeout %d is invalid: use -1 (wait forever) or a positive number of ms", (int)timeout);
-    }
     return synchronize_stream(call, stream, timeout);
 }
 
@@ -428,14 +421,8 @@ STUB_EXPORT aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
 STUB_EXPORT aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent event, int32_t timeout)
 {
     static const char *call = "aclrtStreamWaitEventWithTimeout";
-    if (timeout < 0) {
-        aclError rc = rt_enter(call);
-        if (rc)
-            return rc;
-        rt_leave();
-        return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "timeout %d is negative: use 0 or more ms",
-                         (int)timeout);
-    }
+    if (timeout < 0)
+        return rt_reject(ACL_ERROR_RT_PARAM_INVALID, call, "timeout %d is negative: use 0 or more ms", (int)timeout);
     return stream_wait_event(call, stream, event, ACL_ERROR_RT_PARAM_INVALID, timeout);
 }
 

@@ -25,7 +25,7 @@ struct task {
     struct task *next;
     enum task_kind kind;
     struct event *event; /* holds a reference */
-    uint64_t generation; /* local record/wait: which record */
+    uint64_t generation; /* local record/wait/reset: which record (reset: the latest at submit) */
     uint32_t slot;       /* IPC: captured slot (holds a slot reference) */
     int64_t timeout_ms;  /* local wait: 0 = none */
     aclrtHostFunc fn;
@@ -41,10 +41,9 @@ struct stream {
     struct task *head, *tail;
     uint64_t submitted, completed;
     int destroyed;   /* handle invalid; freed once the queue drains */
-    int cancelled;   /* aclFinalize/exit: drop queued tasks, abort waits */
+    uint32_t cancelled; /* aclFinalize/exit: drop queued tasks, abort waits (a futex word) */
     int waiters;     /* host threads inside synchronize (keep it allocated) */
     aclError sticky_error; /* reported by the next synchronize */
-    uint32_t *blocked_word; /* shared word the executor sleeps on (for cancel) */
     pthread_cond_t wake;
 };
 

@@ -16,16 +16,6 @@
 
 #include "support.h"
 
-static aclrtEventRecordedStatus query(aclrtEvent e)
-{
-    aclrtEventRecordedStatus status = (aclrtEventRecordedStatus)99;
-    CT_OK(aclrtQueryEventStatus(e, &status));
-    return status;
-}
-
-#define EXPECT_COMPLETE(e) CT_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, query(e))
-#define EXPECT_NOT_READY(e) CT_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, query(e))
-
 CT_CASE(ipc_fresh_event_is_complete_and_waits_are_noops)
 {
     acl_up(0);

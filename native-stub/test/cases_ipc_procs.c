@@ -11,23 +11,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "support.h"
-
-static aclrtEventRecordedStatus query(aclrtEvent e)
-{
-    aclrtEventRecordedStatus status = (aclrtEventRecordedStatus)99;
-    CT_OK(aclrtQueryEventStatus(e, &status));
-    return status;
-}
-
-#define EXPECT_COMPLETE(e) CT_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, query(e))
-#define EXPECT_NOT_READY(e) CT_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, query(e))
 
 static aclrtIpcEventHandle await_handle(const char *dir, const char *name)
 {
@@ -291,6 +283,76 @@ CT_CASE(procs_importer_records_and_creator_waits)
     CT_OK(aclrtDestroyEvent(e));
     CT_OK(aclrtDestroyStream(s));
     acl_down();
+}
+
+/* ------------------------------------------- finalize while bound to a pending record */
+
+struct blocked_sync {
+    aclrtEvent event;
+    pid_t tid; /* atomic: set just before the call */
+    int code;
+};
+
+static void *synchronize_forever(void *arg)
+{
+    struct blocked_sync *b = arg;
+    __atomic_store_n(&b->tid, gettid(), __ATOMIC_SEQ_CST);
+    b->code = aclrtSynchronizeEvent(b->event);
+    return NULL;
+}
+
+/* 1 while thread tid of this process sleeps in a futex syscall. */
+static int thread_sleeps_in_futex(pid_t tid)
+{
+    char path[64], text[128] = {0};
+    snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, text, sizeof text - 1);
+    close(fd);
+    long nr = n > 0 ? strtol(text, NULL, 10) : -1;
+#ifdef SYS_futex_waitv
+    if (nr == SYS_futex_waitv)
+        return 1;
+#endif
+    return nr == SYS_futex;
+}
+
+/* Another process holds the event's current record pending. aclFinalize must
+ * not hang on our stream's wait bound to it, nor on a host thread inside
+ * aclrtSynchronizeEvent(-1), which returns 507000. */
+CT_CASE(procs_finalize_releases_waits_on_a_peer_pending_record)
+{
+    const char *dir = case_dir();
+    acl_up(0);
+    aclrtStream s = stream_new();
+    aclrtEvent e = ipc_event_new();
+    aclrtIpcEventHandle h = handle_of(e);
+    publish_bytes(dir, "handle", &h, sizeof h);
+    const char *args[] = {dir, "1", NULL};
+    pid_t pid = spawn_role("remote_recorder", args, NULL);
+    await_flag(dir, "recorded", PEER_TIMEOUT_MS);
+    CT_OK(aclrtStreamWaitEvent(s, e));
+    EXPECT_STREAM_BLOCKED(s);
+    struct blocked_sync b = {.event = e};
+    pthread_t thread;
+    CT_TRUE(pthread_create(&thread, NULL, synchronize_forever, &b) == 0);
+    /* the thread must be parked inside the synchronize, not about to enter it */
+    uint64_t deadline = now_ns() + (uint64_t)PEER_TIMEOUT_MS * 1000000ull;
+    for (int parked = 0; parked < 2;) {
+        pid_t tid = __atomic_load_n(&b.tid, __ATOMIC_SEQ_CST);
+        parked = tid && thread_sleeps_in_futex(tid) ? parked + 1 : 0;
+        if (now_ns() > deadline)
+            CT_FAIL("the synchronizing thread never blocked");
+        sleep_ms(parked ? 50 : 1);
+    }
+    acl_down();
+    pthread_join(thread, NULL);
+    CT_EQ(ACL_ERROR_RT_INTERNAL_ERROR, b.code);
+    publish_flag(dir, "release");
+    publish_flag(dir, "done");
+    expect_exit(pid, 0, PEER_TIMEOUT_MS);
 }
 
 /* ------------------------------------------------------ 1000 rounds, ping-pong */
@@ -563,6 +625,42 @@ CT_CASE(procs_peer_killed_while_holding_the_lock)
     CT_OK(aclrtDestroyEvent(e));
     CT_OK(aclrtDestroyStream(waiter));
     CT_OK(aclrtDestroyStream(s));
+    acl_down();
+}
+
+/* die_in_unlink DIR: run with ACL_STUB_TEST_DIE_IN_LOCK=unlink (README-stub.md):
+ * the only user destroys its event and is SIGKILLed inside the shared lock
+ * after marking the object unlinked, before removing its name. */
+CT_ROLE(die_in_unlink)
+{
+    const char *dir = argv[0];
+    acl_up(0);
+    aclrtEvent e = ipc_event_new();
+    aclrtIpcEventHandle h = handle_of(e);
+    publish_bytes(dir, "handle", &h, sizeof h);
+    aclrtDestroyEvent(e);
+    CT_FAIL("still alive: ACL_STUB_TEST_DIE_IN_LOCK=unlink did not make the stub die while unlinking "
+            "(see README-stub.md for the hook)");
+}
+
+/* The name a dead last user left behind, with its object already marked
+ * unlinked, must still be reclaimed by the next aclInit. */
+CT_CASE(procs_last_user_killed_while_unlinking_is_reclaimed)
+{
+    const char *dir = case_dir();
+    const char *args[] = {dir, NULL};
+    const char *env[] = {"ACL_STUB_TEST_DIE_IN_LOCK=unlink", NULL};
+    /* Killed means the hook fired, so the name was left behind. (Not checked
+     * here: any process's aclInit, e.g. of a test running in parallel, may
+     * already have reclaimed it, which is what this case expects anyway.) */
+    expect_exit(spawn_role("die_in_unlink", args, env), 128 + SIGKILL, PEER_TIMEOUT_MS);
+    aclrtIpcEventHandle h = await_handle(dir, "handle");
+    acl_up(0);
+    if (stub_object_exists(&h))
+        CT_FAIL("aclInit did not reclaim the object whose last user died while unlinking it");
+    aclrtEvent sentinel = (aclrtEvent)0x5e4711e1, e = sentinel;
+    CT_CODE(ACL_ERROR_RT_INVALID_HANDLE, aclrtIpcOpenEventHandle(h, &e));
+    CT_TRUE(e == sentinel);
     acl_down();
 }
 

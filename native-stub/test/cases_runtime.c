@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "support.h"
+#include "../src/acl_error_list.h"
 
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
@@ -63,6 +64,17 @@ static void expect_every_call_returns(int expected, aclrtStream s, aclrtEvent e)
     CT_CODE(expected, aclrtDestroyStream(s));
     CT_TRUE(ns == NULL && ne == NULL);
     CT_EQ(-5, dev);
+}
+
+/* ------------------------------------------------------------------ headers */
+
+/* Every error constant of the headers has the value of the contract's table
+ * (section 3), which src/acl_error_list.h copies. */
+CT_CASE(headers_error_codes_match_the_contract)
+{
+#define EXPECT_HEADER_VALUE(name, value) CT_EQ(value, name);
+    ACL_ERROR_LIST(EXPECT_HEADER_VALUE)
+#undef EXPECT_HEADER_VALUE
 }
 
 /* ------------------------------------------------------------ init/finalize */
@@ -763,4 +775,51 @@ CT_CASE(errmsg_filled_after_each_failure)
         CT_FAIL("a fresh thread sees another thread's failure message: '%s'", fresh);
     acl_down();
     EXPECT_MESSAGE_NAMES("aclFinalize", aclFinalize());
+}
+
+/* ------------------------------------------------------------ local reset */
+
+/* A reset applies to the records submitted before it: it releases waits bound
+ * to them, but a record submitted after it (here on another stream, while the
+ * reset is still queued) stays pending even when the reset executes first. */
+CT_CASE(local_event_reset_releases_earlier_records_only)
+{
+    acl_up(0);
+    aclrtStream resetter = stream_new(), producer = stream_new(), waiter = stream_new();
+    aclrtEvent e = local_event_new();
+
+    /* 1: a wait bound to a pending record is released by a later reset */
+    struct gate *held_record = gate_hold(producer);
+    CT_OK(aclrtRecordEvent(e, producer));
+    CT_OK(aclrtStreamWaitEvent(waiter, e));
+    EXPECT_STREAM_BLOCKED(waiter);
+    CT_OK(aclrtResetEvent(e, resetter));
+    EXPECT_STREAM_DRAINS(resetter);
+    EXPECT_STREAM_DRAINS(waiter);
+    EXPECT_COMPLETE(e);
+    gate_release(held_record);
+    EXPECT_STREAM_DRAINS(producer);
+
+    /* 2: a record submitted after the reset is not erased by it */
+    struct gate *held_reset = gate_hold(resetter);
+    CT_OK(aclrtResetEvent(e, resetter));
+    struct gate *held_later_record = gate_hold(producer);
+    CT_OK(aclrtRecordEvent(e, producer));
+    gate_release(held_reset);
+    EXPECT_STREAM_DRAINS(resetter);
+    EXPECT_NOT_READY(e);
+    CT_OK(aclrtStreamWaitEvent(waiter, e));
+    struct stamp resumed;
+    stamp_launch(waiter, &resumed);
+    EXPECT_STREAM_BLOCKED(waiter);
+    uint64_t released = gate_release(held_later_record);
+    EXPECT_STREAM_DRAINS(waiter);
+    EXPECT_AFTER(stamp_read(&resumed), released);
+    EXPECT_COMPLETE(e);
+
+    CT_OK(aclrtDestroyEvent(e));
+    CT_OK(aclrtDestroyStream(waiter));
+    CT_OK(aclrtDestroyStream(producer));
+    CT_OK(aclrtDestroyStream(resetter));
+    acl_down();
 }

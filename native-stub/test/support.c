@@ -513,6 +513,13 @@ aclrtEvent ipc_open(aclrtIpcEventHandle handle)
     return e;
 }
 
+aclrtEventRecordedStatus query_status(aclrtEvent e)
+{
+    aclrtEventRecordedStatus status = (aclrtEventRecordedStatus)99;
+    CT_OK(aclrtQueryEventStatus(e, &status));
+    return status;
+}
+
 int handles_equal(const aclrtIpcEventHandle *a, const aclrtIpcEventHandle *b)
 {
     return memcmp(a->reserved, b->reserved, sizeof a->reserved) == 0;

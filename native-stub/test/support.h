@@ -95,6 +95,11 @@ uint64_t stamp_read(struct stamp *st);
     CT_CODE(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, aclrtSynchronizeStreamWithTimeout((stream), BLOCK_PROBE_MS))
 #define EXPECT_STREAM_DRAINS(stream) CT_OK(aclrtSynchronizeStreamWithTimeout((stream), PEER_TIMEOUT_MS))
 
+/* aclrtQueryEventStatus(e), expected to succeed. */
+aclrtEventRecordedStatus query_status(aclrtEvent e);
+#define EXPECT_COMPLETE(e) CT_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, query_status(e))
+#define EXPECT_NOT_READY(e) CT_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, query_status(e))
+
 /* Expects `later` to be at or after `earlier` (two CLOCK_MONOTONIC stamps). */
 #define EXPECT_AFTER(later, earlier)                                                       \
     do {                                                                                   \
