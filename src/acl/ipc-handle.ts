@@ -4,7 +4,7 @@
  * Pure TypeScript (no koffi): the orchestrator and tests may read and write handle files too.
  */
 import * as fs from 'node:fs';
-import * as path from 'node:path';
+import { writeFileAtomicSync } from '../rendezvous/atomic-file'; // pure file-system code
 import { IPC_EVENT_HANDLE_SIZE } from './enums';
 
 export class IpcHandleFileError extends Error {
@@ -114,31 +114,11 @@ export class IpcEventHandle {
   }
 }
 
+/** Atomic whole-file write (the rendezvous layer's writer: temp name, fdatasync, rename), with an error naming the file. */
 export function writeFileAtomic(file: string, data: Buffer): void {
-  const dir = path.dirname(file);
-  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
-  let fd: number | undefined;
   try {
-    fd = fs.openSync(tmp, 'wx', 0o644);
-    fs.writeSync(fd, data, 0, data.length, 0);
-    fs.fsyncSync(fd);
-    fs.closeSync(fd);
-    fd = undefined;
-    fs.renameSync(tmp, file);
+    writeFileAtomicSync(file, data);
   } catch (err) {
-    if (fd !== undefined) fs.closeSync(fd);
-    fs.rmSync(tmp, { force: true });
     throw new Error(`cannot publish ${file} atomically: ${(err as Error).message}`, { cause: err });
-  }
-  // Make the rename itself durable; best effort (some filesystems refuse fsync on a directory).
-  try {
-    const dfd = fs.openSync(dir, 'r');
-    try {
-      fs.fsyncSync(dfd);
-    } finally {
-      fs.closeSync(dfd);
-    }
-  } catch {
-    /* durability of the directory entry is a nicety, not a correctness requirement here */
   }
 }

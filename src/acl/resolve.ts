@@ -71,7 +71,7 @@ export const defaultHoldLibraryPath = path.join(repoRoot, 'native-stub', 'build'
 export function parseMode(value: string | undefined, source: string): AclMode {
   if (value === undefined || value === '') return 'auto';
   if (value === 'auto' || value === 'stub' || value === 'real') return value;
-  throw new Error(`${source} must be one of auto, stub, real; got "${value}"`);
+  throw new Error(`${source} must be one of auto, stub, real; got "${value}" (or leave it unset for auto: real CANN when found, else the stub)`);
 }
 
 function isFile(p: string): boolean {

@@ -5,14 +5,24 @@
  */
 import chalk from 'chalk';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { parseMode } from '../acl/resolve'; // pure file-system code: no koffi
 import type { AclMode } from '../orchestrator';
 import { collectDoctorReport, formatDoctorReport } from './doctor';
 import { BUNDLED_SPECS, UsageError, runCommand } from './run';
 
 function modeOption(): Option {
-  return new Option('--mode <mode>', 'which libascendcl to use: auto (real if found, else stub), stub or real')
-    .choices(['auto', 'stub', 'real'])
-    .default(process.env.CANN_HARNESS_MODE ?? 'auto');
+  return new Option('--mode <mode>', 'which libascendcl to use: auto (real if found, else stub), stub or real (default: CANN_HARNESS_MODE, else auto)')
+    .choices(['auto', 'stub', 'real']);
+}
+
+/** --mode if given (commander checked it), else CANN_HARNESS_MODE, which commander does not check. */
+function chosenMode(option: AclMode | undefined): AclMode {
+  if (option) return option;
+  try {
+    return parseMode(process.env.CANN_HARNESS_MODE, 'CANN_HARNESS_MODE');
+  } catch (e) {
+    throw new UsageError(`${(e as Error).message}, or pass --mode`);
+  }
 }
 
 function deviceCount(value: string): number {
@@ -45,7 +55,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
           throw new UsageError(`pattern ${JSON.stringify(p)} is not a valid regular expression: ${(e as Error).message}`);
         }
       }
-      setExitCode(await runCommand(patterns, { ...opts, mode: opts.mode as AclMode }));
+      setExitCode(await runCommand(patterns, { ...opts, mode: chosenMode(opts.mode) }));
     });
 
   program
@@ -53,8 +63,8 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .description('print the mode, library (and why), device count, IPC support and versions')
     .addOption(modeOption())
     .option('--json', 'print the report as JSON')
-    .action(async (opts: { mode: AclMode; json?: boolean }) => {
-      const report = await collectDoctorReport(opts.mode);
+    .action(async (opts: { mode?: AclMode; json?: boolean }) => {
+      const report = await collectDoctorReport(chosenMode(opts.mode));
       process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatDoctorReport(report)}\n`);
       setExitCode(report.probe.ok && report.ipcSupported ? 0 : 1);
     });

@@ -6,7 +6,7 @@ import { existsSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import chalk from 'chalk';
 import type { AclMode, PrecheckResult } from '../orchestrator';
-import { PROBE_ENV, REQUIRE_DEVICES_ENV, probeDevices } from '../jest/probe';
+import { NO_RUNTIME_HINT, PROBE_ENV, REQUIRE_DEVICES_ENV, probeDevices } from '../jest/probe';
 
 export const PACKAGE_ROOT = path.resolve(__dirname, '..', '..');
 export const BUNDLED_SPECS = path.join(PACKAGE_ROOT, 'specs');
@@ -39,10 +39,15 @@ export async function runCommand(patterns: string[], opts: RunCommandOptions): P
   process.stdout.write(`${chalk.bold('cann-harness')} ${chalk.dim('probing devices...')}\n`);
   const probe = await probeDevices(opts.mode);
   process.stdout.write(`${chalk.bold('cann-harness')} ${describeProbe(probe)}\n`);
+  if (!probe.ok) {
+    // Nothing could run: say so and fail, rather than report every scenario as skipped.
+    process.stderr.write(`${chalk.red(NO_RUNTIME_HINT)}\n`);
+    return 1;
+  }
 
   // Test workers inherit these: the probe is not repeated, the mode and options are shared.
   process.env[PROBE_ENV] = JSON.stringify(probe);
-  process.env.CANN_HARNESS_MODE = probe.ok ? probe.mode : opts.mode;
+  process.env.CANN_HARNESS_MODE = probe.mode;
   if (opts.requireDevices !== undefined) process.env[REQUIRE_DEVICES_ENV] = String(opts.requireDevices);
   if (opts.keep) process.env.CANN_HARNESS_KEEP = '1';
   if (opts.echo) process.env.CANN_HARNESS_ECHO = '1';
@@ -67,7 +72,7 @@ export async function runCommand(patterns: string[], opts: RunCommandOptions): P
   const stopInterrupt = reportInterrupts();
   const { results } = await runCLI(
     {
-      _: patterns,
+      _: [], // patterns go in testPathPatterns only (Jest joins both lists: they would show twice)
       $0: 'cann-harness',
       config: JSON.stringify(config),
       testPathPatterns: patterns,

@@ -2,15 +2,17 @@
  * Jest globalSetup: probe the devices once, before any spec file is collected, and pass the result
  * to the test workers in CANN_HARNESS_PROBE (workers inherit this process's environment).
  * A probe already in the environment (set by `cann-harness run`, or by a test) is reused.
+ *
+ * A probe that found no usable runtime at all stops the run here. Too few devices is a reason to
+ * skip a scenario; a stub that was never built (or real mode without CANN) is a broken set-up, and
+ * skipping every scenario would let `npm test` pass having run none of them.
  */
-import { PROBE_ENV, parseProbe, probeDevices, requiredDevices } from './probe';
+import { PROBE_ENV, parseProbe, probeDevices, requiredDevices, unusableRuntimeMessage } from './probe';
 
 export default async function globalSetup(): Promise<void> {
   requiredDevices(); // a malformed CANN_HARNESS_REQUIRE_DEVICES fails the run up front
   const existing = process.env[PROBE_ENV];
-  if (existing) {
-    parseProbe(existing);
-    return;
-  }
-  process.env[PROBE_ENV] = JSON.stringify(await probeDevices());
+  const probe = existing ? parseProbe(existing) : await probeDevices();
+  if (!existing) process.env[PROBE_ENV] = JSON.stringify(probe);
+  if (!probe.ok) throw new Error(unusableRuntimeMessage(probe));
 }

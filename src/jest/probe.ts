@@ -5,18 +5,17 @@
  */
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
+import { parseMode } from '../acl/resolve'; // pure file-system code: no koffi
 import type { AclMode, PrecheckResult } from '../orchestrator';
 
 export const PROBE_ENV = 'CANN_HARNESS_PROBE';
 export const REQUIRE_DEVICES_ENV = 'CANN_HARNESS_REQUIRE_DEVICES';
 const PROBE_CHILD = path.join(__dirname, 'probe-child.ts');
+/** The device processes' TypeScript loader (esbuild-register with cached transforms). */
+const TS_LOADER = path.join(__dirname, '..', '..', 'harness', 'ts-register.js');
 
 export function requestedMode(env: NodeJS.ProcessEnv = process.env): AclMode {
-  const m = env.CANN_HARNESS_MODE ?? 'auto';
-  if (m !== 'auto' && m !== 'stub' && m !== 'real') {
-    throw new Error(`CANN_HARNESS_MODE must be auto, stub or real (got ${JSON.stringify(m)})`);
-  }
-  return m;
+  return parseMode(env.CANN_HARNESS_MODE, 'CANN_HARNESS_MODE');
 }
 
 /** Runs the orchestrator's precheck (itself a throwaway child: no koffi here). */
@@ -50,7 +49,7 @@ export function parseProbe(text: string): PrecheckResult {
 
 /** Synchronous fallback for runs without our global setup (e.g. a custom Jest config). */
 function probeSync(): PrecheckResult {
-  const r = spawnSync(process.execPath, ['-r', require.resolve('esbuild-register'), PROBE_CHILD], {
+  const r = spawnSync(process.execPath, ['-r', TS_LOADER, PROBE_CHILD], {
     env: process.env,
     encoding: 'utf8',
     timeout: 30_000,
@@ -62,6 +61,13 @@ function probeSync(): PrecheckResult {
     const why = r.error?.message ?? `exit ${r.status ?? r.signal}: ${(r.stderr ?? '').trim().split('\n').slice(-3).join(' / ')}`;
     return { ok: false, mode: 'stub', library: '', reason: why, deviceCount: 0, ipcSupported: false, error: `device probe failed: ${why}` };
   }
+}
+
+export const NO_RUNTIME_HINT = 'no scenario can run without an ACL runtime: fix the problem above (`npx cann-harness doctor` shows what was tried)';
+
+/** Why no scenario can run at all (the probe found no usable ACL runtime); the probe's error names the fix. */
+export function unusableRuntimeMessage(probe: PrecheckResult): string {
+  return `cann-harness: no usable ACL runtime (${probe.mode} mode): ${probe.error ?? probe.reason}\n${NO_RUNTIME_HINT}`;
 }
 
 export type DeviceGate = { run: true } | { run: false; skip: true; reason: string } | { run: false; skip: false; reason: string };

@@ -13,9 +13,12 @@ import type { WaitingFor } from '../rendezvous';
 export const HARNESS_DIR = path.resolve(__dirname, '..', '..', 'harness');
 const DEVICE_PROCESS = path.join(HARNESS_DIR, 'device-process.ts');
 
-/** `-r esbuild-register` by absolute path, so children work whatever their cwd. */
+/**
+ * The TypeScript loader of device processes, by absolute path so children work whatever their cwd:
+ * esbuild-register with a disk cache of its transforms (see harness/ts-register.js for why).
+ */
 export function tsExecArgv(): string[] {
-  return ['-r', require.resolve('esbuild-register')];
+  return ['-r', path.join(HARNESS_DIR, 'ts-register.js')];
 }
 
 export type StopReason = 'timeout' | 'stopped';

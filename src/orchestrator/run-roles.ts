@@ -14,7 +14,7 @@ export const DEFAULT_GRACE_MS = 2000;
 
 export async function runRoles(opts: RunOptions): Promise<RunResult> {
   validateRunOptions(opts);
-  const mode = checkMode(opts.mode, 'options');
+  const mode = checkMode(opts.mode, 'runRoles'); // validated above; this only narrows the type
   const failFast = opts.failFast ?? true;
   const graceMs = opts.graceMs ?? DEFAULT_GRACE_MS;
   const label = opts.label ?? 'run';

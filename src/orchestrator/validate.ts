@@ -9,16 +9,18 @@ const MODES: AclMode[] = ['auto', 'stub', 'real'];
 const RESERVED_ENV = ['ROLE', 'DEVICE', 'INDEX', 'DIR', 'MODE', 'PARENT_PID'].map((n) => `CANN_HARNESS_${n}`);
 
 export class RunOptionsError extends Error {
-  constructor(message: string) {
-    super(`runRoles: ${message}`);
+  /** @param api the function whose options were wrong (named first in the message) */
+  constructor(message: string, api = 'runRoles') {
+    super(`${api}: ${message}`);
     this.name = 'RunOptionsError';
   }
 }
 
-export function checkMode(mode: unknown, where: string): AclMode {
+/** `api` is the function being called (runRoles or precheck), named in the error. */
+export function checkMode(mode: unknown, api: 'runRoles' | 'precheck'): AclMode {
   if (mode === undefined) return 'auto';
   if (!MODES.includes(mode as AclMode)) {
-    throw new RunOptionsError(`${where}: mode must be one of ${MODES.join(', ')}, got ${JSON.stringify(mode)}`);
+    throw new RunOptionsError(`options.mode must be one of ${MODES.join(', ')}, got ${JSON.stringify(mode)}`, api);
   }
   return mode as AclMode;
 }
@@ -34,7 +36,7 @@ export function validateRunOptions(opts: RunOptions): void {
   if (opts.graceMs !== undefined && (typeof opts.graceMs !== 'number' || !(opts.graceMs >= 0))) {
     throw new RunOptionsError(`graceMs must be a number >= 0, got ${JSON.stringify(opts.graceMs)}`);
   }
-  checkMode(opts.mode, 'options');
+  checkMode(opts.mode, 'runRoles');
   const seen = new Set<string>();
   opts.roles.forEach((r, i) => {
     const where = `roles[${i}]${r && typeof r.name === 'string' ? ` ("${r.name}")` : ''}`;

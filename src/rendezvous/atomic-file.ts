@@ -10,7 +10,7 @@
  * so a publish is write + fdatasync + rename only; and the temporary files live outside the
  * directories that readers watch, so a reader wakes up once (for the rename), not for every step.
  */
-import { promises as fsp, openSync, writeSync, fdatasyncSync, closeSync, renameSync, unlinkSync } from 'node:fs';
+import { openSync, writeSync, fdatasyncSync, closeSync, renameSync, unlinkSync } from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 
@@ -21,26 +21,6 @@ function tempNameIn(dir: string, base: string): string {
 
 function tempNameFor(finalPath: string): string {
   return tempNameIn(path.dirname(finalPath), path.basename(finalPath));
-}
-
-export async function writeFileAtomic(finalPath: string, data: Buffer | string): Promise<void> {
-  const tmp = tempNameFor(finalPath);
-  const fh = await fsp.open(tmp, 'wx', 0o644);
-  try {
-    await fh.writeFile(data);
-    if (data.length > 0) await fh.datasync();
-  } catch (e) {
-    await fh.close().catch(() => undefined);
-    await fsp.unlink(tmp).catch(() => undefined);
-    throw e;
-  }
-  await fh.close();
-  try {
-    await fsp.rename(tmp, finalPath);
-  } catch (e) {
-    await fsp.unlink(tmp).catch(() => undefined);
-    throw e;
-  }
 }
 
 // ---- spare temporary files, one per staging directory (bounded, removed at exit) ----

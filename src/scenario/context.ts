@@ -78,7 +78,16 @@ export function createScenarioContext(
     },
     async openSharedEvent(name, opts?: AwaitOptions) {
       const bytes = await base.rendezvous.await(name, { timeoutMs: timeoutOf(opts), from: opts?.from });
-      const handle: IpcEventHandleT = aclModule().IpcEventHandle.fromBuffer(bytes);
+      let handle: IpcEventHandleT;
+      try {
+        handle = aclModule().IpcEventHandle.fromBuffer(bytes);
+      } catch (e) {
+        throw new Error(
+          `${base.role}: "${name}"${opts?.from ? ` from role ${opts.from}` : ''} is not an IPC event handle (${(e as Error).message}); ` +
+            'publish handles with ctx.shareEvent(name, event), and plain data under another name',
+          { cause: e },
+        );
+      }
       const ev = base.acl.openIpcEvent(handle);
       events.push(ev);
       return ev;

@@ -8,7 +8,8 @@
  *   scenario('custom', { ...pipeline({ stages: 4 }), timeoutMs: 60_000 });
  */
 import { EventRecordedStatus } from '../acl/enums';
-import { replicate } from './plan';
+import type { Event, Latch } from '../acl';
+import { DEFAULT_TIMEOUT_MS, replicate } from './plan';
 import type { ScenarioContext, ScenarioDeclaration, ScenarioResult } from './types';
 
 interface TemplateOptions {
@@ -45,6 +46,40 @@ function checkCount(what: string, n: number, min: number, max: number): number {
   return n;
 }
 
+/** Create an IPC event, record it behind a latch (so the record stays pending) and share it as `name`. */
+async function sharePendingRecord(ctx: ScenarioContext<any>, name: string): Promise<{ ev: Event; latch: Latch }> {
+  const ev = ctx.createIpcEvent();
+  const latch = ctx.latch();
+  ev.record(ctx.stream);
+  await ctx.shareEvent(name, ev);
+  return { ev, latch };
+}
+
+/**
+ * The recording side of every shape, once every waiter has said it is blocked: check the record
+ * is still pending, release the latch and let the record execute. The marks (`<prefix>release`,
+ * `<prefix>record-done`) bracket the release, so verify() can check the waiters resumed after it.
+ */
+function releasePendingRecord(ctx: ScenarioContext<any>, ev: Event, latch: Latch, markPrefix = ''): void {
+  expectPending(ctx, ev, `the ${markPrefix}record`);
+  ctx.mark(`${markPrefix}release`);
+  latch.release();
+  ctx.stream.synchronize();
+  ctx.mark(`${markPrefix}record-done`);
+}
+
+/**
+ * The waiting side: wait on `ev` (whose record is pending), prove the stream is really blocked,
+ * tell the recorder (signal `waiting`), then block until the record executes (`<prefix>after-wait`).
+ */
+async function waitOnPendingRecord(ctx: ScenarioContext<any>, ev: Event, waiting: string, markPrefix = ''): Promise<void> {
+  ctx.stream.waitEvent(ev);
+  ctx.assertBlocked();
+  await ctx.signal(waiting);
+  ctx.stream.synchronize();
+  ctx.mark(`${markPrefix}after-wait`);
+}
+
 /**
  * CANN 0_ipcevent's shape, both ways: `ping` creates an IPC event and records it; `pong` opens
  * it, waits, then records the same event for `ping` to wait on. Every record is pending while
@@ -55,7 +90,7 @@ export function pingPong(opts: TemplateOptions & { rounds?: number; pongDevice?:
   const pongDevice = opts.pongDevice ?? 0;
   return {
     devices: pongDevice + 1,
-    timeoutMs: opts.timeoutMs ?? 30_000,
+    timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     params: { rounds },
     roles: {
       ping: {
@@ -68,17 +103,10 @@ export function pingPong(opts: TemplateOptions & { rounds?: number; pongDevice?:
             ev.record(ctx.stream);
             await ctx.signal(`ping-${r}.recorded`);
             await ctx.awaitSignal(`ping-${r}.waiting`, { from: 'pong' });
-            expectPending(ctx, ev, `ping record ${r}`);
-            ctx.mark(`ping-${r}.release`);
-            latch.release();
-            ctx.stream.synchronize();
+            releasePendingRecord(ctx, ev, latch, `ping-${r}.`);
 
             await ctx.awaitSignal(`pong-${r}.recorded`, { from: 'pong' });
-            ctx.stream.waitEvent(ev);
-            ctx.assertBlocked();
-            await ctx.signal(`pong-${r}.waiting`);
-            ctx.stream.synchronize();
-            ctx.mark(`pong-${r}.after-wait`);
+            await waitOnPendingRecord(ctx, ev, `pong-${r}.waiting`, `pong-${r}.`);
           }
         },
       },
@@ -88,19 +116,13 @@ export function pingPong(opts: TemplateOptions & { rounds?: number; pongDevice?:
           const ev = await ctx.openSharedEvent('event', { from: 'ping' });
           for (let r = 0; r < ctx.params.rounds; r++) {
             await ctx.awaitSignal(`ping-${r}.recorded`, { from: 'ping' });
-            ctx.stream.waitEvent(ev);
-            ctx.assertBlocked();
-            await ctx.signal(`ping-${r}.waiting`);
-            ctx.stream.synchronize();
-            ctx.mark(`ping-${r}.after-wait`);
+            await waitOnPendingRecord(ctx, ev, `ping-${r}.waiting`, `ping-${r}.`);
 
             const latch = ctx.latch();
             ev.record(ctx.stream);
             await ctx.signal(`pong-${r}.recorded`);
             await ctx.awaitSignal(`pong-${r}.waiting`, { from: 'ping' });
-            ctx.mark(`pong-${r}.release`);
-            latch.release();
-            ctx.stream.synchronize();
+            releasePendingRecord(ctx, ev, latch, `pong-${r}.`);
           }
         },
       },
@@ -123,21 +145,14 @@ export function oneToMany(opts: TemplateOptions & { consumers?: number; sameDevi
   const consumerNames = range(consumers).map((i) => `consumer-${i}`);
   return {
     devices: opts.sameDevice ? 1 : consumers + 1,
-    timeoutMs: opts.timeoutMs ?? 30_000,
+    timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     roles: {
       producer: {
         device: 0,
         run: async (ctx) => {
-          const ev = ctx.createIpcEvent();
-          const latch = ctx.latch();
-          ev.record(ctx.stream);
-          await ctx.shareEvent('event', ev);
+          const { ev, latch } = await sharePendingRecord(ctx, 'event');
           await ctx.awaitSignals(consumerNames.map((c) => `${c}.waiting`));
-          expectPending(ctx, ev, 'the record');
-          ctx.mark('release');
-          latch.release();
-          ctx.stream.synchronize();
-          ctx.mark('record-done');
+          releasePendingRecord(ctx, ev, latch);
           await ctx.awaitSignals(consumerNames.map((c) => `${c}.done`));
         },
       },
@@ -145,11 +160,7 @@ export function oneToMany(opts: TemplateOptions & { consumers?: number; sameDevi
         device: opts.sameDevice ? 0 : i + 1,
         run: async (ctx) => {
           const ev = await ctx.openSharedEvent('event', { from: 'producer' });
-          ctx.stream.waitEvent(ev);
-          ctx.assertBlocked();
-          await ctx.signal(`${ctx.role}.waiting`);
-          ctx.stream.synchronize();
-          ctx.mark('after-wait');
+          await waitOnPendingRecord(ctx, ev, `${ctx.role}.waiting`);
           await ctx.signal(`${ctx.role}.done`);
         },
       })),
@@ -169,7 +180,7 @@ export function pipeline(opts: TemplateOptions & { stages?: number } = {}): Scen
   const stages = checkCount('pipeline stages', opts.stages ?? 3, 2, 1024);
   return {
     devices: stages,
-    timeoutMs: opts.timeoutMs ?? 30_000,
+    timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     roles: {
       stage: replicate(stages, (i) => ({
         device: i,
@@ -216,21 +227,14 @@ export function fanIn(opts: TemplateOptions & { producers?: number } = {}): Scen
   const producers = checkCount('fanIn producers', opts.producers ?? 3, 1, 1024);
   return {
     devices: producers + 1,
-    timeoutMs: opts.timeoutMs ?? 30_000,
+    timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     roles: {
       producer: replicate(producers, (i) => ({
         device: i,
         run: async (ctx) => {
-          const ev = ctx.createIpcEvent();
-          const latch = ctx.latch();
-          ev.record(ctx.stream);
-          await ctx.shareEvent(ctx.role, ev);
+          const { ev, latch } = await sharePendingRecord(ctx, ctx.role);
           await ctx.awaitSignal(`release-${i}`, { from: 'consumer' });
-          expectPending(ctx, ev, 'the record');
-          ctx.mark('release');
-          latch.release();
-          ctx.stream.synchronize();
-          ctx.mark('record-done');
+          releasePendingRecord(ctx, ev, latch);
           await ctx.signal(`released-${i}`);
           await ctx.awaitSignal('consumer.done', { from: 'consumer' });
         },
@@ -268,21 +272,14 @@ export function multiThreadConsumer(opts: TemplateOptions & { threads?: number; 
   const threadSignals = (what: string) => range(threads).map((t) => `consumer.t${t}.${what}`);
   return {
     devices: consumerDevice + 1,
-    timeoutMs: opts.timeoutMs ?? 30_000,
+    timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     roles: {
       producer: {
         device: 0,
         run: async (ctx) => {
-          const ev = ctx.createIpcEvent();
-          const latch = ctx.latch();
-          ev.record(ctx.stream);
-          await ctx.shareEvent('event', ev);
+          const { ev, latch } = await sharePendingRecord(ctx, 'event');
           await ctx.awaitSignals(threadSignals('waiting'));
-          expectPending(ctx, ev, 'the record');
-          ctx.mark('release');
-          latch.release();
-          ctx.stream.synchronize();
-          ctx.mark('record-done');
+          releasePendingRecord(ctx, ev, latch);
           await ctx.awaitSignals(threadSignals('done'));
         },
       },
@@ -291,11 +288,7 @@ export function multiThreadConsumer(opts: TemplateOptions & { threads?: number; 
         threads,
         thread: async (ctx, t) => {
           const ev = await ctx.openSharedEvent('event', { from: 'producer' });
-          ctx.stream.waitEvent(ev);
-          ctx.assertBlocked();
-          await ctx.signal(`consumer.t${t}.waiting`);
-          ctx.stream.synchronize();
-          ctx.mark('after-wait');
+          await waitOnPendingRecord(ctx, ev, `consumer.t${t}.waiting`);
           await ctx.signal(`consumer.t${t}.done`);
           return { thread: t, device: ctx.acl.getDevice() };
         },

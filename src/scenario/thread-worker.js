@@ -1,4 +1,5 @@
-// Piscina worker entry. Worker threads do not inherit `-r esbuild-register`, so register it here
+// Piscina worker entry. Worker threads do not inherit `-r`, so load the device processes'
+// TypeScript loader here (esbuild-register with cached transforms, see harness/ts-register.js)
 // and hand over to the TypeScript implementation.
-require('esbuild-register/dist/node').register({ target: `node${process.versions.node.split('.')[0]}` });
+require('../../harness/ts-register.js');
 module.exports = require('./thread-entry.ts').runScenarioThread;

@@ -51,6 +51,14 @@ test('doctor with no usable library says why and exits 1', async () => {
   expect(report.deviceCount).toBe(0);
 });
 
+test('run with no usable library fails at once with the reason, instead of skipping every scenario', async () => {
+  const r = await cli(['run', '--mode', 'real'], { ASCEND_HOME_PATH: '/nonexistent' });
+  expect(r.code).toBe(1);
+  expect(r.stdout).toContain('no usable ACL runtime (real mode)');
+  expect(r.stderr).toContain('no scenario can run without an ACL runtime');
+  expect(r.stdout).not.toMatch(/running \d+ spec files?/);
+});
+
 test.each([
   [['run', '--mode', 'fast'], /option '--mode <mode>' argument 'fast' is invalid\. Allowed choices are auto, stub, real/],
   [['run', '--require-devices', 'many'], /expected a whole number of devices, e\.g\. 8 \(got "many"\)/],
@@ -61,6 +69,13 @@ test.each([
   const r = await cli(args);
   expect(r.code).toBe(2);
   expect(r.stderr).toMatch(message);
+});
+
+test('a bad CANN_HARNESS_MODE is a usage error naming the variable (commander does not check defaults)', async () => {
+  const r = await cli(['doctor'], { CANN_HARNESS_MODE: 'gpu' });
+  expect(r.code).toBe(2);
+  expect(r.stderr).toContain('CANN_HARNESS_MODE must be one of auto, stub, real; got "gpu"');
+  expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
 });
 
 test('run: progress lines, skip reasons, a coloured-when-TTY summary, JUnit XML, exit code', async () => {

@@ -31,3 +31,19 @@ test('malformed settings are rejected with the fix', () => {
   expect(() => parseProbe('{nope')).toThrow(/CANN_HARNESS_PROBE is not valid JSON/);
   expect(() => parseProbe('{"ok":true}')).toThrow(/must be a precheck result/);
 });
+
+test('global setup stops the run when no ACL runtime is usable at all (instead of skipping every scenario)', async () => {
+  const { default: globalSetup } = await import('../../src/jest/global-setup');
+  const saved = process.env.CANN_HARNESS_PROBE;
+  try {
+    process.env.CANN_HARNESS_PROBE = JSON.stringify({ ...probe, ok: false, deviceCount: 0, error: 'the stub library /x does not exist. Build it with `npm run build:stub`' });
+    await expect(globalSetup()).rejects.toThrow(
+      'no usable ACL runtime (stub mode): the stub library /x does not exist. Build it with `npm run build:stub`\nno scenario can run without an ACL runtime',
+    );
+    process.env.CANN_HARNESS_PROBE = JSON.stringify(probe);
+    await expect(globalSetup()).resolves.toBeUndefined();
+  } finally {
+    if (saved === undefined) delete process.env.CANN_HARNESS_PROBE;
+    else process.env.CANN_HARNESS_PROBE = saved;
+  }
+});

@@ -222,8 +222,10 @@ test('fail-fast: one failure stops the others, which are reported as stopped', a
         device: 1,
         entry: { module: ROLES, export: 'failsAfterSignal', args: { signals: ['hanging-waits', 'transforming-transforming'] } },
       }),
-      // Stopped while esbuild-register is transforming: the group SIGTERM also kills esbuild's
-      // service, and the dying role reports "The service was stopped". Still "stopped", not "failed".
+      // Stopped while loading TypeScript in a loop. On a transform-cache miss the group SIGTERM
+      // also kills esbuild's service and the dying role reports "The service was stopped"; on a hit
+      // it is a synchronous loop that only the SIGKILL after the grace period ends. Either way it
+      // is "stopped", not "failed".
       role('transforming', 'transformsUntilStopped', { device: 2 }),
     ],
   });
