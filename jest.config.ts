@@ -12,6 +12,7 @@ const config: Config = {
   testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/jest/fixtures/'],
   // Probe the devices once (in a throwaway child) before any spec file is collected.
   globalSetup: '<rootDir>/src/jest/global-setup.ts',
+  globalTeardown: '<rootDir>/src/jest/global-teardown.ts',
   setupFilesAfterEnv: ['<rootDir>/src/jest/setup.ts'],
   testTimeout: 60_000,
   reporters: [

@@ -28,6 +28,7 @@ export {
   resolveLibrary,
 } from './resolve';
 export type { AclMode, LibraryChoice, ResolveOptions } from './resolve';
+export { reclaimStubLeftovers } from './reclaim';
 export type { Acl, Event, Latch, Stream } from './types';
 export type { AclFunctions } from './native';
 

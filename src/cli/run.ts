@@ -60,6 +60,7 @@ export async function runCommand(patterns: string[], opts: RunCommandOptions): P
     testEnvironment: 'node',
     transform: { '^.+\\.tsx?$': ['ts-jest', { tsconfig: path.join(PACKAGE_ROOT, 'tsconfig.json') }] },
     globalSetup: path.join(PACKAGE_ROOT, 'src', 'jest', 'global-setup.ts'),
+    globalTeardown: path.join(PACKAGE_ROOT, 'src', 'jest', 'global-teardown.ts'),
     setupFilesAfterEnv: [path.join(PACKAGE_ROOT, 'src', 'jest', 'setup.ts')],
     testTimeout: 60_000,
     reporters: [

@@ -4,6 +4,8 @@
  * registered item is torn down synchronously. Handlers are installed while something is
  * registered and removed afterwards, so code around us (e.g. Jest) keeps its own behaviour.
  */
+import { reclaimStubLeftovers } from '../acl';
+
 export interface Teardown {
   /** Synchronous: kill process groups, remove directories. Must not throw. */
   emergencyStop(): void;
@@ -14,6 +16,7 @@ const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 let installed = false;
 
 function stopAll(): void {
+  if (live.size === 0) return;
   for (const item of [...live]) {
     try {
       item.emergencyStop();
@@ -21,6 +24,14 @@ function stopAll(): void {
       /* best effort: keep stopping the others */
     }
     live.delete(item);
+  }
+  // SIGKILLed device processes leave their IPC events' shared memory behind; give the kernel a
+  // moment to finish them, then remove what has no live user left. Synchronous: we may be exiting.
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+  try {
+    reclaimStubLeftovers();
+  } catch {
+    /* best effort */
   }
 }
 

@@ -3,6 +3,7 @@
  * deadline and failures -> collect results -> remove (or keep) the directory. Never leaves a
  * process or a directory behind, even when the parent itself is interrupted (see live-runs.ts).
  */
+import { reclaimStubLeftovers } from '../acl';
 import { RoleProcess } from './role-process';
 import { registerLive, unregisterLive, type Teardown } from './live-runs';
 import { createScenarioDir, keepRequested, readTraces, removeScenarioDir, writePostMortem } from './scenario-dir';
@@ -79,6 +80,8 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   }
 
   const results = roles.map((r) => r.result());
+  // A role killed by a signal could not detach from its IPC events' shared memory.
+  if (results.some((r) => r.signal !== null)) reclaimStubLeftovers({ mode });
   const ok = !timedOut && results.every((r) => r.status === 'passed');
   const kept = !ok || keepRequested(opts.keepDir);
   const durationMs = Date.now() - startedAt;

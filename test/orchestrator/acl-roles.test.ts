@@ -129,4 +129,19 @@ withStub('roles using ctx.acl', () => {
     expect(r.hold.status).toBe('timeout');
     await expectNothingLeft(result);
   }, 240_000);
+  test('a role SIGKILLed while holding an IPC event leaves nothing in /dev/shm once runRoles returns', async () => {
+    const result = await runRoles({
+      mode: 'stub',
+      timeoutMs: 15_000,
+      collectTraces: true,
+      onEvent: track,
+      roles: [role('killed', 0, 'killedHoldingIpcEvent')],
+    });
+    expect(byName(result).killed).toMatchObject({ status: 'crashed', signal: 'SIGKILL' });
+    const shm = shmObjectsOfRun(result.traces);
+    expect(shm.length).toBe(1); // the event it created, seen in its trace
+    // No waiting here: the orchestrator reclaims what a killed role could not release.
+    expect(leakedShmOf(shm)).toEqual([]);
+    await expectNothingLeft(result);
+  }, 60_000);
 });

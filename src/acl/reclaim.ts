@@ -1,0 +1,35 @@
+/**
+ * Removes the stub's shared-memory objects whose users have all died. A process killed by SIGKILL
+ * (a crash, a deadline, Ctrl-C) cannot leave its IPC events, and the stub only reclaims such
+ * objects at the next aclInit; whoever kills device processes calls this afterwards so that a run
+ * leaves nothing in /dev/shm even when it was the last one. Objects with a live user are never
+ * touched, so it is safe while other runs are going on.
+ *
+ * It runs native-stub's `cannstub_reclaim` tool in a child process (koffi is never loaded here).
+ * Real CANN cleans up after its own processes, so in real mode this does nothing.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import { repoRoot, resolveLibrary, type AclMode } from './resolve';
+
+export const reclaimToolPath = path.join(repoRoot, 'native-stub', 'build', 'bin', 'cannstub_reclaim');
+
+/** Returns the names of the objects it removed (empty when nothing was left or not in stub mode). */
+export function reclaimStubLeftovers(opts: { mode?: AclMode; env?: NodeJS.ProcessEnv } = {}): string[] {
+  const env = opts.env ?? process.env;
+  try {
+    if (resolveLibrary({ mode: opts.mode, env }).mode !== 'stub') return [];
+  } catch {
+    return []; // no usable library: nothing of ours can have been created
+  }
+  if (!existsSync(reclaimToolPath)) return [];
+  // The tool is itself a stub process: keep the run's ACL_STUB_* settings (trace dir, faults) away from it.
+  const toolEnv = Object.fromEntries(Object.entries(env).filter(([k]) => !k.startsWith('ACL_STUB_')));
+  const r = spawnSync(reclaimToolPath, [], {
+    env: { ...toolEnv, ACL_STUB_LOG: 'info' },
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
+  return [...(r.stderr ?? '').matchAll(/reclaimed (\S+):/g)].map((m) => m[1]);
+}

@@ -1,0 +1,13 @@
+/**
+ * Jest globalTeardown: after the last spec, remove the stub's shared-memory objects left by device
+ * processes that were killed (crash, deadline, fail-fast). The stub would reclaim them at the next
+ * aclInit, but after the last scenario there is none, and a run must leave nothing in /dev/shm.
+ */
+import { reclaimStubLeftovers } from '../acl';
+
+export default function globalTeardown(): void {
+  const removed = reclaimStubLeftovers();
+  if (removed.length > 0) {
+    process.stderr.write(`[cann-harness] removed ${removed.length} shared-memory object(s) left by killed device processes\n`);
+  }
+}
