@@ -85,8 +85,25 @@ static void list_event(struct event *ev)
     rt.events = ev;
 }
 
-/* Common tail of the three create functions (flags already validated). */
-static aclError create_event(const char *call, aclrtEvent *event, uint32_t flag)
+/* Attaches a freshly allocated event to its IPC state; NULL for local events. */
+typedef aclError (*event_binder)(const char *call, struct event *ev, const unsigned char *handle);
+
+static aclError bind_new_ipc_state(const char *call, struct event *ev, const unsigned char *handle)
+{
+    (void)handle;
+    return ipc_event_create(call, ev);
+}
+
+static aclError bind_opened_ipc_state(const char *call, struct event *ev, const unsigned char *handle)
+{
+    return ipc_event_open(call, handle, ev);
+}
+
+/* Common body of the three create functions (flags already validated) and of
+ * aclrtIpcOpenEventHandle: checks, allocation on the current device, binding.
+ * *event is written only on success (the contract wants it untouched on failure). */
+static aclError new_event(const char *call, aclrtEvent *event, uint32_t flag, event_binder bind,
+                          const unsigned char *handle)
 {
     aclError rc = rt_enter(call);
     if (rc)
@@ -105,18 +122,20 @@ static aclError create_event(const char *call, aclrtEvent *event, uint32_t flag)
         rt_leave();
         return stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "out of memory");
     }
-    if (flag == ACL_EVENT_IPC) {
-        rc = ipc_event_create(call, ev);
-        if (rc) {
-            free(ev);
-            rt_leave();
-            return rc;
-        }
+    if (bind && (rc = bind(call, ev, handle))) {
+        free(ev);
+        rt_leave();
+        return rc;
     }
     list_event(ev);
     *event = rt_event_handle(ev);
     rt_leave();
     return ACL_SUCCESS;
+}
+
+static aclError create_event(const char *call, aclrtEvent *event, uint32_t flag)
+{
+    return new_event(call, event, flag, flag == ACL_EVENT_IPC ? bind_new_ipc_state : NULL, NULL);
 }
 
 static aclError flag_error(const char *call, uint32_t flag, const char *rule)
@@ -430,32 +449,6 @@ STUB_EXPORT aclError aclrtIpcGetEventHandle(aclrtEvent event, aclrtIpcEventHandl
 
 STUB_EXPORT aclError aclrtIpcOpenEventHandle(aclrtIpcEventHandle handle, aclrtEvent *event)
 {
-    static const char *call = "aclrtIpcOpenEventHandle";
-    aclError rc = rt_enter(call);
-    if (rc)
-        return rc;
-    int d;
-    if (!event) {
-        rt_leave();
-        return stub_fail(ACL_ERROR_INVALID_PARAM, call, "event is NULL");
-    }
-    if ((rc = rt_require_device(call, &d))) {
-        rt_leave();
-        return rc;
-    }
-    struct event *ev = event_alloc(d, ACL_EVENT_IPC);
-    if (!ev) {
-        rt_leave();
-        return stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "out of memory");
-    }
-    rc = ipc_event_open(call, (const unsigned char *)handle.reserved, ev);
-    if (rc) {
-        free(ev);
-        rt_leave();
-        return rc;
-    }
-    list_event(ev);
-    *event = rt_event_handle(ev);
-    rt_leave();
-    return ACL_SUCCESS;
+    return new_event("aclrtIpcOpenEventHandle", event, ACL_EVENT_IPC, bind_opened_ipc_state,
+                     (const unsigned char *)handle.reserved);
 }

@@ -695,7 +695,10 @@ CT_CASE(procs_last_user_removes_the_shared_object)
     CT_OK(aclrtDestroyEvent(own_open));
     CT_TRUE(stub_object_exists(&h));
     CT_OK(aclrtRecordEvent(e, s));
-    CT_OK(aclrtSynchronizeEvent(e));
+    /* The stream, not the event: a synchronized event's record task may still be letting go of
+     * the event, and destroy (which never blocks) then frees it when that task ends. A drained
+     * stream has no task left holding it, so the destroy below must remove the object at once. */
+    CT_OK(aclrtSynchronizeStream(s));
     CT_OK(aclrtDestroyEvent(e));
     if (stub_object_exists(&h))
         CT_FAIL("the creator was the last user and destroyed its event, but the object is still in /dev/shm");
