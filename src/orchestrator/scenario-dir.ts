@@ -4,7 +4,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as tmp from 'tmp';
 import { LAYOUT } from '../rendezvous';
-import type { TraceFile } from './types';
+import { toChromeTrace } from '../trace/chrome-trace';
+import type { RoleResult, TraceFile } from './types';
 
 /** Scenario directories are named <base>/cann-harness-<parent pid>-<random> (see scenarioBaseDir). */
 export const SCENARIO_DIR_PREFIX = 'cann-harness-';
@@ -44,7 +45,7 @@ export function keepRequested(keepDir: boolean | undefined, env: NodeJS.ProcessE
 }
 
 /** When a directory is kept, leave the logs and the result next to the rendezvous files. */
-export function writePostMortem(dir: string, roles: { name: string; stdout: string; stderr: string }[], result: unknown): void {
+export function writePostMortem(dir: string, roles: RoleResult[], result: unknown): void {
   try {
     const logs = path.join(dir, LAYOUT.logs);
     // Not recursive: if the directory is gone (removed by a watchdog, or by hand), it stays gone.
@@ -54,6 +55,12 @@ export function writePostMortem(dir: string, roles: { name: string; stdout: stri
       writeFileSync(path.join(logs, `${r.name}.stderr.log`), r.stderr);
     }
     writeFileSync(path.join(dir, 'result.json'), JSON.stringify(result, null, 2));
+    // One timeline of every process's stream tasks and marks, for ui.perfetto.dev / chrome://tracing.
+    const traces = readTraces(dir, new Map(roles.filter((r) => r.pid !== null).map((r) => [r.pid!, r.name])));
+    if (traces.length > 0) {
+      const marks = roles.map((r) => ({ role: r.name, pid: r.pid, marks: r.marks }));
+      writeFileSync(path.join(dir, 'trace.json'), JSON.stringify(toChromeTrace(traces, marks)));
+    }
   } catch {
     /* the directory is kept for inspection; missing logs are not worth failing the run */
   }

@@ -3,7 +3,7 @@
  * ACL errors and native crashes in results, and no shared-memory objects left behind.
  * Needs the stub (`npm run build:stub`); koffi is only ever loaded in child processes.
  */
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { precheck, runRoles, type RoleResult, type RoleSpec, type RunEvent, type RunResult } from '../../src/orchestrator';
 import { repoRoot } from '../support/run-child';
@@ -142,6 +142,10 @@ withStub('roles using ctx.acl', () => {
     expect(shm.length).toBe(1); // the event it created, seen in its trace
     // No waiting here: the orchestrator reclaims what a killed role could not release.
     expect(leakedShmOf(shm)).toEqual([]);
+    // The kept directory has the merged timeline, with the record the role executed before dying.
+    expect(result.kept).toBe(true);
+    const timeline = JSON.parse(readFileSync(path.join(result.dir, 'trace.json'), 'utf8'));
+    expect(timeline.traceEvents).toContainEqual(expect.objectContaining({ ph: 'X', cat: 'ipc_record' }));
     await expectNothingLeft(result);
   }, 60_000);
 });

@@ -1,0 +1,138 @@
+/**
+ * Merges one run's stub traces (one JSON-lines file per process, CLOCK_MONOTONIC ns) and the roles'
+ * marks (same clock) into a single Chrome trace (the JSON "Trace Event Format"), which
+ * https://ui.perfetto.dev and chrome://tracing open as a timeline: one process per role, one track
+ * per stream, each executed task a bar (submit -> start -> end), each mark an instant.
+ */
+
+export interface TraceSource {
+  pid: number;
+  role: string | null;
+  /** The stub's trace file content: one JSON object per line. */
+  jsonl: string;
+}
+
+export interface MarkSource {
+  role: string;
+  pid: number | null;
+  marks: { name: string; tNs: string }[];
+}
+
+/** One line of the stub's trace (see native-stub/README-stub.md, "Trace format"). */
+interface StubTraceLine {
+  t: number;
+  pid: number;
+  tid: number;
+  op: 'submit' | 'start' | 'end' | 'cancel';
+  kind: string;
+  device: number;
+  stream: number;
+  event: number;
+  slot: number | null;
+  ipc: string | null;
+  note?: string;
+}
+
+interface ChromeEvent {
+  name: string;
+  ph: 'X' | 'i' | 'M';
+  pid: number;
+  tid: number;
+  ts?: number;
+  dur?: number;
+  s?: 't' | 'p';
+  cat?: string;
+  args?: Record<string, unknown>;
+}
+
+const MARKS_TRACK = 0; // stream ids start at 1
+
+function parseLines(source: TraceSource): StubTraceLine[] {
+  const lines: StubTraceLine[] = [];
+  for (const raw of source.jsonl.split('\n')) {
+    if (raw.trim() === '') continue;
+    try {
+      lines.push(JSON.parse(raw) as StubTraceLine);
+    } catch {
+      // A process killed mid-run leaves only complete lines; anything else is not ours to guess at.
+    }
+  }
+  return lines;
+}
+
+function taskName(l: StubTraceLine): string {
+  const what = l.kind === 'host_func' ? 'host func' : `${l.kind} ev${l.event}`;
+  return l.slot === null ? what : `${what} slot ${l.slot}`;
+}
+
+export function toChromeTrace(traces: TraceSource[], marks: MarkSource[] = []): { traceEvents: ChromeEvent[] } {
+  const parsed = traces.map((t) => ({ source: t, lines: parseLines(t) }));
+  const allNs = [
+    ...parsed.flatMap((p) => p.lines.map((l) => l.t)),
+    ...marks.flatMap((m) => m.marks.map((k) => Number(BigInt(k.tNs)))),
+  ];
+  const origin = allNs.length ? Math.min(...allNs) : 0;
+  const us = (ns: number) => (ns - origin) / 1000;
+  const events: ChromeEvent[] = [];
+  const named = new Set<string>();
+  const nameTrack = (pid: number, tid: number, name: string) => {
+    if (named.has(`${pid}/${tid}`)) return;
+    named.add(`${pid}/${tid}`);
+    events.push({ name: 'thread_name', ph: 'M', pid, tid, args: { name } });
+  };
+
+  for (const { source, lines } of parsed) {
+    const label = source.role ? `${source.role} (pid ${source.pid})` : `pid ${source.pid}`;
+    events.push({ name: 'process_name', ph: 'M', pid: source.pid, tid: 0, args: { name: label } });
+    // Each stream runs its tasks in order, so its starts and ends pair up first-in, first-out.
+    const open = new Map<number, { start: StubTraceLine; submitT?: number }[]>();
+    const submitted = new Map<string, number[]>();
+    const key = (l: StubTraceLine) => `${l.stream}/${l.kind}/${l.event}/${l.slot}`;
+    for (const l of lines) {
+      nameTrack(source.pid, l.stream, `device ${l.device} stream ${l.stream}`);
+      const args = { device: l.device, stream: l.stream, event: l.event, slot: l.slot, ipc: l.ipc, tid: l.tid };
+      if (l.op === 'submit') {
+        if (l.note === 'noop') {
+          events.push({ name: `${taskName(l)} (no-op)`, ph: 'i', s: 't', pid: source.pid, tid: l.stream, ts: us(l.t), cat: 'submit', args });
+        } else {
+          submitted.set(key(l), [...(submitted.get(key(l)) ?? []), l.t]);
+        }
+      } else if (l.op === 'start') {
+        const queue = submitted.get(key(l));
+        open.set(l.stream, [...(open.get(l.stream) ?? []), { start: l, submitT: queue?.shift() }]);
+      } else if (l.op === 'end') {
+        const started = open.get(l.stream)?.shift();
+        if (!started) continue;
+        const queuedUs = started.submitT === undefined ? undefined : (started.start.t - started.submitT) / 1000;
+        events.push({
+          name: taskName(l), ph: 'X', pid: source.pid, tid: l.stream, ts: us(started.start.t),
+          dur: (l.t - started.start.t) / 1000, cat: l.kind, args: { ...args, queuedUs },
+        });
+      } else if (l.op === 'cancel') {
+        events.push({ name: `${taskName(l)} cancelled`, ph: 'i', s: 't', pid: source.pid, tid: l.stream, ts: us(l.t), cat: 'cancel', args });
+      }
+    }
+    // Started but never ended (the process was killed inside the task): show it up to its last line.
+    const lastT = lines.length ? lines[lines.length - 1].t : origin;
+    for (const [stream, pending] of open) {
+      for (const { start } of pending) {
+        events.push({
+          name: `${taskName(start)} (unfinished)`, ph: 'X', pid: source.pid, tid: stream, ts: us(start.t),
+          dur: (lastT - start.t) / 1000, cat: start.kind, args: { unfinished: true },
+        });
+      }
+    }
+  }
+
+  for (const m of marks) {
+    const pid = m.pid ?? 0;
+    if (!parsed.some((p) => p.source.pid === pid)) {
+      events.push({ name: 'process_name', ph: 'M', pid, tid: 0, args: { name: `${m.role} (pid ${pid})` } });
+    }
+    nameTrack(pid, MARKS_TRACK, 'marks');
+    for (const k of m.marks) {
+      events.push({ name: k.name, ph: 'i', s: 'p', pid, tid: MARKS_TRACK, ts: us(Number(BigInt(k.tNs))), cat: 'mark', args: { role: m.role } });
+    }
+  }
+  return { traceEvents: events };
+}
