@@ -345,7 +345,7 @@ static aclError synchronize_event(const char *call, aclrtEvent event, int32_t ti
         return rc;
     }
     uint64_t target = ev->record_gen;
-    uint64_t deadline = timeout_ms > 0 ? plat_monotonic_ns() + (uint64_t)timeout_ms * 1000000ull : 0;
+    uint64_t deadline = rt_deadline_after_ms(timeout_ms);
     event_ref(ev);
     int timed_out = 0;
     while (ev->done_gen < target && !timed_out && rt.initialized)
@@ -368,9 +368,9 @@ STUB_EXPORT aclError aclrtSynchronizeEvent(aclrtEvent event)
 STUB_EXPORT aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout)
 {
     static const char *call = "aclrtSynchronizeEventWithTimeout";
-    if (timeout < -1 || timeout == 0)
-        return rt_reject(ACL_ERROR_RT_PARAM_INVALID, call,
-                         "timeout %d is invalid: use -1 (wait forever) or a positive number of ms", (int)timeout);
+    aclError rc = rt_check_sync_timeout(call, timeout);
+    if (rc)
+        return rc;
     return synchronize_event(call, event, timeout);
 }
 

@@ -228,7 +228,7 @@ aclError ipc_synchronize(const char *call, struct event *ev, int32_t timeout_ms)
     ipc_wait_capture(ev, &slot);
     if (slot < 0)
         return ACL_SUCCESS;
-    uint64_t deadline = timeout_ms > 0 ? plat_monotonic_ns() + (uint64_t)timeout_ms * 1000000ull : 0;
+    uint64_t deadline = rt_deadline_after_ms(timeout_ms);
     int done = wait_slot_done(&ev->ipc->slots[slot], &rt.shutdowns, shutdowns, deadline);
     ipc_slot_release(ev, (uint32_t)slot);
     if (done)

@@ -128,6 +128,19 @@ struct event *rt_find_event(void *handle)
     return NULL;
 }
 
+uint64_t rt_deadline_after_ms(int64_t timeout_ms)
+{
+    return timeout_ms > 0 ? plat_monotonic_ns() + (uint64_t)timeout_ms * 1000000ull : 0;
+}
+
+aclError rt_check_sync_timeout(const char *call, int32_t timeout)
+{
+    if (timeout < -1 || timeout == 0)
+        return rt_reject(ACL_ERROR_RT_PARAM_INVALID, call,
+                         "timeout %d is invalid: use -1 (wait forever) or a positive number of ms", (int)timeout);
+    return ACL_SUCCESS;
+}
+
 int rt_wait_progress(uint64_t deadline_ns)
 {
     if (deadline_ns == 0) {

@@ -86,4 +86,11 @@ void device_deactivate(int device, int cancel);
 /* Waits on rt.progress until deadline_ns (0: forever). Returns 1 on timeout. */
 int rt_wait_progress(uint64_t deadline_ns);
 
+/* Monotonic deadline timeout_ms from now; 0 (no deadline) when timeout_ms <= 0. */
+uint64_t rt_deadline_after_ms(int64_t timeout_ms);
+
+/* The ...WithTimeout synchronize rule: -1 waits forever, > 0 is ms; anything else is rejected
+ * with 107000. Returns ACL_SUCCESS or the rejection (which also enters/leaves the runtime). */
+aclError rt_check_sync_timeout(const char *call, int32_t timeout);
+
 #endif

@@ -82,7 +82,7 @@ static void run_task(struct stream *s, struct task *t)
         break;
     case TASK_WAIT: {
         pthread_mutex_lock(&rt.lock);
-        uint64_t deadline = t->timeout_ms > 0 ? plat_monotonic_ns() + (uint64_t)t->timeout_ms * 1000000ull : 0;
+        uint64_t deadline = rt_deadline_after_ms(t->timeout_ms);
         while (t->event->done_gen < t->generation && !s->cancelled) {
             if (rt_wait_progress(deadline)) {
                 s->sticky_error = ACL_ERROR_RT_WAIT_TIMEOUT;
@@ -326,7 +326,7 @@ static aclError synchronize_stream(const char *call, aclrtStream stream, int32_t
         return rc;
     }
     uint64_t target = s->submitted;
-    uint64_t deadline = timeout_ms > 0 ? plat_monotonic_ns() + (uint64_t)timeout_ms * 1000000ull : 0;
+    uint64_t deadline = rt_deadline_after_ms(timeout_ms);
     int timed_out = 0;
     s->waiters++;
     while (s->completed < target && !s->cancelled && !timed_out)
@@ -355,9 +355,9 @@ STUB_EXPORT aclError aclrtSynchronizeStream(aclrtStream stream)
 STUB_EXPORT aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
 {
     static const char *call = "aclrtSynchronizeStreamWithTimeout";
-    if (timeout < -1 || timeout == 0)
-        return rt_reject(ACL_ERROR_RT_PARAM_INVALID, call,
-                         "timeout %d is invalid: use -1 (wait forever) or a positive number of ms", (int)timeout);
+    aclError rc = rt_check_sync_timeout(call, timeout);
+    if (rc)
+        return rc;
     return synchronize_stream(call, stream, timeout);
 }
 
