@@ -1,10 +1,11 @@
 /*
- * acl_error_list.h - the error codes of acl-contract.md section 3, written
- * once as an X-macro list of (name, value) pairs copied from the contract's
- * table. The library names codes in its messages with it; the conformance
- * suite names codes with it and checks every header constant against it.
- * (The headers declare the codes as `static const int`, as CANN does, and
- * those cannot be C case labels: hence the values spelled out here.)
+ * acl_error_list.h - the error codes of docs/acl-contract.md section 1.4,
+ * written once as an X-macro list of (name, value) pairs copied from the
+ * contract's table. The library names codes in its messages with it; the
+ * conformance suite names codes with it and checks every header constant
+ * against it. (acl_base.h declares the ACL codes as `static const int`, as
+ * CANN does, and those cannot be C case labels: hence the values spelled out
+ * here.)
  */
 #ifndef CANNSTUB_ACL_ERROR_LIST_H
 #define CANNSTUB_ACL_ERROR_LIST_H

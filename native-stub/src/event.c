@@ -99,21 +99,55 @@ static aclError bind_opened_ipc_state(const char *call, struct event *ev, const 
     return ipc_event_open(call, handle, ev);
 }
 
-/* Common body of the three create functions (flags already validated) and of
- * aclrtIpcOpenEventHandle: checks, allocation on the current device, binding.
- * *event is written only on success (the contract wants it untouched on failure). */
-static aclError new_event(const char *call, aclrtEvent *event, uint32_t flag, event_binder bind,
-                          const unsigned char *handle)
+/* Judges a create's flag: ACL_SUCCESS, or 107000 with the recent error set. */
+typedef aclError (*flag_rule)(const char *call, uint32_t flag);
+
+static aclError flag_error(const char *call, uint32_t flag, const char *rule)
+{
+    return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "flag 0x%x is invalid: %s", flag, rule);
+}
+
+/* ACL_EVENT_DEVICE_USE_ONLY (0x10), ACL_EVENT_EXTERNAL (0x20) and ACL_EVENT_IPC
+ * (0x40) cannot be combined with another bit (api_error.cc, EventCreate/Ex). */
+static int combines_a_solo_flag(uint32_t flag, uint32_t solo_flags)
+{
+    for (uint32_t bit = 0x10; bit <= 0x40; bit <<= 1)
+        if ((solo_flags & bit) && (flag & bit) && (flag & ~bit))
+            return 1;
+    return 0;
+}
+
+static aclError legacy_flag_rule(const char *call, uint32_t flag)
+{
+    if ((flag & 0x3Fu) == 0 || flag > 0x3Fu || combines_a_solo_flag(flag, 0x30u))
+        return flag_error(call, flag,
+                          "use an OR of 0x1/0x2/0x4/0x8, or 0x10 or 0x20 alone (for ACL_EVENT_IPC use "
+                          "aclrtCreateEventExWithFlag)");
+    return ACL_SUCCESS;
+}
+
+static aclError ex_flag_rule(const char *call, uint32_t flag)
+{
+    if ((flag & 0x4Fu) == 0 || flag > 0x4Fu || combines_a_solo_flag(flag, 0x70u))
+        return flag_error(call, flag, "use an OR of 0x1/0x2/0x4/0x8, or ACL_EVENT_IPC (0x40) alone");
+    return ACL_SUCCESS;
+}
+
+/* Common body of the three create functions and of aclrtIpcOpenEventHandle,
+ * in CANN's order: NULL output (100000), flag (107000), current device
+ * (107002), then the IPC binding. *event is written only on success. */
+static aclError new_event(const char *call, aclrtEvent *event, uint32_t flag, flag_rule rule, int new_mode,
+                          event_binder bind, const unsigned char *handle)
 {
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
     int d;
-    if (!event) {
-        rt_leave();
-        return stub_fail(ACL_ERROR_INVALID_PARAM, call, "event is NULL");
-    }
-    if ((rc = rt_require_device(call, &d))) {
+    if (!event)
+        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "event is NULL");
+    else if (rule)
+        rc = rule(call, flag);
+    if (rc || (rc = rt_require_device(call, &d))) {
         rt_leave();
         return rc;
     }
@@ -122,6 +156,7 @@ static aclError new_event(const char *call, aclrtEvent *event, uint32_t flag, ev
         rt_leave();
         return stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "out of memory");
     }
+    ev->new_mode = new_mode;
     if (bind && (rc = bind(call, ev, handle))) {
         free(ev);
         rt_leave();
@@ -133,39 +168,24 @@ static aclError new_event(const char *call, aclrtEvent *event, uint32_t flag, ev
     return ACL_SUCCESS;
 }
 
-static aclError create_event(const char *call, aclrtEvent *event, uint32_t flag)
-{
-    return new_event(call, event, flag, flag == ACL_EVENT_IPC ? bind_new_ipc_state : NULL, NULL);
-}
-
-static aclError flag_error(const char *call, uint32_t flag, const char *rule)
-{
-    return rt_reject(ACL_ERROR_RT_PARAM_INVALID, call, "flag 0x%x is invalid: %s", flag, rule);
-}
+/* CANN's aclrtCreateEvent passes RT_EVENT_DEFAULT (0x4 | 0x8 | 0x2) to the
+ * legacy create (src/runtime/api/api_c_event.cc). */
+#define STUB_EVENT_DEFAULT_FLAGS 0xEu
 
 STUB_EXPORT aclError aclrtCreateEvent(aclrtEvent *event)
 {
-    return create_event("aclrtCreateEvent", event, ACL_EVENT_SYNC);
+    return new_event("aclrtCreateEvent", event, STUB_EVENT_DEFAULT_FLAGS, NULL, 0, NULL, NULL);
 }
 
 STUB_EXPORT aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag)
 {
-    static const char *call = "aclrtCreateEventWithFlag";
-    if (flag > 0x3F)
-        return flag_error(call, flag,
-                          "the legacy create accepts flags up to 0x3F (for ACL_EVENT_IPC use "
-                          "aclrtCreateEventExWithFlag)");
-    return create_event(call, event, flag);
+    return new_event("aclrtCreateEventWithFlag", event, flag, legacy_flag_rule, 0, NULL, NULL);
 }
 
 STUB_EXPORT aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag)
 {
-    static const char *call = "aclrtCreateEventExWithFlag";
-    int valid = flag == ACL_EVENT_IPC || (flag != 0 && (flag & ~0xFu) == 0);
-    if (!valid)
-        return flag_error(call, flag,
-                          "use an OR of 0x1/0x2/0x4/0x8, or ACL_EVENT_IPC (0x40) alone");
-    return create_event(call, event, flag);
+    return new_event("aclrtCreateEventExWithFlag", event, flag, ex_flag_rule, 1,
+                     flag == ACL_EVENT_IPC ? bind_new_ipc_state : NULL, NULL);
 }
 
 /* Looks up a live event for call (rt.lock held). */
@@ -181,22 +201,113 @@ static aclError find_event(const char *call, aclrtEvent event, struct event **ou
     return ACL_SUCCESS;
 }
 
-static aclError refuse_ipc(const char *call, struct event *ev)
+/* ---- what each kind of event refuses (docs/acl-contract.md section 4) ---- */
+
+static int is_device_only(const struct event *ev)
+{
+    return (ev->flags & ACL_EVENT_DEVICE_USE_ONLY) != 0;
+}
+
+static int is_external(const struct event *ev)
+{
+    return ev->flags == ACL_EVENT_EXTERNAL;
+}
+
+/* Event::IsEventWithoutWaitTask (core/inc/event/event.hpp): none of 0x1,
+ * 0x4, ACL_EVENT_EXTERNAL, ACL_EVENT_IPC. */
+static int has_no_wait_task(const struct event *ev)
+{
+    return (ev->flags & (ACL_EVENT_SYNC | 0x4u | ACL_EVENT_EXTERNAL | ACL_EVENT_IPC)) == 0;
+}
+
+static aclError refuse_device_only(const char *call, const struct event *ev)
+{
+    if (is_device_only(ev))
+        return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
+                         "the event was created with ACL_EVENT_DEVICE_USE_ONLY: only device code may use it");
+    return ACL_SUCCESS;
+}
+
+static aclError refuse_external(const char *call, const struct event *ev)
+{
+    if (is_external(ev))
+        return stub_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, call,
+                         "not supported for ACL_EVENT_EXTERNAL events (they have no host-visible status)");
+    return ACL_SUCCESS;
+}
+
+static aclError refuse_ipc(const char *call, const struct event *ev)
 {
     if (ev->is_ipc)
         return stub_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, call, "not supported for IPC events (ACL_EVENT_IPC)");
     return ACL_SUCCESS;
 }
 
-/* Enter + look up + optional IPC refusal; on success rt.lock is held. */
-static aclError enter_with_event(const char *call, aclrtEvent event, int ipc_allowed, struct event **out)
+static aclError refuse_new_mode(const char *call, const struct event *ev)
+{
+    if (ev->new_mode)
+        return stub_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, call,
+                         "not supported for events made by aclrtCreateEventExWithFlag: use "
+                         "aclrtQueryEventStatus to query, or aclrtCreateEventWithFlag(ACL_EVENT_SYNC) for an "
+                         "event that can be reset");
+    return ACL_SUCCESS;
+}
+
+static aclError refuse_no_wait_task(const char *call, const struct event *ev)
+{
+    if (has_no_wait_task(ev))
+        return stub_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, call,
+                         "event flags 0x%x cannot carry a wait task: create it with ACL_EVENT_SYNC to wait on "
+                         "or reset it", ev->flags);
+    return ACL_SUCCESS;
+}
+
+aclError event_check_kind(const char *call, const struct event *ev, enum event_op op)
+{
+    aclError rc = ACL_SUCCESS;
+    switch (op) {
+    case EVENT_OP_ANY:
+        break;
+    case EVENT_OP_RECORD:
+        rc = refuse_device_only(call, ev);
+        break;
+    case EVENT_OP_WAIT:
+        if (!(rc = refuse_device_only(call, ev)))
+            rc = refuse_no_wait_task(call, ev);
+        break;
+    case EVENT_OP_RESET:
+        if (!(rc = refuse_device_only(call, ev)) && !(rc = refuse_ipc(call, ev)))
+            rc = refuse_no_wait_task(call, ev);
+        break;
+    case EVENT_OP_QUERY:
+    case EVENT_OP_QUERY_WAIT_STATUS:
+        if (!(rc = refuse_new_mode(call, ev)) && !(rc = refuse_external(call, ev)))
+            rc = refuse_ipc(call, ev);
+        break;
+    case EVENT_OP_QUERY_STATUS:
+    case EVENT_OP_SYNCHRONIZE:
+        rc = refuse_external(call, ev);
+        break;
+    case EVENT_OP_TIMESTAMP:
+        if (!(rc = refuse_external(call, ev)))
+            rc = refuse_ipc(call, ev);
+        break;
+    case EVENT_OP_GET_ID:
+        rc = refuse_ipc(call, ev);
+        break;
+    }
+    return rc;
+}
+
+/* Enter + look up + the kind's refusals; on success rt.lock is held. */
+static aclError enter_with_event(const char *call, aclrtEvent event, enum event_op op, struct event **out)
 {
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
     rc = find_event(call, event, out);
-    if (!rc && !ipc_allowed)
-        rc = refuse_ipc(call, *out);
+    if (!rc)
+        rc = event_check_kind(call, *out, op);
     if (rc)
         rt_leave();
     return rc;
@@ -205,17 +316,31 @@ static aclError enter_with_event(const char *call, aclrtEvent event, int ipc_all
 /* The same for calls that write one output: the NULL output is checked
  * after the init check and before the handle (README-stub.md's order). */
 static aclError enter_with_event_output(const char *call, aclrtEvent event, const void *output,
-                                        const char *output_name, int ipc_allowed, struct event **out)
+                                        const char *output_name, enum event_op op, struct event **out)
 {
     if (!output)
         return rt_reject(ACL_ERROR_INVALID_PARAM, call, "%s is NULL", output_name);
-    return enter_with_event(call, event, ipc_allowed, out);
+    return enter_with_event(call, event, op, out);
+}
+
+/* Enter + event lookup + stream handle + the kind's refusals, in CANN's order
+ * (record, reset); on success rt.lock is held. */
+static aclError enter_with_event_and_stream(const char *call, aclrtEvent event, aclrtStream stream,
+                                            enum event_op op, struct event **out)
+{
+    aclError rc = rt_enter(call);
+    if (rc)
+        return rc;
+    if ((rc = find_event(call, event, out)) || (rc = stream_check_handle(call, stream)) ||
+        (rc = event_check_kind(call, *out, op)))
+        rt_leave();
+    return rc;
 }
 
 STUB_EXPORT aclError aclrtDestroyEvent(aclrtEvent event)
 {
     struct event *ev = NULL;
-    aclError rc = enter_with_event("aclrtDestroyEvent", event, 1, &ev);
+    aclError rc = enter_with_event("aclrtDestroyEvent", event, EVENT_OP_ANY, &ev);
     if (rc)
         return rc;
     event_destroy(ev);
@@ -228,7 +353,7 @@ STUB_EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
     static const char *call = "aclrtRecordEvent";
     struct event *ev = NULL;
     struct stream *s = NULL;
-    aclError rc = enter_with_event(call, event, 1, &ev);
+    aclError rc = enter_with_event_and_stream(call, event, stream, EVENT_OP_RECORD, &ev);
     if (rc)
         return rc;
     if ((rc = stream_resolve(call, stream, &s)) || (rc = stream_check_context(call, s))) {
@@ -236,9 +361,12 @@ STUB_EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
         return rc;
     }
     if (ev->device != s->device) {
+        /* stub rule (contract section 7); the message is formatted before
+         * rt_leave: another thread may destroy ev or s right after */
+        rc = stub_fail(ACL_ERROR_RT_STREAM_CONTEXT, call,
+                       "event belongs to device %d but the stream to device %d", ev->device, s->device);
         rt_leave();
-        return stub_fail(ACL_ERROR_RT_STREAM_CONTEXT, call,
-                         "event belongs to device %d but the stream to device %d", ev->device, s->device);
+        return rc;
     }
     struct task *t = calloc(1, sizeof *t);
     if (!t) {
@@ -269,10 +397,13 @@ STUB_EXPORT aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
     static const char *call = "aclrtResetEvent";
     struct event *ev = NULL;
     struct stream *s = NULL;
-    aclError rc = enter_with_event(call, event, 0, &ev);
+    aclError rc = enter_with_event_and_stream(call, event, stream, EVENT_OP_RESET, &ev);
     if (rc)
         return rc;
-    if ((rc = stream_resolve(call, stream, &s)) || (rc = stream_check_context(call, s))) {
+    /* CANN judges the new mode after the current device and before the stream's device */
+    int d;
+    if ((rc = rt_require_device(call, &d)) || (rc = refuse_new_mode(call, ev)) ||
+        (rc = stream_resolve(call, stream, &s)) || (rc = stream_check_context(call, s))) {
         rt_leave();
         return rc;
     }
@@ -297,7 +428,7 @@ static int local_complete(const struct event *ev)
 STUB_EXPORT aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)
 {
     struct event *ev = NULL;
-    aclError rc = enter_with_event_output("aclrtQueryEvent", event, status, "status", 0, &ev);
+    aclError rc = enter_with_event_output("aclrtQueryEvent", event, status, "status", EVENT_OP_QUERY, &ev);
     if (rc)
         return rc;
     *status = local_complete(ev) ? ACL_EVENT_STATUS_COMPLETE : ACL_EVENT_STATUS_NOT_READY;
@@ -308,7 +439,7 @@ STUB_EXPORT aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)
 STUB_EXPORT aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status)
 {
     struct event *ev = NULL;
-    aclError rc = enter_with_event_output("aclrtQueryEventStatus", event, status, "status", 1, &ev);
+    aclError rc = enter_with_event_output("aclrtQueryEventStatus", event, status, "status", EVENT_OP_QUERY_STATUS, &ev);
     if (rc)
         return rc;
     int complete = ev->is_ipc ? ipc_is_complete(ev) : local_complete(ev);
@@ -320,7 +451,7 @@ STUB_EXPORT aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedS
 STUB_EXPORT aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status)
 {
     struct event *ev = NULL;
-    aclError rc = enter_with_event_output("aclrtQueryEventWaitStatus", event, status, "status", 0, &ev);
+    aclError rc = enter_with_event_output("aclrtQueryEventWaitStatus", event, status, "status", EVENT_OP_QUERY_WAIT_STATUS, &ev);
     if (rc)
         return rc;
     *status = local_complete(ev) ? ACL_EVENT_WAIT_STATUS_COMPLETE : ACL_EVENT_WAIT_STATUS_NOT_READY;
@@ -328,13 +459,18 @@ STUB_EXPORT aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitS
     return ACL_SUCCESS;
 }
 
-/* timeout_ms: -1 forever, > 0 milliseconds. */
+/* timeout_ms: -1 forever, > 0 milliseconds (0 is refused after the handle check). */
 static aclError synchronize_event(const char *call, aclrtEvent event, int32_t timeout_ms)
 {
     struct event *ev = NULL;
-    aclError rc = enter_with_event(call, event, 1, &ev);
+    aclError rc = enter_with_event(call, event, EVENT_OP_ANY, &ev);
     if (rc)
         return rc;
+    if ((rc = rt_check_sync_timeout_nonzero(call, timeout_ms)) ||
+        (rc = event_check_kind(call, ev, EVENT_OP_SYNCHRONIZE))) {
+        rt_leave();
+        return rc;
+    }
     if (ev->is_ipc) {
         event_ref(ev);
         rt_leave();
@@ -368,7 +504,7 @@ STUB_EXPORT aclError aclrtSynchronizeEvent(aclrtEvent event)
 STUB_EXPORT aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout)
 {
     static const char *call = "aclrtSynchronizeEventWithTimeout";
-    aclError rc = rt_check_sync_timeout(call, timeout);
+    aclError rc = rt_check_sync_timeout_floor(call, timeout);
     if (rc)
         return rc;
     return synchronize_event(call, event, timeout);
@@ -381,9 +517,10 @@ STUB_EXPORT aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, acl
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
-    if (!ms)
-        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "ms is NULL");
+    if (!ms || !startEvent || !endEvent)
+        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "%s is NULL", !ms ? "ms" : !startEvent ? "startEvent" : "endEvent");
     else if (!(rc = find_event(call, startEvent, &start)) && !(rc = find_event(call, endEvent, &end)) &&
+             !(rc = refuse_external(call, start)) && !(rc = refuse_external(call, end)) &&
              !(rc = refuse_ipc(call, start)) && !(rc = refuse_ipc(call, end))) {
         if (!start->ever_completed || !end->ever_completed || !local_complete(start) || !local_complete(end))
             rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
@@ -399,7 +536,7 @@ STUB_EXPORT aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestam
 {
     static const char *call = "aclrtEventGetTimestamp";
     struct event *ev = NULL;
-    aclError rc = enter_with_event_output(call, event, timestamp, "timestamp", 0, &ev);
+    aclError rc = enter_with_event_output(call, event, timestamp, "timestamp", EVENT_OP_TIMESTAMP, &ev);
     if (rc)
         return rc;
     if (!ev->ever_completed)
@@ -413,7 +550,7 @@ STUB_EXPORT aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestam
 STUB_EXPORT aclError aclrtGetEventId(aclrtEvent event, uint32_t *eventId)
 {
     struct event *ev = NULL;
-    aclError rc = enter_with_event_output("aclrtGetEventId", event, eventId, "eventId", 0, &ev);
+    aclError rc = enter_with_event_output("aclrtGetEventId", event, eventId, "eventId", EVENT_OP_GET_ID, &ev);
     if (rc)
         return rc;
     *eventId = (uint32_t)ev->id;
@@ -435,7 +572,7 @@ STUB_EXPORT aclError aclrtIpcGetEventHandle(aclrtEvent event, aclrtIpcEventHandl
 {
     static const char *call = "aclrtIpcGetEventHandle";
     struct event *ev = NULL;
-    aclError rc = enter_with_event_output(call, event, handle, "handle", 1, &ev);
+    aclError rc = enter_with_event_output(call, event, handle, "handle", EVENT_OP_ANY, &ev);
     if (rc)
         return rc;
     if (!ev->is_ipc)
@@ -449,6 +586,6 @@ STUB_EXPORT aclError aclrtIpcGetEventHandle(aclrtEvent event, aclrtIpcEventHandl
 
 STUB_EXPORT aclError aclrtIpcOpenEventHandle(aclrtIpcEventHandle handle, aclrtEvent *event)
 {
-    return new_event("aclrtIpcOpenEventHandle", event, ACL_EVENT_IPC, bind_opened_ipc_state,
+    return new_event("aclrtIpcOpenEventHandle", event, ACL_EVENT_IPC, NULL, 1, bind_opened_ipc_state,
                      (const unsigned char *)handle.reserved);
 }

@@ -18,6 +18,7 @@ struct event {
     uint64_t id;
     int device;
     uint32_t flags;
+    int new_mode; /* made by aclrtCreateEventExWithFlag (or opened IPC): CANN's "new mode" */
     int destroyed;
     int refs; /* 1 for the handle + 1 per queued task or host-side wait */
     /* local events: generations of the latest record and of completed ones */
@@ -38,6 +39,22 @@ struct event *event_alloc(int device, uint32_t flags);
 void event_ref(struct event *ev);
 void event_unref(struct event *ev);
 void event_destroy(struct event *ev); /* handle becomes invalid; freed when unreferenced */
+
+/* What CANN refuses for an event's kind (docs/acl-contract.md section 4),
+ * checked after the handles and before the current device. */
+enum event_op {
+    EVENT_OP_ANY, /* destroy, export: every kind */
+    EVENT_OP_RECORD,
+    EVENT_OP_WAIT,
+    EVENT_OP_RESET, /* without the new-mode check, which CANN makes after the current device */
+    EVENT_OP_QUERY, /* the deprecated aclrtQueryEvent */
+    EVENT_OP_QUERY_STATUS,
+    EVENT_OP_QUERY_WAIT_STATUS,
+    EVENT_OP_SYNCHRONIZE,
+    EVENT_OP_TIMESTAMP, /* and each side of aclrtEventElapsedTime */
+    EVENT_OP_GET_ID,
+};
+aclError event_check_kind(const char *call, const struct event *ev, enum event_op op);
 
 /* Executor side (rt.lock NOT held unless said). */
 void event_local_complete(struct event *ev, uint64_t generation); /* rt.lock held */

@@ -38,10 +38,11 @@ aclError rt_enter(const char *call)
 {
     pthread_mutex_lock(&rt.lock);
     if (!rt.initialized) {
+        int finalized = rt.ever_initialized; /* read under the lock: aclInit writes it */
         pthread_mutex_unlock(&rt.lock);
         return stub_fail(ACL_ERROR_UNINITIALIZE, call,
-                         rt.ever_initialized ? "the runtime was finalized (aclFinalize already ran)"
-                                             : "aclInit has not been called");
+                         finalized ? "the runtime was finalized (aclFinalize already ran)"
+                                   : "aclInit has not been called");
     }
     aclError injected = fault_check(call);
     if (injected) {
@@ -133,11 +134,19 @@ uint64_t rt_deadline_after_ms(int64_t timeout_ms)
     return timeout_ms > 0 ? plat_monotonic_ns() + (uint64_t)timeout_ms * 1000000ull : 0;
 }
 
-aclError rt_check_sync_timeout(const char *call, int32_t timeout)
+aclError rt_check_sync_timeout_floor(const char *call, int32_t timeout)
 {
-    if (timeout < -1 || timeout == 0)
+    if (timeout < -1)
         return rt_reject(ACL_ERROR_RT_PARAM_INVALID, call,
                          "timeout %d is invalid: use -1 (wait forever) or a positive number of ms", (int)timeout);
+    return ACL_SUCCESS;
+}
+
+aclError rt_check_sync_timeout_nonzero(const char *call, int32_t timeout)
+{
+    if (timeout == 0)
+        return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
+                         "timeout 0 is invalid: use -1 (wait forever) or a positive number of ms");
     return ACL_SUCCESS;
 }
 

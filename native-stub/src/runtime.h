@@ -89,8 +89,11 @@ int rt_wait_progress(uint64_t deadline_ns);
 /* Monotonic deadline timeout_ms from now; 0 (no deadline) when timeout_ms <= 0. */
 uint64_t rt_deadline_after_ms(int64_t timeout_ms);
 
-/* The ...WithTimeout synchronize rule: -1 waits forever, > 0 is ms; anything else is rejected
- * with 107000. Returns ACL_SUCCESS or the rejection (which also enters/leaves the runtime). */
-aclError rt_check_sync_timeout(const char *call, int32_t timeout);
+/* The ...WithTimeout synchronize rule: -1 waits forever, > 0 is ms. As in CANN,
+ * timeout < -1 is refused first (acl layer, before the NULL check; it also
+ * enters/leaves the runtime), and 0 only once the handle is known valid
+ * (runtime layer; rt.lock held). Both return ACL_SUCCESS or 107000. */
+aclError rt_check_sync_timeout_floor(const char *call, int32_t timeout);
+aclError rt_check_sync_timeout_nonzero(const char *call, int32_t timeout);
 
 #endif

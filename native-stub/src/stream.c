@@ -235,6 +235,14 @@ aclError stream_submit(struct stream *s, struct task *t)
     return ACL_SUCCESS;
 }
 
+aclError stream_check_handle(const char *call, void *handle)
+{
+    if (handle && !rt_find_stream(handle))
+        return stub_fail(ACL_ERROR_RT_INVALID_HANDLE, call,
+                         "stream %p is not a live stream (destroyed, or never created)", handle);
+    return ACL_SUCCESS;
+}
+
 aclError stream_resolve(const char *call, void *handle, struct stream **out)
 {
     if (handle) {
@@ -313,15 +321,15 @@ STUB_EXPORT aclError aclrtDestroyStream(aclrtStream stream)
     return rc;
 }
 
-/* timeout_ms: -1 forever, > 0 milliseconds. */
+/* timeout_ms: -1 forever, > 0 milliseconds (0 is refused after the handle check). */
 static aclError synchronize_stream(const char *call, aclrtStream stream, int32_t timeout_ms)
 {
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
     struct stream *s = NULL;
-    rc = stream_resolve(call, stream, &s);
-    if (rc) {
+    if ((rc = stream_check_handle(call, stream)) || (rc = rt_check_sync_timeout_nonzero(call, timeout_ms)) ||
+        (rc = stream_resolve(call, stream, &s))) {
         rt_leave();
         return rc;
     }
@@ -355,7 +363,7 @@ STUB_EXPORT aclError aclrtSynchronizeStream(aclrtStream stream)
 STUB_EXPORT aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
 {
     static const char *call = "aclrtSynchronizeStreamWithTimeout";
-    aclError rc = rt_check_sync_timeout(call, timeout);
+    aclError rc = rt_check_sync_timeout_floor(call, timeout);
     if (rc)
         return rc;
     return synchronize_stream(call, stream, timeout);
@@ -370,11 +378,20 @@ static aclError stream_wait_event(const char *call, aclrtStream stream, aclrtEve
         return rc;
     struct stream *s = NULL;
     struct event *ev = NULL;
-    if (!event)
+    /* CANN's order: the acl layer's NULL check (aclrtStreamWaitEvent only),
+     * both handles, the runtime's NULL check (107000), what the event's kind
+     * refuses, then the current device and the stream's device. */
+    if (!event && null_code == ACL_ERROR_INVALID_PARAM)
         rc = stub_fail(null_code, call, "event is NULL");
-    else if (!(ev = rt_find_event(event)))
+    else if ((rc = stream_check_handle(call, stream)))
+        ;
+    else if (event && !(ev = rt_find_event(event)))
         rc = stub_fail(ACL_ERROR_RT_INVALID_HANDLE, call,
                        "event %p is not a live event (destroyed, or never created)", event);
+    else if (!event)
+        rc = stub_fail(null_code, call, "event is NULL");
+    else if ((rc = event_check_kind(call, ev, EVENT_OP_WAIT)))
+        ;
     else if ((rc = stream_resolve(call, stream, &s)) == ACL_SUCCESS)
         rc = stream_check_context(call, s);
     if (rc) {

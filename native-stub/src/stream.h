@@ -58,6 +58,10 @@ const char *task_kind_name(enum task_kind kind);
  * (107002 without one, 107003 for another device). */
 aclError stream_check_context(const char *call, struct stream *s);
 
+/* 107017 if handle is neither NULL nor a live stream (CANN checks handles
+ * before argument values and the current device). */
+aclError stream_check_handle(const char *call, void *handle);
+
 /* Resolves a stream argument (NULL = current device's default stream). */
 aclError stream_resolve(const char *call, void *handle, struct stream **out);
 

@@ -77,6 +77,35 @@ CT_CASE(headers_error_codes_match_the_contract)
 #undef EXPECT_HEADER_VALUE
 }
 
+/* rt_error_codes.h defines its codes with #define, as CANN's does: C code may
+ * test them with #ifdef and use them as case labels (docs/acl-contract.md
+ * section 1). This case does not compile against `static const` codes. */
+#if !defined(ACL_ERROR_RT_PARAM_INVALID) || !defined(ACL_ERROR_RT_FEATURE_NOT_SUPPORT) || \
+    !defined(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT) || !defined(ACL_RT_SUCCESS)
+#error "rt_error_codes.h must #define its codes"
+#endif
+
+static const char *runtime_code_kind(int code)
+{
+    switch (code) {
+    case ACL_RT_SUCCESS: return "success";
+    case ACL_ERROR_RT_PARAM_INVALID:
+    case ACL_ERROR_RT_INVALID_HANDLE: return "argument";
+    case ACL_ERROR_RT_FEATURE_NOT_SUPPORT: return "unsupported";
+    case ACL_ERROR_RT_EVENT_SYNC_TIMEOUT:
+    case ACL_ERROR_RT_STREAM_SYNC_TIMEOUT: return "timeout";
+    default: return "other";
+    }
+}
+
+CT_CASE(headers_runtime_codes_are_macros)
+{
+    CT_TRUE(strcmp(runtime_code_kind(107000), "argument") == 0);
+    CT_TRUE(strcmp(runtime_code_kind(207000), "unsupported") == 0);
+    CT_TRUE(strcmp(runtime_code_kind(507047), "timeout") == 0);
+    CT_TRUE(strcmp(runtime_code_kind(0), "success") == 0);
+}
+
 /* ------------------------------------------------------------ init/finalize */
 
 CT_CASE(init_calls_before_aclInit_return_100001)
@@ -347,10 +376,11 @@ CT_CASE(flags_legacy_create_with_ipc_flag_returns_107000)
     CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtCreateEventWithFlag(&e, ACL_EVENT_IPC | ACL_EVENT_SYNC));
     CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtCreateEventWithFlag(&e, 0x80));
     CT_TRUE(e == NULL);
-    /* the legacy create takes flags up to 0x3F */
+    /* the legacy create takes an OR of 0x1/0x2/0x4/0x8, or 0x10 or 0x20 alone
+     * (the full rule: kinds_legacy_create_flag_rules_107000) */
     CT_OK(aclrtCreateEventWithFlag(&e, ACL_EVENT_SYNC));
     CT_OK(aclrtDestroyEvent(e));
-    CT_OK(aclrtCreateEventWithFlag(&e, 0x3F));
+    CT_OK(aclrtCreateEventWithFlag(&e, 0xF));
     CT_OK(aclrtDestroyEvent(e));
     CT_OK(aclrtCreateEvent(&e));
     aclrtIpcEventHandle h;
@@ -457,7 +487,7 @@ CT_CASE(ipc_refused_apis_return_207000)
     /* an opened (importer-side) object is an IPC event too */
     aclrtEvent opened = ipc_open(handle_of(ipc));
     expect_ipc_refusals(opened, local, s);
-    /* the same calls on local events work */
+    /* the same calls on legacy (aclrtCreateEventWithFlag) local events work */
     aclrtEventStatus old_status;
     uint32_t id;
     CT_OK(aclrtQueryEvent(local, &old_status));

@@ -491,7 +491,9 @@ aclrtEvent ipc_event_new(void)
 aclrtEvent local_event_new(void)
 {
     aclrtEvent e = NULL;
-    CT_OK(aclrtCreateEventExWithFlag(&e, ACL_EVENT_SYNC));
+    /* the legacy create: events of aclrtCreateEventExWithFlag refuse reset
+     * and the legacy queries (docs/acl-contract.md section 4) */
+    CT_OK(aclrtCreateEventWithFlag(&e, ACL_EVENT_SYNC));
     CT_TRUE(e != NULL);
     return e;
 }

@@ -25,7 +25,12 @@ export interface Acl {
   /** The NULL stream of the current device (cannot be destroyed). */
   readonly defaultStream: Stream;
   createEvent(): Event;
+  /** Legacy create: an OR of 0x1/0x2/0x4/0x8, or 0x10 or 0x20 alone (docs/acl-contract.md section 4). */
   createEventWithFlag(flag: number): Event;
+  /**
+   * "New mode" event: it refuses `reset`, `query` and `queryWaitStatus` with 207000, as CANN does;
+   * use `queryStatus`, or `createEventWithFlag(EventFlag.SYNC)` for an event you want to reset.
+   */
   createEventExWithFlag(flag: number): Event;
   /** createEventExWithFlag(EventFlag.IPC). */
   createIpcEvent(): Event;
@@ -69,9 +74,12 @@ export interface Event {
   readonly destroyed: boolean;
   /** The default stream when omitted. */
   record(stream?: Stream): void;
+  /** 207000 on events of createEventExWithFlag and on events without EventFlag.SYNC (no wait task). */
   reset(stream?: Stream): void;
   queryStatus(): EventRecordedStatus;
+  /** Deprecated in CANN; 207000 on events of createEventExWithFlag (IPC included). */
   query(): EventStatus;
+  /** 207000 on events of createEventExWithFlag (IPC included). */
   queryWaitStatus(): EventWaitStatus;
   synchronize(timeoutMs?: number): void;
   /** Milliseconds from this event to `end` (aclrtEventElapsedTime). */
