@@ -270,7 +270,7 @@ STUB_EXPORT aclError aclInit(const char *configPath)
         return stub_fail(ACL_ERROR_INVALID_PARAM, call, "cannot read config file %s (%s): pass NULL or an existing file",
                          configPath, strerror(saved));
     }
-    char err[256];
+    char err[400];
     if (fault_configure(err, sizeof err) != 0 || trace_open(err, sizeof err) != 0) {
         pthread_mutex_unlock(&rt.lock);
         return config_fail("%s", err);

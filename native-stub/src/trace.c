@@ -17,25 +17,46 @@
 
 static int trace_fd = -1;
 
-/* mkdir -p */
-static int make_dirs(const char *dir)
+/* The parent of path (path without its last component), in out. */
+static void parent_of(const char *path, char *out, size_t cap)
 {
-    char path[4096];
-    size_t len = strlen(dir);
-    if (len == 0 || len >= sizeof path)
-        return -1;
-    memcpy(path, dir, len + 1);
-    for (char *p = path + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(path, 0777) != 0 && errno != EEXIST)
-            return -1;
-        *p = '/';
+    snprintf(out, cap, "%s", path);
+    size_t len = strlen(out);
+    while (len > 1 && out[len - 1] == '/')
+        out[--len] = '\0';
+    char *slash = strrchr(out, '/');
+    if (!slash)
+        snprintf(out, cap, ".");
+    else if (slash == out)
+        out[1] = '\0';
+    else
+        *slash = '\0';
+}
+
+/* Creates dir itself (0755, never group/world-writable) but never its
+ * parents: ACL_STUB_TRACE usually points into a harness scenario directory,
+ * and a device process starting while a killed runner removes that
+ * directory must not bring it back (mkdir -p would). */
+static int make_trace_dir(const char *dir, char *err, unsigned long errlen)
+{
+    if (mkdir(dir, 0755) == 0)
+        return 0;
+    int saved = errno;
+    struct stat st;
+    if (saved == EEXIST && stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+        return 0;
+    if (saved == ENOENT) {
+        char parent[4096];
+        parent_of(dir, parent, sizeof parent);
+        snprintf(err, errlen,
+                 "ACL_STUB_TRACE=%s: the parent directory %s does not exist (the stub creates only the last "
+                 "path component): create it first, or unset ACL_STUB_TRACE",
+                 dir, parent);
+    } else {
+        snprintf(err, errlen, "ACL_STUB_TRACE=%s: cannot create the directory (%s)", dir,
+                 strerror(saved == EEXIST ? ENOTDIR : saved));
     }
-    if (mkdir(path, 0777) != 0 && errno != EEXIST)
-        return -1;
-    return 0;
+    return -1;
 }
 
 int trace_open(char *err, unsigned long errlen)
@@ -43,10 +64,8 @@ int trace_open(char *err, unsigned long errlen)
     const char *dir = getenv("ACL_STUB_TRACE");
     if (!dir || !*dir || trace_fd >= 0)
         return 0;
-    if (make_dirs(dir) != 0) {
-        snprintf(err, errlen, "ACL_STUB_TRACE=%s: cannot create the directory (%s)", dir, strerror(errno));
+    if (make_trace_dir(dir, err, errlen) != 0)
         return -1;
-    }
     char path[4200];
     snprintf(path, sizeof path, "%s/trace-%d.jsonl", dir, (int)getpid());
     int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);

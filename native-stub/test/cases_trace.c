@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "support.h"
@@ -194,5 +195,42 @@ CT_CASE(ipc_record_takes_the_lowest_free_slot)
     CT_OK(aclrtDestroyStream(s2));
     CT_OK(aclrtDestroyStream(s3));
     CT_OK(aclrtDestroyStream(waiter));
+    acl_down();
+}
+
+/* The trace directory's parent must exist: the stub creates only the last
+ * path component (so it never brings back a scenario directory that a killed
+ * runner is removing), and aclInit fails with 100000 naming the problem. */
+CT_CASE(trace_dir_with_missing_parent_fails_aclInit_and_creates_nothing)
+{
+    char parent[PATH_CAP], trace_dir[PATH_CAP];
+    path_join(parent, case_dir(), "removed-scenario");
+    path_join(trace_dir, parent, "trace");
+    CT_TRUE(setenv("ACL_STUB_TRACE", trace_dir, 1) == 0);
+    CT_CODE(ACL_ERROR_INVALID_PARAM, aclInit(NULL));
+    const char *msg = aclGetRecentErrMsg();
+    CT_TRUE(msg && strstr(msg, "ACL_STUB_TRACE") && strstr(msg, parent));
+    if (access(parent, F_OK) == 0)
+        CT_FAIL("aclInit created %s: the stub must create only the last component of ACL_STUB_TRACE", parent);
+    /* with the parent back, the same setting works */
+    CT_TRUE(mkdir(parent, 0700) == 0);
+    acl_init_only();
+    CT_TRUE(access(trace_dir, F_OK) == 0);
+    acl_down();
+}
+
+/* The directory the stub creates is not world-writable, whatever the umask. */
+CT_CASE(trace_dir_created_not_world_writable)
+{
+    char trace_dir[PATH_CAP];
+    path_join(trace_dir, case_dir(), "trace");
+    CT_TRUE(setenv("ACL_STUB_TRACE", trace_dir, 1) == 0);
+    mode_t old = umask(0);
+    acl_init_only();
+    umask(old);
+    struct stat st;
+    CT_TRUE(stat(trace_dir, &st) == 0 && S_ISDIR(st.st_mode));
+    if (st.st_mode & (S_IWOTH | S_IWGRP))
+        CT_FAIL("trace directory mode is %03o: group/world-writable", (unsigned)(st.st_mode & 0777));
     acl_down();
 }
