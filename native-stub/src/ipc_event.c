@@ -98,6 +98,9 @@ aclError ipc_event_open(const char *call, const unsigned char handle[64], struct
     int tail = classify_tail(handle, id);
     struct shm_object *obj;
     enum shm_open_result r = shm_open_by_id(SHM_EVENT_PREFIX, id, sizeof(struct ipc_shared), ipc_repair, &obj);
+    if (r == SHM_FULL)
+        return stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "cannot open IPC event %016llx: %s",
+                         (unsigned long long)id, shm_open_result_text(r));
     if (r != SHM_OK) {
         if (tail < 0)
             return stub_fail(ACL_ERROR_RT_INVALID_HANDLE, call,

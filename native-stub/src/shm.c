@@ -22,9 +22,17 @@ static struct shm_object *objects;
  * it is this old (creation takes microseconds). */
 #define SHM_UNREADY_GRACE_NS (5ull * 1000000000ull)
 
+/* Entries worth scanning: never more than the table (a header written by a
+ * dying process must not make us read past it). */
+static uint32_t users_scanned(const struct shm_header *hdr)
+{
+    uint32_t used = hdr->users_used;
+    return used < SHM_MAX_USERS ? used : SHM_MAX_USERS;
+}
+
 static void prune_dead_users(struct shm_header *hdr)
 {
-    for (int i = 0; i < SHM_MAX_USERS; i++) {
+    for (uint32_t i = 0; i < users_scanned(hdr); i++) {
         if (hdr->users[i].pid != 0 && !plat_process_alive(&hdr->users[i])) {
             hdr->users[i].pid = 0; /* clear pid first: a half-cleared entry stays dead */
             hdr->users[i].start_time = 0;
@@ -35,20 +43,23 @@ static void prune_dead_users(struct shm_header *hdr)
 static int user_count(const struct shm_header *hdr)
 {
     int n = 0;
-    for (int i = 0; i < SHM_MAX_USERS; i++)
+    for (uint32_t i = 0; i < users_scanned(hdr); i++)
         n += hdr->users[i].pid != 0;
     return n;
 }
 
 static int add_user(struct shm_header *hdr, const struct plat_process_id *self)
 {
-    for (int i = 0; i < SHM_MAX_USERS; i++) {
+    uint32_t used = users_scanned(hdr);
+    for (uint32_t i = 0; i < used; i++) {
         if (hdr->users[i].pid == self->pid && hdr->users[i].start_time == self->start_time)
             return 0;
     }
-    for (int i = 0; i < SHM_MAX_USERS; i++) {
+    for (uint32_t i = 0; i < SHM_MAX_USERS; i++) {
         if (hdr->users[i].pid == 0) {
             hdr->users[i].start_time = self->start_time; /* pid last: entry valid once pid set */
+            if (i >= used)
+                hdr->users_used = i + 1; /* before the pid: a death here leaves a dead entry in range */
             __atomic_store_n(&hdr->users[i].pid, self->pid, __ATOMIC_RELEASE);
             return 0;
         }
@@ -58,7 +69,7 @@ static int add_user(struct shm_header *hdr, const struct plat_process_id *self)
 
 static void remove_user(struct shm_header *hdr, const struct plat_process_id *self)
 {
-    for (int i = 0; i < SHM_MAX_USERS; i++) {
+    for (uint32_t i = 0; i < users_scanned(hdr); i++) {
         if (hdr->users[i].pid == self->pid && hdr->users[i].start_time == self->start_time) {
             hdr->users[i].pid = 0;
             hdr->users[i].start_time = 0;
@@ -162,7 +173,7 @@ const char *shm_open_result_text(enum shm_open_result r)
     case SHM_NOT_FOUND: return "no IPC event with this handle exists (never created, destroyed, or all its users exited)";
     case SHM_NOT_OURS: return "the handle names a shared-memory object that is not a stub IPC event";
     case SHM_CREATOR_GONE: return "the creator of this IPC event destroyed it or exited";
-    case SHM_FULL: return "too many processes have this IPC event open";
+    case SHM_FULL: return "16384 processes have this IPC event open, the stub's limit (stub rule): close it in some";
     default: return "system error while opening the shared state";
     }
 }

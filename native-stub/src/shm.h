@@ -18,7 +18,10 @@
 #include "platform.h"
 
 #define SHM_MAGIC 0x314255545343414eull /* "NACSTUB1" little-endian */
-#define SHM_MAX_USERS 64
+/* Processes attached to one object at once. CANN has no such limit; a fixed
+ * table keeps the header robust against a process dying mid-update, and
+ * tmpfs only backs the pages that users touch (16 bytes per entry). */
+#define SHM_MAX_USERS 16384
 #define SHM_EVENT_PREFIX "cannstub-ev-"
 
 struct shm_header {
@@ -30,7 +33,7 @@ struct shm_header {
     pthread_mutex_t lock;
     struct plat_process_id creator;
     uint32_t creator_gone; /* creator destroyed its object (or exited cleanly) */
-    uint32_t pad;
+    uint32_t users_used;   /* entries at and above this index were never used (all zero) */
     struct plat_process_id users[SHM_MAX_USERS];
 };
 
@@ -54,7 +57,7 @@ enum shm_open_result {
     SHM_NOT_FOUND,       /* no object of that name */
     SHM_NOT_OURS,        /* exists but is not a stub object (bad magic/size) */
     SHM_CREATOR_GONE,    /* the creator destroyed it or exited */
-    SHM_FULL,            /* users table full */
+    SHM_FULL,            /* users table full (SHM_MAX_USERS live processes) */
     SHM_SYSTEM_ERROR,    /* errno-level failure */
 };
 

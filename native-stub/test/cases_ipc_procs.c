@@ -16,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "support.h"
@@ -714,6 +716,108 @@ CT_CASE(procs_last_user_removes_the_shared_object)
     expect_exit(pid, 0, PEER_TIMEOUT_MS);
     if (stub_object_exists(&h))
         CT_FAIL("the last user (another process) left, but the object is still in /dev/shm");
+    CT_OK(aclrtDestroyStream(s));
+    acl_down();
+}
+
+/* ------------------------------------------- many processes on one event */
+
+/* docs/acl-contract.md section 5.6: CANN has no limit on the processes that
+ * open one IPC event; the stub must take at least 1024 (the old stub refused
+ * the 64th). SWARM_SIZE processes open the event and wait on a pending
+ * record at the same time. */
+#define SWARM_SIZE 128
+
+static int swarm_member_done;
+
+static void swarm_member_report_failure(void *dir)
+{
+    if (!swarm_member_done)
+        publish_flag(dir, "swarm_failed");
+}
+
+/* One swarm member, in a child forked before any ACL call. */
+static void swarm_member(const char *dir, int id)
+{
+    ct_on_cleanup(swarm_member_report_failure, (void *)dir);
+    acl_up(id % 8);
+    aclrtEvent e = ipc_open(await_handle(dir, "handle"));
+    aclrtStream s = stream_new();
+    CT_OK(aclrtStreamWaitEvent(s, e));
+    CT_CODE(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, aclrtSynchronizeStreamWithTimeout(s, 1));
+    char name[32];
+    snprintf(name, sizeof name, "bound_%d", id);
+    publish_flag(dir, name);
+    CT_OK(aclrtSynchronizeStreamWithTimeout(s, 4 * PEER_TIMEOUT_MS));
+    CT_OK(aclrtDestroyEvent(e));
+    CT_OK(aclrtDestroyStream(s));
+    acl_down();
+    swarm_member_done = 1;
+}
+
+/* opener_swarm DIR N: forks N - 1 children (before touching ACL, so no
+ * runtime is ever forked) and is the Nth member itself; exits 0 when all did. */
+CT_ROLE(opener_swarm)
+{
+    const char *dir = argv[0];
+    int n = arg_int(argc, argv, 1, "processes");
+    pid_t kids[SWARM_SIZE];
+    if (n < 1 || n > SWARM_SIZE)
+        CT_FAIL("opener_swarm: %d processes, expected 1..%d", n, SWARM_SIZE);
+    for (int i = 1; i < n; i++) {
+        kids[i] = fork();
+        if (kids[i] < 0)
+            CT_FAIL("fork: %s", strerror(errno));
+        if (kids[i] == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the swarm */
+            ct_set_watchdog(25);
+            swarm_member(dir, i);
+            exit(0);
+        }
+    }
+    swarm_member(dir, 0);
+    int failed = 0;
+    for (int i = 1; i < n; i++) {
+        int status = 0;
+        if (waitpid(kids[i], &status, 0) != kids[i] || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            failed++;
+    }
+    if (failed)
+        CT_FAIL("%d of %d swarm members failed (their output is above)", failed, n);
+    return 0;
+}
+
+CT_CASE(ipc_procs_many_processes_open_and_wait_on_one_event)
+{
+    ct_set_watchdog(25);
+    const char *dir = case_dir();
+    acl_up(0);
+    aclrtStream s = stream_new();
+    aclrtEvent e = ipc_event_new();
+    struct gate *g = gate_hold(s);
+    CT_OK(aclrtRecordEvent(e, s));
+    aclrtIpcEventHandle h = handle_of(e);
+    publish_bytes(dir, "handle", &h, sizeof h);
+    char count[16];
+    snprintf(count, sizeof count, "%d", SWARM_SIZE);
+    const char *args[] = {dir, count, NULL};
+    pid_t swarm = spawn_role("opener_swarm", args, NULL);
+    uint64_t deadline = now_ns() + 20ull * 1000000000ull;
+    for (int i = 0; i < SWARM_SIZE; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "bound_%d", i);
+        while (!file_exists(dir, name)) {
+            if (file_exists(dir, "swarm_failed"))
+                CT_FAIL("a swarm member failed before member %d was bound (its output is above)", i);
+            if (now_ns() > deadline)
+                CT_FAIL("member %d of %d never bound its wait", i, SWARM_SIZE);
+            sleep_ms(5);
+        }
+    }
+    EXPECT_NOT_READY(e);
+    gate_release(g);
+    expect_exit(swarm, 0, 20000);
+    CT_OK(aclrtDestroyEvent(e));
     CT_OK(aclrtDestroyStream(s));
     acl_down();
 }
