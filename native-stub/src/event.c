@@ -376,7 +376,7 @@ STUB_EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
     t->event = ev;
     if (ev->is_ipc) {
         uint32_t slot;
-        if ((rc = ipc_record_take_slot(call, ev, &slot))) {
+        if ((rc = ipc_record_take_slot(call, ev, s, &slot))) {
             free(t);
             rt_leave();
             return rc;

@@ -15,6 +15,7 @@
 #include "event.h"
 #include "platform.h"
 #include "runtime.h"
+#include "stream.h"
 
 #include <signal.h>
 #include <string.h>
@@ -116,7 +117,9 @@ aclError ipc_event_open(const char *call, const unsigned char handle[64], struct
     return ACL_SUCCESS;
 }
 
-aclError ipc_record_take_slot(const char *call, struct event *ev, uint32_t *slot)
+/* Takes the lowest free slot (refcount 0) and makes it current; 0 if every
+ * slot is referenced. */
+static int try_take_slot(struct event *ev, uint32_t *slot)
 {
     struct ipc_shared *ipc = ev->ipc;
     shm_lock(ev->shm);
@@ -127,17 +130,49 @@ aclError ipc_record_take_slot(const char *call, struct event *ev, uint32_t *slot
             break;
         }
     }
-    if (found == IPC_SLOTS) {
-        shm_unlock(ev->shm);
-        return stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call,
-                         "all %d slots of this IPC event are pending or waited on", IPC_SLOTS);
+    if (found < IPC_SLOTS) {
+        /* a free slot's done word is 0 (cleared on release, or by ipc_repair) */
+        ipc->slots[found].refcount = 1;
+        __atomic_store_n(&ipc->current, found, __ATOMIC_RELEASE);
     }
-    /* a free slot's done word is 0 (cleared on release, or by ipc_repair) */
-    ipc->slots[found].refcount = 1;
-    __atomic_store_n(&ipc->current, found, __ATOMIC_RELEASE);
     shm_unlock(ev->shm);
     *slot = found;
-    return ACL_SUCCESS;
+    return found < IPC_SLOTS;
+}
+
+/* How often a record blocked on a full slot table looks again: slots are
+ * freed by executors of any process, and nothing wakes us across processes. */
+#define SLOT_RETRY_MS 1
+
+aclError ipc_record_take_slot(const char *call, struct event *ev, struct stream *s, uint32_t *slot)
+{
+    if (try_take_slot(ev, slot))
+        return ACL_SUCCESS;
+    /* CANN's record spins until a slot frees (ipc_event.cc GetIpcRecordIndex);
+     * this one polls with rt.lock released, and gives up when the event or the
+     * stream goes (destroy, device reset) or the runtime is finalized. */
+    stub_log(LOG_WARN, "%s: all %d slots of IPC event %016llx are referenced: the record waits until one frees",
+             call, IPC_SLOTS, (unsigned long long)ev->shm->id);
+    event_ref(ev);
+    s->waiters++; /* keeps s allocated while rt.lock is released */
+    aclError rc = ACL_SUCCESS;
+    for (;;) {
+        rt_wait_progress(rt_deadline_after_ms(SLOT_RETRY_MS));
+        if (!rt.initialized)
+            rc = stub_fail(ACL_ERROR_RT_INTERNAL_ERROR, call, "aclFinalize ran while the record waited for a free slot");
+        else if (ev->destroyed)
+            rc = stub_fail(ACL_ERROR_RT_INVALID_HANDLE, call, "the event was destroyed while the record waited for a free slot");
+        else if (s->destroyed)
+            rc = stub_fail(ACL_ERROR_RT_INVALID_HANDLE, call,
+                           "the stream was destroyed (or its device reset) while the record waited for a free slot");
+        else if (!try_take_slot(ev, slot))
+            continue;
+        break;
+    }
+    s->waiters--;
+    pthread_cond_broadcast(&rt.progress); /* an executor may wait for waiters == 0 */
+    event_unref(ev);
+    return rc;
 }
 
 void ipc_wait_capture(struct event *ev, int64_t *slot)

@@ -31,8 +31,10 @@ struct stream;
 aclError ipc_event_create(const char *call, struct event *ev);
 aclError ipc_event_open(const char *call, const unsigned char handle[64], struct event *ev);
 /* Submit side: take a slot / capture the current slot. *slot = -1 for a
- * wait that is a no-op. */
-aclError ipc_record_take_slot(const char *call, struct event *ev, uint32_t *slot);
+ * wait that is a no-op. With every slot referenced, the record blocks (rt.lock
+ * released meanwhile) until one frees, as CANN's does; it fails if ev or s is
+ * destroyed or the runtime finalized meanwhile. */
+aclError ipc_record_take_slot(const char *call, struct event *ev, struct stream *s, uint32_t *slot);
 void ipc_wait_capture(struct event *ev, int64_t *slot);
 int ipc_is_complete(struct event *ev);
 /* Host-side synchronize; called WITHOUT rt.lock (event referenced). */

@@ -11,6 +11,7 @@
  * fails both.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -537,5 +538,77 @@ CT_CASE(ipc_failed_record_changes_nothing)
     CT_OK(aclrtDestroyStream(producer));
     CT_OK(aclrtSetDevice(1));
     CT_OK(aclrtDestroyStream(other_device));
+    acl_down();
+}
+
+/* ------------------------------------------------ all 8192 slots referenced */
+
+/* docs/acl-contract.md section 5.3: with every slot referenced, CANN's record
+ * waits until one frees (ipc_event.cc GetIpcRecordIndex) and never fails
+ * with 207001. The stub's record blocks too, and gives up (107017) when the
+ * event is destroyed under it. */
+#define ALL_SLOTS 8192
+
+struct blocked_record {
+    aclrtEvent event;
+    int rc;
+    int returned;
+};
+
+static void *record_on_own_stream(void *arg)
+{
+    struct blocked_record *br = arg;
+    CT_OK(aclrtSetDevice(0));
+    aclrtStream s = stream_new();
+    int rc = aclrtRecordEvent(br->event, s);
+    br->rc = rc;
+    __atomic_store_n(&br->returned, 1, __ATOMIC_RELEASE);
+    CT_OK(aclrtSynchronizeStreamWithTimeout(s, PEER_TIMEOUT_MS));
+    CT_OK(aclrtDestroyStream(s));
+    CT_OK(aclrtResetDevice(0));
+    return NULL;
+}
+
+/* Fills every slot with a record held behind a gate, then records once more
+ * on another thread: that record must still be blocked after BLOCK_PROBE_MS. */
+static pthread_t start_blocked_record(aclrtEvent e, aclrtStream held, struct gate **g, struct blocked_record *br)
+{
+    *g = gate_hold(held);
+    for (int i = 0; i < ALL_SLOTS; i++)
+        CT_OK(aclrtRecordEvent(e, held));
+    memset(br, 0, sizeof *br);
+    br->event = e;
+    pthread_t t;
+    CT_TRUE(pthread_create(&t, NULL, record_on_own_stream, br) == 0);
+    sleep_ms(BLOCK_PROBE_MS);
+    if (__atomic_load_n(&br->returned, __ATOMIC_ACQUIRE))
+        CT_FAIL("the record with all %d slots referenced returned %d (%s) at once instead of blocking",
+                ALL_SLOTS, br->rc, ct_code_name(br->rc));
+    return t;
+}
+
+CT_CASE(ipc_record_with_every_slot_referenced_blocks_until_one_frees)
+{
+    acl_up(0);
+    aclrtStream held = stream_new();
+    aclrtEvent e = ipc_event_new();
+    struct gate *g;
+    struct blocked_record br;
+
+    pthread_t t = start_blocked_record(e, held, &g, &br);
+    gate_release(g);
+    pthread_join(t, NULL);
+    CT_EQ(ACL_SUCCESS, br.rc);
+    EXPECT_STREAM_DRAINS(held);
+    EXPECT_COMPLETE(e);
+
+    /* destroying the event cancels a blocked record */
+    t = start_blocked_record(e, held, &g, &br);
+    CT_OK(aclrtDestroyEvent(e));
+    pthread_join(t, NULL);
+    CT_EQ(ACL_ERROR_RT_INVALID_HANDLE, br.rc);
+    gate_release(g);
+    EXPECT_STREAM_DRAINS(held);
+    CT_OK(aclrtDestroyStream(held));
     acl_down();
 }
