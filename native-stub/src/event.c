@@ -361,7 +361,7 @@ STUB_EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
         return rc;
     }
     if (ev->device != s->device) {
-        /* stub rule (contract section 7); the message is formatted before
+        /* stub rule S2 (docs/acl-contract.md section 7); formatted before
          * rt_leave: another thread may destroy ev or s right after */
         rc = stub_fail(ACL_ERROR_RT_STREAM_CONTEXT, call,
                        "event belongs to device %d but the stream to device %d", ev->device, s->device);

@@ -1,6 +1,6 @@
 /*
  * ipc_event.h - IPC events: the slot / current-record model in shared
- * memory (see acl-contract.md section 4).
+ * memory (see docs/acl-contract.md section 5).
  */
 #ifndef CANNSTUB_IPC_EVENT_H
 #define CANNSTUB_IPC_EVENT_H

@@ -1,5 +1,5 @@
 /*
- * cases_ipc.c - contract section 4 (IPC event slot / current-record model),
+ * cases_ipc.c - docs/acl-contract.md section 5 (IPC event slot / current-record model),
  * inside one process: several streams and several opened objects of the
  * same event stand in for several processes (open builds an independent
  * object sharing the state). Cross-process variants are in cases_ipc_procs.c.

@@ -1,5 +1,5 @@
 /*
- * cases_runtime.c - contract section 3 outside IPC semantics: init/finalize,
+ * cases_runtime.c - docs/acl-contract.md sections 1-3 outside IPC semantics: init/finalize,
  * devices, flags, NULL arguments, invalid handles, streams, host functions,
  * synchronize timeouts, error messages, ACL_STUB_DEVICE_COUNT.
  */

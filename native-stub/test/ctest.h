@@ -236,7 +236,7 @@ void ct_note(const char *fmt, ...)
 }
 
 /* After an expected failure of a direct ACL call, aclGetRecentErrMsg() must
- * explain it: non-NULL and naming the call (contract section 3). */
+ * explain it: non-NULL and naming the call (docs/acl-contract.md section 1.4). */
 static void ct_check_failure_message(const char *file, int line, const char *expr)
 {
     size_t name_len = strcspn(expr, "(");

@@ -3,7 +3,7 @@
  * Pure TypeScript: safe to import anywhere (Jest, the orchestrator), it never loads koffi.
  */
 
-/** Every code in docs/acl-contract.md section 3, by name. */
+/** Every code in docs/acl-contract.md section 1.4, by name. */
 export const AclErrorCode = {
   ACL_SUCCESS: 0,
   ACL_ERROR_INVALID_PARAM: 100000,

@@ -1,5 +1,5 @@
 /**
- * koffi declarations of the ACL subset (docs/acl-contract.md section 2) and of the hold/latch
+ * koffi declarations of the ACL subset (docs/acl-contract.md section 3) and of the hold/latch
  * helper library. This is the only file that imports koffi.
  *
  * Why koffi (and so libascendcl) is only ever loaded in device processes, never in Jest's workers

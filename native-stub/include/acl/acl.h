@@ -2,7 +2,7 @@
  * acl/acl.h - entry header of the cann-ipc-harness ACL stub.
  *
  * Declares the subset of the CANN ACL runtime API that the stub implements
- * (see docs/acl-contract.md in the project's shared docs). Names, types and
+ * (see docs/acl-contract.md in this repository). Names, types and
  * values match CANN, so CANN sample programs compile unchanged with
  * -I native-stub/include -L native-stub/build/lib64 -lascendcl.
  */
