@@ -40,12 +40,21 @@ static void prune_dead_users(struct shm_header *hdr)
     }
 }
 
-static int user_count(const struct shm_header *hdr)
+/* 1 if some user is alive. Dead entries met on the way are cleared; the
+ * scan stops at the first live one, so with many live users this costs one
+ * liveness check (each reads /proc), not one per user: N processes opening
+ * or leaving one object stay O(N), not O(N^2). */
+static int any_live_user(struct shm_header *hdr)
 {
-    int n = 0;
-    for (uint32_t i = 0; i < users_scanned(hdr); i++)
-        n += hdr->users[i].pid != 0;
-    return n;
+    for (uint32_t i = 0; i < users_scanned(hdr); i++) {
+        if (hdr->users[i].pid == 0)
+            continue;
+        if (plat_process_alive(&hdr->users[i]))
+            return 1;
+        hdr->users[i].pid = 0; /* clear pid first: a half-cleared entry stays dead */
+        hdr->users[i].start_time = 0;
+    }
+    return 0;
 }
 
 static int add_user(struct shm_header *hdr, const struct plat_process_id *self)
@@ -222,11 +231,13 @@ enum shm_open_result shm_open_by_id(const char *prefix, uint64_t id, size_t size
         return SHM_NOT_OURS;
     }
     lock_header(hdr, repair);
-    prune_dead_users(hdr);
     enum shm_open_result r = check_openable(hdr);
-    if (r == SHM_OK && add_user(hdr, &self) != 0)
-        r = SHM_FULL;
-    if (r != SHM_OK && user_count(hdr) == 0)
+    if (r == SHM_OK && add_user(hdr, &self) != 0) {
+        prune_dead_users(hdr); /* only when full: entries of dead processes are reused */
+        if (add_user(hdr, &self) != 0)
+            r = SHM_FULL;
+    }
+    if (r != SHM_OK && !any_live_user(hdr))
         unlink_unused(hdr, name); /* every user is dead: reclaim it now */
     plat_shared_mutex_unlock(&hdr->lock);
     if (r != SHM_OK) {
@@ -274,8 +285,7 @@ static void leave(struct shm_object *obj, const struct plat_process_id *self)
     if (obj->is_creator)
         obj->hdr->creator_gone = 1;
     remove_user(obj->hdr, self);
-    prune_dead_users(obj->hdr);
-    if (user_count(obj->hdr) == 0) {
+    if (!any_live_user(obj->hdr)) {
         if (shm_test_die_in_lock == SHM_TEST_DIE_IN_UNLINK) {
             obj->hdr->unlinked = 1;
             raise(SIGKILL); /* test hook: flag set, name left behind */
@@ -340,8 +350,7 @@ static void reclaim_one(const char *name, void *ctx)
         return;
     }
     lock_header(hdr, repair);
-    prune_dead_users(hdr);
-    if (user_count(hdr) == 0) {
+    if (!any_live_user(hdr)) {
         unlink_unused(hdr, name);
         stub_log(LOG_INFO, "reclaimed %s: all its users are dead", name);
     }
