@@ -73,18 +73,37 @@ CT_ROLE(consumer)
     return 0;
 }
 
+/* The creator side of a blocking test: ACL up on device 0, an IPC event
+ * whose record is pending behind a gate, and its handle published as
+ * dir/"handle". */
+struct pending_creator {
+    aclrtStream stream;
+    aclrtEvent event;
+    struct gate *gate;
+};
+
+static struct pending_creator start_pending_creator(const char *dir)
+{
+    struct pending_creator c;
+    acl_up(0);
+    c.stream = stream_new();
+    c.event = ipc_event_new();
+    c.gate = gate_hold(c.stream);
+    CT_OK(aclrtRecordEvent(c.event, c.stream));
+    aclrtIpcEventHandle h = handle_of(c.event);
+    publish_bytes(dir, "handle", &h, sizeof h);
+    return c;
+}
+
 /* Creator with a pending record; consumers on the given devices must all stay
  * blocked until the one record executes. */
 static void run_blocked_consumers(const int *devices, int count)
 {
     const char *dir = case_dir();
-    acl_up(0);
-    aclrtStream s = stream_new();
-    aclrtEvent e = ipc_event_new();
-    struct gate *g = gate_hold(s);
-    CT_OK(aclrtRecordEvent(e, s));
-    aclrtIpcEventHandle h = handle_of(e);
-    publish_bytes(dir, "handle", &h, sizeof h);
+    struct pending_creator c = start_pending_creator(dir);
+    aclrtStream s = c.stream;
+    aclrtEvent e = c.event;
+    struct gate *g = c.gate;
     pid_t pids[8];
     char dev_text[8][16], id_text[8][16];
     for (int i = 0; i < count; i++) {
@@ -793,13 +812,7 @@ CT_CASE(ipc_procs_many_processes_open_and_wait_on_one_event)
 {
     ct_set_watchdog(25);
     const char *dir = case_dir();
-    acl_up(0);
-    aclrtStream s = stream_new();
-    aclrtEvent e = ipc_event_new();
-    struct gate *g = gate_hold(s);
-    CT_OK(aclrtRecordEvent(e, s));
-    aclrtIpcEventHandle h = handle_of(e);
-    publish_bytes(dir, "handle", &h, sizeof h);
+    struct pending_creator c = start_pending_creator(dir);
     char count[16];
     snprintf(count, sizeof count, "%d", SWARM_SIZE);
     const char *args[] = {dir, count, NULL};
@@ -816,10 +829,10 @@ CT_CASE(ipc_procs_many_processes_open_and_wait_on_one_event)
             sleep_ms(5);
         }
     }
-    EXPECT_NOT_READY(e);
-    gate_release(g);
+    EXPECT_NOT_READY(c.event);
+    gate_release(c.gate);
     expect_exit(swarm, 0, 20000);
-    CT_OK(aclrtDestroyEvent(e));
-    CT_OK(aclrtDestroyStream(s));
+    CT_OK(aclrtDestroyEvent(c.event));
+    CT_OK(aclrtDestroyStream(c.stream));
     acl_down();
 }
