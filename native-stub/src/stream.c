@@ -450,8 +450,12 @@ STUB_EXPORT aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, v
     if (rc)
         return rc;
     struct stream *s = NULL;
-    if (!fn)
-        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "fn is NULL");
+    /* CANN has no acl-layer NULL check here: the stream handle comes first,
+     * then the runtime refuses a NULL fn with 107000 (api_error.cc LaunchHostFunc) */
+    if ((rc = stream_check_handle(call, stream)))
+        ;
+    else if (!fn)
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "fn is NULL");
     else if ((rc = stream_resolve(call, stream, &s)) == ACL_SUCCESS) {
         struct task *t = calloc(1, sizeof *t);
         if (!t)

@@ -249,6 +249,11 @@ CT_CASE(order_handles_before_argument_values)
     CT_CODE(ACL_ERROR_RT_INVALID_HANDLE, aclrtStreamWaitEvent(dead_stream, timeline));
     CT_CODE(ACL_ERROR_RT_INVALID_HANDLE, aclrtStreamWaitEventWithTimeout(dead_stream, timeline, 5));
     CT_CODE(ACL_ERROR_RT_INVALID_HANDLE, aclrtResetEvent(dead, s));
+    /* aclrtLaunchHostFunc has no acl-layer NULL check: the stream handle comes
+     * first, then the runtime refuses a NULL fn with 107000 */
+    CT_CODE(ACL_ERROR_RT_INVALID_HANDLE, aclrtLaunchHostFunc(dead_stream, NULL, NULL));
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtLaunchHostFunc(s, NULL, NULL));
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtLaunchHostFunc(NULL, NULL, NULL));
     /* live handles: now the kind and the value */
     CT_CODE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtResetEvent(ex, s));
     CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtSynchronizeEventWithTimeout(ex, 0));
