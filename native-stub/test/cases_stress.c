@@ -16,9 +16,11 @@
 #define STRESS_SLOTS 8
 #define STRESS_MS 1500
 #define STRESS_USERS 3
+#define STRESS_IPC_EVENTS 32
 
 struct stress {
     aclrtEvent slots[STRESS_SLOTS]; /* accessed atomically */
+    aclrtEvent ipc_reserve[STRESS_IPC_EVENTS]; /* IPC events of device 1, made before the threads */
     int stop;
     int unexpected_code;
     const char *unexpected_call;
@@ -60,9 +62,15 @@ static void *creator_main(void *arg)
     struct stress *st = arg;
     unsigned seed = 1;
     MISUSE(st, aclrtSetDevice(1));
-    while (!__atomic_load_n(&st->stop, __ATOMIC_ACQUIRE)) {
+    for (unsigned round = 0; !__atomic_load_n(&st->stop, __ATOMIC_ACQUIRE); round++) {
         aclrtEvent e = NULL;
-        int rc = aclrtCreateEventWithFlag(&e, ACL_EVENT_SYNC);
+        int rc = ACL_SUCCESS;
+        /* now and then one of the IPC events made before the threads started,
+         * so that slots are taken and released under the same races */
+        if (round % 16 == 0 && round / 16 < STRESS_IPC_EVENTS)
+            e = st->ipc_reserve[round / 16];
+        else
+            rc = aclrtCreateEventWithFlag(&e, ACL_EVENT_SYNC);
         expect_misuse_code(st, "aclrtCreateEventWithFlag", rc);
         if (rc == ACL_ERROR_RT_CONTEXT_NULL) {
             MISUSE(st, aclrtSetDevice(1));
@@ -124,7 +132,9 @@ static void *resetter_main(void *arg)
 CT_CASE(stress_concurrent_misuse_is_errors_not_crashes)
 {
     static struct stress st;
-    acl_init_only();
+    acl_up(1);
+    for (int i = 0; i < STRESS_IPC_EVENTS; i++)
+        st.ipc_reserve[i] = ipc_event_new(); /* declares its /dev/shm object, which must be gone at the end */
     pthread_t threads[2 + STRESS_USERS];
     CT_TRUE(pthread_create(&threads[0], NULL, creator_main, &st) == 0);
     CT_TRUE(pthread_create(&threads[1], NULL, resetter_main, &st) == 0);
