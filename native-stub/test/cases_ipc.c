@@ -563,8 +563,12 @@ static void *record_on_own_stream(void *arg)
     int rc = aclrtRecordEvent(br->event, s);
     br->rc = rc;
     __atomic_store_n(&br->returned, 1, __ATOMIC_RELEASE);
-    CT_OK(aclrtSynchronizeStreamWithTimeout(s, PEER_TIMEOUT_MS));
-    CT_OK(aclrtDestroyStream(s));
+    if (rc == ACL_SUCCESS) {
+        CT_OK(aclrtSynchronizeStreamWithTimeout(s, PEER_TIMEOUT_MS));
+        CT_OK(aclrtDestroyStream(s));
+    } else {
+        (void)aclrtDestroyStream(s); /* 107017 when a device reset destroyed it */
+    }
     CT_OK(aclrtResetDevice(0));
     return NULL;
 }
@@ -610,5 +614,14 @@ CT_CASE(ipc_record_with_every_slot_referenced_blocks_until_one_frees)
     gate_release(g);
     EXPECT_STREAM_DRAINS(held);
     CT_OK(aclrtDestroyStream(held));
+
+    /* so does resetting the device, which destroys the event and the streams */
+    held = stream_new();
+    e = ipc_event_new();
+    t = start_blocked_record(e, held, &g, &br);
+    CT_OK(aclrtResetDeviceForce(0));
+    pthread_join(t, NULL);
+    CT_EQ(ACL_ERROR_RT_INVALID_HANDLE, br.rc);
+    gate_release(g);
     acl_down();
 }
