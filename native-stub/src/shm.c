@@ -7,6 +7,7 @@
 #include "errors.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -326,26 +327,35 @@ void shm_detach_all(void)
     pthread_mutex_unlock(&list_lock);
 }
 
+/* The header fields every stub version shares (the users table's size has
+ * changed between versions). */
+#define SHM_COMMON_PREFIX offsetof(struct shm_header, users)
+
 static void reclaim_one(const char *name, void *ctx)
 {
     shm_repair_fn repair = *(shm_repair_fn *)ctx;
     size_t actual = 0;
     uint64_t age = 0;
-    void *map = plat_shm_open(name, sizeof(struct shm_header), &actual, &age);
+    void *map = plat_shm_open(name, SHM_COMMON_PREFIX, &actual, &age);
     if (!map) {
-        /* smaller than a header: a creator died before sizing it */
+        /* smaller than any header: a creator died before sizing it */
         if (errno == EINVAL && age > SHM_UNREADY_GRACE_NS)
             plat_shm_unlink(name);
         return;
     }
     struct shm_header *hdr = map;
-    if (hdr->magic != SHM_MAGIC || !__atomic_load_n(&hdr->ready, __ATOMIC_ACQUIRE)) {
-        if (age > SHM_UNREADY_GRACE_NS)
-            plat_shm_unlink(name); /* creator died mid-create */
+    int initialised = hdr->magic == SHM_MAGIC && __atomic_load_n(&hdr->ready, __ATOMIC_ACQUIRE);
+    if (!initialised) {
+        /* creator died mid-create; another magic is not ours to judge */
+        if ((hdr->magic == 0 || hdr->magic == SHM_MAGIC) && age > SHM_UNREADY_GRACE_NS)
+            plat_shm_unlink(name);
         plat_shm_unmap(map, actual);
         return;
     }
-    if (actual != hdr->size) {
+    /* An object of another stub version (another users-table size, e.g. a
+     * second checkout running at the same time) is left to that version:
+     * this one cannot read its users. */
+    if (actual != hdr->size || actual < sizeof(struct shm_header)) {
         plat_shm_unmap(map, actual);
         return;
     }

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -835,4 +836,57 @@ CT_CASE(ipc_procs_many_processes_open_and_wait_on_one_event)
     CT_OK(aclrtDestroyEvent(c.event));
     CT_OK(aclrtDestroyStream(c.stream));
     acl_down();
+}
+
+/* ----------------------------------------- objects of another stub version */
+
+/* Two checkouts of the harness may run at once with different stub versions
+ * (README-stub.md, "Process death and cleanup"). Reclaim must leave an object
+ * whose layout it does not know alone, even when it is old: here one shaped
+ * like the previous version's (64-entry users table, 66664 bytes), past the
+ * 5 s grace after which half-created objects are removed. */
+#define OTHER_VERSION_SIZE 66664
+#define OTHER_VERSION_MAGIC 0x314255545343414eull /* "NACSTUB1": the shared header prefix */
+
+static void unlink_fake_object(void *name)
+{
+    shm_unlink(name);
+}
+
+CT_CASE(procs_reclaim_leaves_objects_of_another_stub_version_alone)
+{
+    ct_set_watchdog(25);
+    static char name[64];
+    uint64_t id = now_ns() ^ ((uint64_t)getpid() << 40);
+    snprintf(name, sizeof name, "/cannstub-ev-%016llx", (unsigned long long)id);
+    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    CT_TRUE(fd >= 0);
+    ct_on_cleanup(unlink_fake_object, name);
+    printf("ct-owned-path: /dev/shm%s\n", name);
+    fflush(stdout);
+    CT_TRUE(ftruncate(fd, OTHER_VERSION_SIZE) == 0);
+    /* magic @0, ready @8, id @16, size @24, the lock, the creator {pid, 0,
+     * start time}, two u32, then the users table: the prefix every version
+     * shares. This process is its one user, so that the previous version's
+     * reclaim (other checkouts on this machine) keeps it too. */
+    uint64_t magic = OTHER_VERSION_MAGIC, size = OTHER_VERSION_SIZE;
+    uint32_t ready = 1;
+    int32_t self = (int32_t)getpid();
+    off_t users = (off_t)(32 + sizeof(pthread_mutex_t) + 16 + 8);
+    CT_TRUE(pwrite(fd, &magic, 8, 0) == 8 && pwrite(fd, &ready, 4, 8) == 4 && pwrite(fd, &id, 8, 16) == 8 &&
+            pwrite(fd, &size, 8, 24) == 8 && pwrite(fd, &self, 4, users) == 4);
+    close(fd);
+    char path[96];
+    snprintf(path, sizeof path, "/dev/shm%s", name);
+    sleep_ms(5200); /* older than the grace for half-created objects */
+    acl_up(0); /* aclInit reclaims */
+    acl_down();
+    if (access(path, F_OK) != 0)
+        CT_FAIL("aclInit removed %s, an object of another stub version that it cannot judge", path);
+    char tool[PATH_CAP];
+    path_join(tool, self_dir(), "cannstub_reclaim");
+    const char *argv[] = {tool, NULL};
+    expect_exit(spawn_program(tool, argv, NULL, NULL, NULL), 0, PEER_TIMEOUT_MS);
+    if (access(path, F_OK) != 0)
+        CT_FAIL("cannstub_reclaim removed %s, an object of another stub version", path);
 }
