@@ -293,6 +293,12 @@ CT_ROLE(mem_importer)
     expect_device_bytes(p, PAGE, 0x7E);
     fill_device(p, PAGE, 0x42);
     publish_flag(dir, "written");
+    await_flag(dir, "export_closed", PEER_TIMEOUT_MS);
+    void *again = NULL;
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemImportByKey(&again, key, 0));
+    expect_device_bytes(p, PAGE, 0x42); /* an existing import keeps working */
+    fill_device(p, PAGE, 0x43);
+    publish_flag(dir, "rewritten");
     CT_OK(aclrtIpcMemClose(key));
     acl_down();
     return 0;
@@ -316,8 +322,11 @@ CT_CASE(ipc_mem_whitelist_across_processes)
     publish_flag(dir, "listed");
     await_flag(dir, "written", PEER_TIMEOUT_MS);
     expect_device_bytes(p, PAGE, 0x42);
+    CT_OK(aclrtIpcMemClose(key)); /* destroys the export: new imports fail, the importer keeps its own */
+    publish_flag(dir, "export_closed");
+    await_flag(dir, "rewritten", PEER_TIMEOUT_MS);
+    expect_device_bytes(p, PAGE, 0x43);
     expect_exit(child, 0, PEER_TIMEOUT_MS);
-    CT_OK(aclrtIpcMemClose(key));
     CT_OK(aclrtFree(p));
     CT_TRUE(!key_object_exists(key));
     acl_down();
