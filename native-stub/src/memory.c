@@ -452,14 +452,6 @@ void memory_task_release(struct task *t)
 
 /* ---- IPC memory ---- */
 
-static int pid_listed(const struct mem_shared *m, int32_t pid)
-{
-    for (uint32_t i = 0; i < m->pid_count; i++)
-        if (m->pids[i] == pid)
-            return 1;
-    return 0;
-}
-
 /* This process's own allocation exported under key, or NULL. */
 static struct mem_region *exported_region(uint64_t id)
 {
@@ -506,7 +498,7 @@ STUB_EXPORT aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *ke
         struct mem_shared *m = shared_of(r);
         shm_lock(r->shm);
         m->exported = 1;
-        m->pid_validation = (flags & ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION) ? 0 : 1;
+        m->whitelist.enabled = (flags & ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION) ? 0 : 1;
         shm_unlock(r->shm);
         format_key(key, r->shm);
     }
@@ -532,23 +524,9 @@ STUB_EXPORT aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size
                        "\"%.64s\" is not a live export key of this process (call aclrtIpcMemGetExportKey first; "
                        "closed exports cannot take pids)", key);
     else {
-        struct mem_shared *m = shared_of(r);
         shm_lock(r->shm);
-        for (size_t i = 0; i < num && !rc; i++) {
-            if (pid[i] <= 0)
-                rc = ACL_ERROR_RT_PARAM_INVALID;
-            else if (!pid_listed(m, pid[i])) {
-                if (m->pid_count >= MEM_MAX_IMPORT_PIDS)
-                    rc = ACL_ERROR_RT_MEMORY_ALLOCATION;
-                else
-                    m->pids[m->pid_count++] = pid[i];
-            }
-        }
+        rc = ipc_whitelist_add(&shared_of(r)->whitelist, call, pid, num);
         shm_unlock(r->shm);
-        if (rc == ACL_ERROR_RT_PARAM_INVALID)
-            stub_fail(rc, call, "a pid is 0 or negative: pass the importers' aclrtDeviceGetBareTgid values");
-        else if (rc)
-            stub_fail(rc, call, "the whitelist holds at most %d pids", MEM_MAX_IMPORT_PIDS);
     }
     rt_leave();
     return rc;
@@ -590,7 +568,7 @@ STUB_EXPORT aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint
     int32_t self = (int32_t)getpid();
     shm_lock(obj);
     int exported = m->exported;
-    int allowed = !m->pid_validation || pid_listed(m, self) || m->hdr.creator.pid == self;
+    int allowed = ipc_whitelist_allows(&m->whitelist, self, m->hdr.creator.pid);
     int device = m->device;
     size_t bytes = (size_t)m->bytes;
     shm_unlock(obj);

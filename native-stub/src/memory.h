@@ -17,20 +17,18 @@
 #include <stdint.h>
 
 #include "acl/acl.h"
+#include "ipc_whitelist.h"
 #include "shm.h"
 
 #define SHM_MEMORY_PREFIX "cannstub-mem-"
-#define MEM_MAX_IMPORT_PIDS 64
 
 /* Shared state of one allocation (after the shm_header). */
 struct mem_shared {
     struct shm_header hdr;
-    uint32_t exported;       /* an export key is live (aclrtIpcMemClose in the exporter clears it) */
-    uint32_t pid_validation; /* 1: only whitelisted pids may import */
-    int32_t device;          /* the exporter's device */
-    uint32_t pid_count;
-    int32_t pids[MEM_MAX_IMPORT_PIDS];
-    uint64_t bytes;          /* usable bytes (a whole number of pages) */
+    uint32_t exported; /* an export key is live (aclrtIpcMemClose in the exporter clears it) */
+    int32_t device;    /* the exporter's device */
+    struct ipc_whitelist whitelist;
+    uint64_t bytes; /* usable bytes (a whole number of pages) */
 };
 
 enum mem_kind {

@@ -250,14 +250,6 @@ static int parse_key(const char *key, uint64_t *id)
     return 0;
 }
 
-static int pid_listed(const struct notify_shared *sh, int32_t pid)
-{
-    for (uint32_t i = 0; i < sh->pid_count; i++)
-        if (sh->pids[i] == pid)
-            return 1;
-    return 0;
-}
-
 STUB_EXPORT aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size_t len, uint64_t flags)
 {
     static const char *call = "aclrtNotifyGetExportKey";
@@ -285,7 +277,7 @@ STUB_EXPORT aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size
             rc = ACL_ERROR_RT_INTERNAL_ERROR;
         else {
             n->sh->exported = 1;
-            n->sh->pid_validation = flags == ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION ? 0 : 1;
+            n->sh->whitelist.enabled = flags == ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION ? 0 : 1;
         }
         shm_unlock(n->shm);
         if (rc)
@@ -313,21 +305,8 @@ STUB_EXPORT aclError aclrtNotifySetImportPid(aclrtNotify notify, int32_t *pid, s
                        "the notify has no export key of this process: call aclrtNotifyGetExportKey first");
     else {
         shm_lock(n->shm);
-        for (size_t i = 0; i < num && !rc; i++) {
-            if (pid[i] <= 0)
-                rc = ACL_ERROR_RT_PARAM_INVALID;
-            else if (!pid_listed(n->sh, pid[i])) {
-                if (n->sh->pid_count >= NOTIFY_MAX_IMPORT_PIDS)
-                    rc = ACL_ERROR_RT_MEMORY_ALLOCATION;
-                else
-                    n->sh->pids[n->sh->pid_count++] = pid[i];
-            }
-        }
+        rc = ipc_whitelist_add(&n->sh->whitelist, call, pid, num);
         shm_unlock(n->shm);
-        if (rc == ACL_ERROR_RT_PARAM_INVALID)
-            stub_fail(rc, call, "a pid is 0 or negative: pass the importers' aclrtDeviceGetBareTgid values");
-        else if (rc)
-            stub_fail(rc, call, "the whitelist holds at most %d pids", NOTIFY_MAX_IMPORT_PIDS);
     }
     rt_leave();
     return rc;
@@ -366,7 +345,7 @@ STUB_EXPORT aclError aclrtNotifyImportByKey(aclrtNotify *notify, const char *key
     int32_t self = (int32_t)getpid();
     shm_lock(obj);
     int exported = sh->exported;
-    int allowed = !sh->pid_validation || pid_listed(sh, self) || sh->hdr.creator.pid == self;
+    int allowed = ipc_whitelist_allows(&sh->whitelist, self, sh->hdr.creator.pid);
     shm_unlock(obj);
     struct notify *n = NULL;
     if (!exported)

@@ -14,10 +14,10 @@
 #include <stdint.h>
 
 #include "acl/acl.h"
+#include "ipc_whitelist.h"
 #include "shm.h"
 
 #define SHM_NOTIFY_PREFIX "cannstub-nt-"
-#define NOTIFY_MAX_IMPORT_PIDS 64
 #define STUB_NOTIFY_HANDLE_BASE 0x00005b1000000000ull
 
 struct notify_shared {
@@ -25,9 +25,7 @@ struct notify_shared {
     uint32_t flag;           /* futex word: 1 = recorded and not yet consumed by a wait */
     int32_t device;          /* the creator's device: waits run only there */
     uint32_t exported;       /* aclrtNotifyGetExportKey ran (once only) */
-    uint32_t pid_validation; /* 1: only whitelisted pids may import */
-    uint32_t pid_count;
-    int32_t pids[NOTIFY_MAX_IMPORT_PIDS];
+    struct ipc_whitelist whitelist;
 };
 
 struct notify {

@@ -270,6 +270,13 @@ CT_CASE(ipc_mem_export_rules)
     CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemSetImportPid(key, &pid, 0));
     CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemSetImportPid("cannstub-mem-nonsense", &pid, 1));
     CT_OK(aclrtIpcMemSetImportPid(key, &pid, 1));
+    CT_OK(aclrtIpcMemSetImportPid(key, &pid, 1)); /* a duplicate takes no room */
+    int32_t bad[2] = {777, 0};
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemSetImportPid(key, bad, 2));
+    int32_t many[64];
+    for (int i = 0; i < 64; i++)
+        many[i] = 1000 + i; /* with 12345 and 777 already listed: one too many */
+    CT_CODE(ACL_ERROR_RT_MEMORY_ALLOCATION, aclrtIpcMemSetImportPid(key, many, 64));
     void *q = NULL;
     CT_CODE(ACL_ERROR_INVALID_PARAM, aclrtIpcMemImportByKey(NULL, key, 0));
     CT_CODE(ACL_ERROR_INVALID_PARAM, aclrtIpcMemImportByKey(&q, NULL, 0));
