@@ -5,7 +5,21 @@
  * import made before keeps reading and writing the same memory.
  */
 import * as assert from 'node:assert/strict';
-import { AclErrorCode, scenario } from '../src';
+import { AclErrorCode, scenario, type DeviceBuffer, type ScenarioContext } from '../src';
+
+/** Memory imported from another device is read and written only by async device-to-device copies. */
+function readByte(ctx: ScenarioContext, mem: DeviceBuffer): number {
+  const local = ctx.alloc(1);
+  local.copyFrom(mem, ctx.stream, 1);
+  ctx.stream.synchronize();
+  return local.read(1)[0];
+}
+function writeByte(ctx: ScenarioContext, mem: DeviceBuffer, value: number): void {
+  const local = ctx.alloc(1);
+  local.write(Uint8Array.of(value));
+  mem.copyFrom(local, ctx.stream, 1);
+  ctx.stream.synchronize();
+}
 
 scenario('whitelist: an importer not on the list is refused, a listed one imports', {
   devices: 3,
@@ -25,7 +39,7 @@ scenario('whitelist: an importer not on the list is refused, a listed one import
       device: 1,
       run: async (ctx) => {
         const mem = await ctx.openSharedMemory('mem', { from: 'exporter' });
-        assert.equal(mem.read(1)[0], 7);
+        assert.equal(readByte(ctx, mem), 7);
         await ctx.openSharedNotify('notify', { from: 'exporter' });
         await ctx.signal('listed.done');
       },
@@ -79,8 +93,8 @@ scenario('close order: after the exporter closes, new imports fail and an earlie
         const mem = await ctx.openSharedMemory('mem', { from: 'exporter' });
         await ctx.signal('early.imported');
         await ctx.awaitSignal('closed', { from: 'exporter' });
-        assert.equal(mem.read(1)[0], 1);
-        mem.write(Uint8Array.of(42));
+        assert.equal(readByte(ctx, mem), 1);
+        writeByte(ctx, mem, 42);
         await ctx.signal('early.wrote');
       },
     },

@@ -297,6 +297,24 @@ static aclError check_operand(const char *call, const char *what, const void *p,
     return ACL_SUCCESS;
 }
 
+/* docs/zh/api_ref/11-07_IPC_memory_sharing.md: memory imported from another
+ * device allows only asynchronous device-to-device copies (no DEFAULT, no
+ * host<->device, no synchronous copy). Same-device imports have no limit. */
+static aclError check_cross_device_import(const char *call, const char *what, const struct mem_region *r,
+                                          aclrtMemcpyKind kind, int sync)
+{
+    int here = rt_current_device();
+    if (!r || r->kind != MEM_IMPORTED || r->device == here)
+        return ACL_SUCCESS;
+    if (kind == ACL_MEMCPY_DEVICE_TO_DEVICE && !sync)
+        return ACL_SUCCESS;
+    return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
+                     "%s is IPC memory imported from device %d into device %d: across devices only "
+                     "aclrtMemcpyAsync with ACL_MEMCPY_DEVICE_TO_DEVICE is supported (no %s, no host copies, "
+                     "no synchronous copies); copy it into this device's memory first",
+                     what, r->device, here, sync ? "aclrtMemcpy" : kind_name(kind));
+}
+
 /* The copy checks of CANN's acl and rt layers, in their order, then the
  * stub's address/kind match. Returns 1 in *noop for a copy that does
  * nothing (count 0, or dst == src for a synchronous copy). rt.lock held. */
@@ -340,6 +358,8 @@ static aclError check_copy(const char *call, void *dst, size_t destMax, const vo
     aclError rc = check_operand(call, "dst", dst, count, dst_dev, kind, &out[0]);
     if (!rc)
         rc = check_operand(call, "src", src, count, src_dev, kind, &out[1]);
+    for (int i = 0; i < 2 && !rc; i++)
+        rc = check_cross_device_import(call, i == 0 ? "dst" : "src", out[i], kind, sync);
     return rc;
 }
 

@@ -340,14 +340,32 @@ CT_ROLE(mem_importer)
     publish_flag(dir, "refused");
     await_flag(dir, "listed", PEER_TIMEOUT_MS);
     CT_OK(aclrtIpcMemImportByKey(&p, key, ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS));
-    expect_device_bytes(p, PAGE, 0x7E);
-    fill_device(p, PAGE, 0x42);
+    /* imported from device 0 into device 1: only async device-to-device copies */
+    unsigned char host[16];
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtMemcpy(host, 16, p, 16, ACL_MEMCPY_DEVICE_TO_HOST));
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtMemcpy(p, 16, host, 16, ACL_MEMCPY_HOST_TO_DEVICE));
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtMemcpyAsync(host, 16, p, 16, ACL_MEMCPY_DEFAULT, NULL));
+    char *local = dev_alloc(PAGE);
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtMemcpy(local, PAGE, p, PAGE, ACL_MEMCPY_DEVICE_TO_DEVICE));
+    aclrtStream s = stream_new();
+    CT_OK(aclrtMemcpyAsync(local, PAGE, p, PAGE, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
+    EXPECT_STREAM_DRAINS(s);
+    expect_device_bytes(local, PAGE, 0x7E);
+    fill_device(local, PAGE, 0x42);
+    CT_OK(aclrtMemcpyAsync(p, PAGE, local, PAGE, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
+    EXPECT_STREAM_DRAINS(s);
     publish_flag(dir, "written");
     await_flag(dir, "export_closed", PEER_TIMEOUT_MS);
     void *again = NULL;
     CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemImportByKey(&again, key, 0));
-    expect_device_bytes(p, PAGE, 0x42); /* an existing import keeps working */
-    fill_device(p, PAGE, 0x43);
+    CT_OK(aclrtMemcpyAsync(local, PAGE, p, PAGE, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
+    EXPECT_STREAM_DRAINS(s);
+    expect_device_bytes(local, PAGE, 0x42); /* an existing import keeps working */
+    fill_device(local, PAGE, 0x43);
+    CT_OK(aclrtMemcpyAsync(p, PAGE, local, PAGE, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
+    EXPECT_STREAM_DRAINS(s);
+    CT_OK(aclrtFree(local));
+    CT_OK(aclrtDestroyStream(s));
     publish_flag(dir, "rewritten");
     CT_OK(aclrtIpcMemClose(key));
     acl_down();

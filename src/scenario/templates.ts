@@ -366,20 +366,24 @@ export function handoff(
           const notify = sync === 'notify' ? ctx.createNotify() : undefined;
           if (notify) await ctx.shareNotify(`ready.${ctx.role}`, notify, { importers: ['producer'] });
           const mem = await ctx.openSharedMemory('buffer', { from: 'producer' });
-          let data: Uint8Array;
+          // Memory imported from another device allows only async device-to-device copies: the
+          // consumer reads it by a copy into its own buffer on its stream (CANN's ReadDo).
+          const local = ctx.alloc(bytes);
           if (wait) {
             if (notify) notify.waitAndReset(ctx.stream);
             else ctx.stream.waitEvent(await ctx.openSharedEvent('ready', { from: 'producer' }));
+            local.copyFrom(mem, ctx.stream); // queued behind the wait
             ctx.assertBlocked();
             await ctx.signal(`${ctx.role}.waiting`);
             ctx.stream.synchronize();
             ctx.mark('after-wait');
-            data = mem.read();
           } else {
-            data = mem.read(); // the control: no wait, the producer is still held
+            local.copyFrom(mem, ctx.stream); // the control: no wait, the producer is still held
+            ctx.stream.synchronize();
             ctx.mark('read-without-wait');
             await ctx.signal(`${ctx.role}.waiting`);
           }
+          const data = local.read();
           const read: HandoffRead = {
             fresh: data.every((b) => b === HANDOFF_FRESH),
             stale: data.every((b) => b === HANDOFF_STALE),
