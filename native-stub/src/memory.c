@@ -378,8 +378,8 @@ STUB_EXPORT aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, siz
         return rc;
     struct task t = { .kind = TASK_MEMCPY, .dst = dst, .src = src, .count = count };
     int d, noop = 0;
-    if ((rc = rt_require_device(call, &d)) || (rc = check_copy(call, dst, destMax, src, count, kind, 1, t.regions, &noop)) ||
-        noop) {
+    if ((rc = check_copy(call, dst, destMax, src, count, kind, 1, t.regions, &noop)) || noop ||
+        (rc = rt_require_device(call, &d))) {
         rt_leave();
         return rc;
     }

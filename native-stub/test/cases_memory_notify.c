@@ -82,6 +82,15 @@ static void no_device_malloc(void *arg)
     *(int *)arg = aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST);
 }
 
+/* A thread without a current device: a zero-byte copy is still a no-op, a real one needs the device. */
+static void no_device_memcpy(void *arg)
+{
+    int *rc = arg;
+    char a[8] = {0}, b[8] = {0};
+    rc[0] = aclrtMemcpy(a, 8, b, 0, ACL_MEMCPY_HOST_TO_HOST);
+    rc[1] = aclrtMemcpy(a, 8, b, 8, ACL_MEMCPY_HOST_TO_HOST);
+}
+
 /* ------------------------------------------------------------- init check */
 
 /* Every new call returns 100001 before aclInit and after aclFinalize, whatever its arguments. */
@@ -174,6 +183,10 @@ CT_CASE(memory_copy_checks_and_round_trip)
     CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtMemcpy(a, 256, b, 256, ACL_MEMCPY_HOST_TO_DEVICE));
     /* a device range must fit in its allocation (a 256-byte malloc holds one page) */
     CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtMemcpy(a + PAGE - 8, 16, host, 16, ACL_MEMCPY_HOST_TO_DEVICE));
+    int no_device[2] = {-1, -1};
+    run_in_thread(no_device_memcpy, no_device);
+    CT_EQ(ACL_SUCCESS, no_device[0]);
+    CT_EQ(ACL_ERROR_RT_CONTEXT_NULL, no_device[1]);
     CT_OK(aclrtMemcpy(a, 256, host, 256, ACL_MEMCPY_HOST_TO_DEVICE));
     CT_OK(aclrtMemcpy(b, 256, a, 256, ACL_MEMCPY_DEVICE_TO_DEVICE));
     memset(back, 0, sizeof back);
