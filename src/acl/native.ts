@@ -125,6 +125,17 @@ export function loadAclLibrary(file: string): LoadedAcl {
   const lib = koffi.load(file);
   const f = (name: string, args: (TypeSpec | ReturnType<typeof koffi.out>)[], result: TypeSpec = 'int') =>
     lib.func(name, result, args);
+  // Memory / IPC memory / notify calls came later in CANN than the event calls: an older runtime
+  // without them still loads, and only a call of a missing function fails, saying so.
+  const optional = (name: string, args: (TypeSpec | ReturnType<typeof koffi.out>)[]) => {
+    try {
+      return f(name, args);
+    } catch {
+      return () => {
+        throw new Error(`${file} does not export ${name}: this CANN runtime is too old for device memory, IPC memory or notify scenarios`);
+      };
+    }
+  };
   const fns = {
     aclInit: f('aclInit', ['const char *']),
     aclFinalize: f('aclFinalize', []),
@@ -161,29 +172,29 @@ export function loadAclLibrary(file: string): LoadedAcl {
     aclrtIpcOpenEventHandle: f('aclrtIpcOpenEventHandle', [IpcEventHandleStruct, voidPtrOut]),
     // Declared with void * for fn: we only ever pass the address of a native function, never a JS callback.
     aclrtLaunchHostFunc: f('aclrtLaunchHostFunc', [voidPtr, voidPtr, voidPtr]),
-    aclrtMalloc: f('aclrtMalloc', [voidPtrOut, 'size_t', 'int']),
-    aclrtFree: f('aclrtFree', [voidPtr]),
-    aclrtMallocHost: f('aclrtMallocHost', [voidPtrOut, 'size_t']),
-    aclrtFreeHost: f('aclrtFreeHost', [voidPtr]),
-    aclrtMemcpy: f('aclrtMemcpy', [voidPtr, 'size_t', voidPtr, 'size_t', 'int']),
-    aclrtMemcpyAsync: f('aclrtMemcpyAsync', [voidPtr, 'size_t', voidPtr, 'size_t', 'int', voidPtr]),
-    aclrtMemsetAsync: f('aclrtMemsetAsync', [voidPtr, 'size_t', 'int32_t', 'size_t', voidPtr]),
-    aclrtDestroyStreamForce: f('aclrtDestroyStreamForce', [voidPtr]),
-    aclrtDeviceCanAccessPeer: f('aclrtDeviceCanAccessPeer', [out('int32_t'), 'int32_t', 'int32_t']),
-    aclrtDeviceEnablePeerAccess: f('aclrtDeviceEnablePeerAccess', ['int32_t', 'uint32_t']),
-    aclrtDeviceGetBareTgid: f('aclrtDeviceGetBareTgid', [out('int32_t')]),
+    aclrtMalloc: optional('aclrtMalloc', [voidPtrOut, 'size_t', 'int']),
+    aclrtFree: optional('aclrtFree', [voidPtr]),
+    aclrtMallocHost: optional('aclrtMallocHost', [voidPtrOut, 'size_t']),
+    aclrtFreeHost: optional('aclrtFreeHost', [voidPtr]),
+    aclrtMemcpy: optional('aclrtMemcpy', [voidPtr, 'size_t', voidPtr, 'size_t', 'int']),
+    aclrtMemcpyAsync: optional('aclrtMemcpyAsync', [voidPtr, 'size_t', voidPtr, 'size_t', 'int', voidPtr]),
+    aclrtMemsetAsync: optional('aclrtMemsetAsync', [voidPtr, 'size_t', 'int32_t', 'size_t', voidPtr]),
+    aclrtDestroyStreamForce: optional('aclrtDestroyStreamForce', [voidPtr]),
+    aclrtDeviceCanAccessPeer: optional('aclrtDeviceCanAccessPeer', [out('int32_t'), 'int32_t', 'int32_t']),
+    aclrtDeviceEnablePeerAccess: optional('aclrtDeviceEnablePeerAccess', ['int32_t', 'uint32_t']),
+    aclrtDeviceGetBareTgid: optional('aclrtDeviceGetBareTgid', [out('int32_t')]),
     // Keys are written into a caller buffer (a Uint8Array, decoded by the caller) and read as C strings.
-    aclrtIpcMemGetExportKey: f('aclrtIpcMemGetExportKey', [voidPtr, 'size_t', voidPtr, 'size_t', 'uint64_t']),
-    aclrtIpcMemClose: f('aclrtIpcMemClose', ['const char *']),
-    aclrtIpcMemImportByKey: f('aclrtIpcMemImportByKey', [voidPtrOut, 'const char *', 'uint64_t']),
-    aclrtIpcMemSetImportPid: f('aclrtIpcMemSetImportPid', ['const char *', voidPtr, 'size_t']),
-    aclrtCreateNotify: f('aclrtCreateNotify', [voidPtrOut, 'uint64_t']),
-    aclrtDestroyNotify: f('aclrtDestroyNotify', [voidPtr]),
-    aclrtRecordNotify: f('aclrtRecordNotify', [voidPtr, voidPtr]),
-    aclrtWaitAndResetNotify: f('aclrtWaitAndResetNotify', [voidPtr, voidPtr, 'uint32_t']),
-    aclrtNotifyGetExportKey: f('aclrtNotifyGetExportKey', [voidPtr, voidPtr, 'size_t', 'uint64_t']),
-    aclrtNotifyImportByKey: f('aclrtNotifyImportByKey', [voidPtrOut, 'const char *', 'uint64_t']),
-    aclrtNotifySetImportPid: f('aclrtNotifySetImportPid', [voidPtr, voidPtr, 'size_t']),
+    aclrtIpcMemGetExportKey: optional('aclrtIpcMemGetExportKey', [voidPtr, 'size_t', voidPtr, 'size_t', 'uint64_t']),
+    aclrtIpcMemClose: optional('aclrtIpcMemClose', ['const char *']),
+    aclrtIpcMemImportByKey: optional('aclrtIpcMemImportByKey', [voidPtrOut, 'const char *', 'uint64_t']),
+    aclrtIpcMemSetImportPid: optional('aclrtIpcMemSetImportPid', ['const char *', voidPtr, 'size_t']),
+    aclrtCreateNotify: optional('aclrtCreateNotify', [voidPtrOut, 'uint64_t']),
+    aclrtDestroyNotify: optional('aclrtDestroyNotify', [voidPtr]),
+    aclrtRecordNotify: optional('aclrtRecordNotify', [voidPtr, voidPtr]),
+    aclrtWaitAndResetNotify: optional('aclrtWaitAndResetNotify', [voidPtr, voidPtr, 'uint32_t']),
+    aclrtNotifyGetExportKey: optional('aclrtNotifyGetExportKey', [voidPtr, voidPtr, 'size_t', 'uint64_t']),
+    aclrtNotifyImportByKey: optional('aclrtNotifyImportByKey', [voidPtrOut, 'const char *', 'uint64_t']),
+    aclrtNotifySetImportPid: optional('aclrtNotifySetImportPid', [voidPtr, voidPtr, 'size_t']),
   } as unknown as AclFunctions;
   return { fns, close: () => lib.unload() };
 }
