@@ -7,6 +7,8 @@
 #include "event.h"
 #include "fault.h"
 #include "ipc_event.h"
+#include "memory.h"
+#include "notify.h"
 #include "platform.h"
 #include "shm.h"
 #include "stream.h"
@@ -228,6 +230,8 @@ static void shutdown_locked(uint64_t wait_ns)
             break;
         }
     }
+    notify_shutdown();
+    memory_shutdown();
     shm_detach_all();
     rt.shutting_down = 0;
     pthread_cond_broadcast(&rt.progress);
@@ -295,6 +299,8 @@ STUB_EXPORT aclError aclInit(const char *configPath)
     }
     pthread_mutex_unlock(&rt.lock);
     ipc_reclaim_stale();
+    memory_reclaim_stale();
+    notify_reclaim_stale();
     stub_log(LOG_INFO, "aclInit: %u device(s), pid %d", count, (int)getpid());
     return ACL_SUCCESS;
 }

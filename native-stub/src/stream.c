@@ -13,6 +13,8 @@
 
 #include "event.h"
 #include "ipc_event.h"
+#include "memory.h"
+#include "notify.h"
 #include "platform.h"
 #include "runtime.h"
 #include "trace.h"
@@ -30,6 +32,10 @@ const char *task_kind_name(enum task_kind kind)
     case TASK_IPC_RECORD: return "ipc_record";
     case TASK_IPC_WAIT: return "ipc_wait";
     case TASK_HOST_FUNC: return "host_func";
+    case TASK_MEMCPY: return "memcpy";
+    case TASK_MEMSET: return "memset";
+    case TASK_NOTIFY_RECORD: return "notify_record";
+    case TASK_NOTIFY_WAIT: return "notify_wait";
     }
     return "?";
 }
@@ -63,6 +69,8 @@ static void drop_task(struct stream *s, struct task *t)
         ipc_slot_release(t->event, t->slot);
     if (t->event)
         event_unref(t->event);
+    memory_task_release(t);
+    notify_task_release(t);
     free(t);
 }
 
@@ -102,6 +110,14 @@ static void run_task(struct stream *s, struct task *t)
     case TASK_HOST_FUNC:
         t->fn(t->args);
         break;
+    case TASK_MEMCPY:
+    case TASK_MEMSET:
+        memory_task_run(t);
+        break;
+    case TASK_NOTIFY_RECORD:
+    case TASK_NOTIFY_WAIT:
+        notify_task_run(s, t);
+        break;
     }
 }
 
@@ -127,6 +143,8 @@ static void *executor_main(void *arg)
         pthread_mutex_lock(&rt.lock);
         if (t->event)
             event_unref(t->event);
+        memory_task_release(t);
+        notify_task_release(t);
         free(t);
         s->completed++;
         pthread_cond_broadcast(&rt.progress);

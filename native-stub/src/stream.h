@@ -6,6 +6,7 @@
 #define CANNSTUB_STREAM_H
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "acl/acl.h"
@@ -19,7 +20,14 @@ enum task_kind {
     TASK_IPC_RECORD, /* IPC event record: sets the captured slot's done word */
     TASK_IPC_WAIT,   /* IPC event wait: blocks until the captured slot is done */
     TASK_HOST_FUNC,  /* aclrtLaunchHostFunc */
+    TASK_MEMCPY,        /* aclrtMemcpyAsync (memory.c) */
+    TASK_MEMSET,        /* aclrtMemsetAsync (memory.c) */
+    TASK_NOTIFY_RECORD, /* aclrtRecordNotify (notify.c) */
+    TASK_NOTIFY_WAIT,   /* aclrtWaitAndResetNotify (notify.c) */
 };
+
+struct mem_region;
+struct notify;
 
 struct task {
     struct task *next;
@@ -30,6 +38,14 @@ struct task {
     int64_t timeout_ms;  /* local wait: 0 = none */
     aclrtHostFunc fn;
     void *args;
+    /* memory.c / notify.c tasks: each holds a reference on its regions / notify */
+    void *dst;
+    const void *src;
+    size_t count;
+    int value;
+    struct mem_region *regions[2];
+    struct notify *notify;
+    uint32_t timeout_s; /* notify wait: 0 = forever */
 };
 
 struct stream {

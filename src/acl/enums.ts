@@ -31,3 +31,27 @@ export enum EventWaitStatus {
 }
 
 export const IPC_EVENT_HANDLE_SIZE = 64;
+
+/** aclrtMemcpyKind (acl_rt.h). */
+export const MemcpyKind = {
+  HOST_TO_HOST: 0,
+  HOST_TO_DEVICE: 1,
+  DEVICE_TO_HOST: 2,
+  DEVICE_TO_DEVICE: 3,
+  DEFAULT: 4,
+} as const;
+
+/** aclrtMemMallocPolicy values used here (acl_rt.h). */
+export const MemMallocPolicy = { HUGE_FIRST: 0, HUGE_ONLY: 1, NORMAL_ONLY: 2 } as const;
+
+/** IPC memory export / import flags. Note: the "disable pid validation" bit differs from notify's. */
+export const IpcMemExportFlag = { DEFAULT: 0x0, DISABLE_PID_VALIDATION: 0x1 } as const;
+export const IpcMemImportFlag = { DEFAULT: 0x0, ENABLE_PEER_ACCESS: 0x1 } as const;
+
+/** Notify creation and IPC notify export / import flags. */
+export const NotifyFlag = { DEFAULT: 0x0, DEVICE_USE_ONLY: 0x1 } as const;
+export const NotifyExportFlag = { DEFAULT: 0x0, DISABLE_PID_VALIDATION: 0x2 } as const;
+export const NotifyImportFlag = { DEFAULT: 0x0, ENABLE_PEER_ACCESS: 0x2 } as const;
+
+/** Key buffers of aclrtIpcMemGetExportKey / aclrtNotifyGetExportKey: at most 64 characters + NUL. */
+export const IPC_KEY_BUFFER_SIZE = 65;

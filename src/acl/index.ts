@@ -16,7 +16,21 @@ import type { Acl } from './types';
 
 export { AclError, AclErrorCode, aclErrorName, attempt } from './errors';
 export type { AclErrorInit, AclErrorName, AttemptResult } from './errors';
-export { EventFlag, EventRecordedStatus, EventStatus, EventWaitStatus, IPC_EVENT_HANDLE_SIZE } from './enums';
+export {
+  EventFlag,
+  EventRecordedStatus,
+  EventStatus,
+  EventWaitStatus,
+  IPC_EVENT_HANDLE_SIZE,
+  IPC_KEY_BUFFER_SIZE,
+  IpcMemExportFlag,
+  IpcMemImportFlag,
+  MemcpyKind,
+  MemMallocPolicy,
+  NotifyExportFlag,
+  NotifyFlag,
+  NotifyImportFlag,
+} from './enums';
 export { IpcEventHandle, IpcHandleFileError, writeFileAtomic } from './ipc-handle';
 export {
   LibraryNotFoundError,
@@ -29,7 +43,7 @@ export {
 } from './resolve';
 export type { AclMode, LibraryChoice, ResolveOptions } from './resolve';
 export { reclaimStubLeftovers } from './reclaim';
-export type { Acl, Event, Latch, Stream } from './types';
+export type { Acl, DeviceBuffer, Event, Latch, Notify, Stream } from './types';
 export type { AclFunctions } from './native';
 
 /** The library exists but dlopen refused it (wrong architecture, missing dependency, ...). */

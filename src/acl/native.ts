@@ -89,6 +89,30 @@ export interface AclFunctions {
   aclrtIpcOpenEventHandle(handle: { reserved: Uint8Array }, event: [Ptr] | null): number;
   /** fn is the address of a native `void fn(void *)`; args is passed through as a pointer value. */
   aclrtLaunchHostFunc(stream: Ptr, fn: bigint, args: Ptr): number;
+  // Memory, IPC memory, notify, peer access (docs/acl-contract.md section 8). Pointer parameters
+  // take a device address (bigint) or a typed array (koffi passes its memory).
+  aclrtMalloc(devPtr: [Ptr] | null, size: number, policy: number): number;
+  aclrtFree(devPtr: Ptr): number;
+  aclrtMallocHost(hostPtr: [Ptr] | null, size: number): number;
+  aclrtFreeHost(hostPtr: Ptr): number;
+  aclrtMemcpy(dst: Ptr | Uint8Array, destMax: number, src: Ptr | Uint8Array, count: number, kind: number): number;
+  aclrtMemcpyAsync(dst: Ptr, destMax: number, src: Ptr, count: number, kind: number, stream: Ptr): number;
+  aclrtMemsetAsync(devPtr: Ptr, maxCount: number, value: number, count: number, stream: Ptr): number;
+  aclrtDestroyStreamForce(stream: Ptr): number;
+  aclrtDeviceCanAccessPeer(canAccessPeer: [number] | null, deviceId: number, peerDeviceId: number): number;
+  aclrtDeviceEnablePeerAccess(peerDeviceId: number, flags: number): number;
+  aclrtDeviceGetBareTgid(pid: [number] | null): number;
+  aclrtIpcMemGetExportKey(devPtr: Ptr, size: number, key: Uint8Array | null, len: number, flags: number): number;
+  aclrtIpcMemClose(key: string | null): number;
+  aclrtIpcMemImportByKey(devPtr: [Ptr] | null, key: string | null, flags: number): number;
+  aclrtIpcMemSetImportPid(key: string | null, pid: Int32Array | null, num: number): number;
+  aclrtCreateNotify(notify: [Ptr] | null, flag: number): number;
+  aclrtDestroyNotify(notify: Ptr): number;
+  aclrtRecordNotify(notify: Ptr, stream: Ptr): number;
+  aclrtWaitAndResetNotify(notify: Ptr, stream: Ptr, timeout: number): number;
+  aclrtNotifyGetExportKey(notify: Ptr, key: Uint8Array | null, len: number, flags: number): number;
+  aclrtNotifyImportByKey(notify: [Ptr] | null, key: string | null, flags: number): number;
+  aclrtNotifySetImportPid(notify: Ptr, pid: Int32Array | null, num: number): number;
 }
 
 export interface LoadedAcl {
@@ -101,6 +125,17 @@ export function loadAclLibrary(file: string): LoadedAcl {
   const lib = koffi.load(file);
   const f = (name: string, args: (TypeSpec | ReturnType<typeof koffi.out>)[], result: TypeSpec = 'int') =>
     lib.func(name, result, args);
+  // Memory / IPC memory / notify calls came later in CANN than the event calls: an older runtime
+  // without them still loads, and only a call of a missing function fails, saying so.
+  const optional = (name: string, args: (TypeSpec | ReturnType<typeof koffi.out>)[]) => {
+    try {
+      return f(name, args);
+    } catch {
+      return () => {
+        throw new Error(`${file} does not export ${name}: this CANN runtime is too old for device memory, IPC memory or notify scenarios`);
+      };
+    }
+  };
   const fns = {
     aclInit: f('aclInit', ['const char *']),
     aclFinalize: f('aclFinalize', []),
@@ -137,6 +172,29 @@ export function loadAclLibrary(file: string): LoadedAcl {
     aclrtIpcOpenEventHandle: f('aclrtIpcOpenEventHandle', [IpcEventHandleStruct, voidPtrOut]),
     // Declared with void * for fn: we only ever pass the address of a native function, never a JS callback.
     aclrtLaunchHostFunc: f('aclrtLaunchHostFunc', [voidPtr, voidPtr, voidPtr]),
+    aclrtMalloc: optional('aclrtMalloc', [voidPtrOut, 'size_t', 'int']),
+    aclrtFree: optional('aclrtFree', [voidPtr]),
+    aclrtMallocHost: optional('aclrtMallocHost', [voidPtrOut, 'size_t']),
+    aclrtFreeHost: optional('aclrtFreeHost', [voidPtr]),
+    aclrtMemcpy: optional('aclrtMemcpy', [voidPtr, 'size_t', voidPtr, 'size_t', 'int']),
+    aclrtMemcpyAsync: optional('aclrtMemcpyAsync', [voidPtr, 'size_t', voidPtr, 'size_t', 'int', voidPtr]),
+    aclrtMemsetAsync: optional('aclrtMemsetAsync', [voidPtr, 'size_t', 'int32_t', 'size_t', voidPtr]),
+    aclrtDestroyStreamForce: optional('aclrtDestroyStreamForce', [voidPtr]),
+    aclrtDeviceCanAccessPeer: optional('aclrtDeviceCanAccessPeer', [out('int32_t'), 'int32_t', 'int32_t']),
+    aclrtDeviceEnablePeerAccess: optional('aclrtDeviceEnablePeerAccess', ['int32_t', 'uint32_t']),
+    aclrtDeviceGetBareTgid: optional('aclrtDeviceGetBareTgid', [out('int32_t')]),
+    // Keys are written into a caller buffer (a Uint8Array, decoded by the caller) and read as C strings.
+    aclrtIpcMemGetExportKey: optional('aclrtIpcMemGetExportKey', [voidPtr, 'size_t', voidPtr, 'size_t', 'uint64_t']),
+    aclrtIpcMemClose: optional('aclrtIpcMemClose', ['const char *']),
+    aclrtIpcMemImportByKey: optional('aclrtIpcMemImportByKey', [voidPtrOut, 'const char *', 'uint64_t']),
+    aclrtIpcMemSetImportPid: optional('aclrtIpcMemSetImportPid', ['const char *', voidPtr, 'size_t']),
+    aclrtCreateNotify: optional('aclrtCreateNotify', [voidPtrOut, 'uint64_t']),
+    aclrtDestroyNotify: optional('aclrtDestroyNotify', [voidPtr]),
+    aclrtRecordNotify: optional('aclrtRecordNotify', [voidPtr, voidPtr]),
+    aclrtWaitAndResetNotify: optional('aclrtWaitAndResetNotify', [voidPtr, voidPtr, 'uint32_t']),
+    aclrtNotifyGetExportKey: optional('aclrtNotifyGetExportKey', [voidPtr, voidPtr, 'size_t', 'uint64_t']),
+    aclrtNotifyImportByKey: optional('aclrtNotifyImportByKey', [voidPtrOut, 'const char *', 'uint64_t']),
+    aclrtNotifySetImportPid: optional('aclrtNotifySetImportPid', [voidPtr, voidPtr, 'size_t']),
   } as unknown as AclFunctions;
   return { fns, close: () => lib.unload() };
 }

@@ -9,13 +9,11 @@ import { AclError, AclErrorCode } from './errors';
 import { IpcEventHandle } from './ipc-handle';
 import type { AclFunctions, HoldFunctions, Ptr } from './native';
 import type { LibraryChoice } from './resolve';
-import type { Acl, Event, Latch, Stream } from './types';
+import { createNotify, importBuffer, importNotify, mallocBuffer } from './data';
+import type { DataRuntime } from './data';
+import { hex, Owned } from './owned';
+import type { Acl, DeviceBuffer, Event, Latch, Notify, Stream } from './types';
 
-/** Why an object can no longer be used; checked before any call into C. */
-interface Dead {
-  code: number;
-  detail: string;
-}
 
 /**
  * Latches not released when the process (or worker thread) exits are released then, so no runtime
@@ -31,7 +29,6 @@ function installExitHook(): void {
   });
 }
 
-const hex = (p: Ptr): string => (p === null || p === 0n ? 'NULL' : `0x${p.toString(16)}`);
 
 function checkInt(value: unknown, what: string, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
@@ -43,12 +40,12 @@ const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
 const UINT32_MAX = 2 ** 32 - 1;
 
-export class AclRuntime implements Acl {
+export class AclRuntime implements Acl, DataRuntime {
   #initialized = false;
   #hold: HoldFunctions | null = null;
   #defaultStream: StreamImpl | null = null;
   /** Streams and events not yet destroyed, so finalize() can retire them. */
-  readonly #live = new Set<StreamImpl | EventImpl>();
+  readonly #live = new Set<Owned<unknown>>();
   /** Latches not yet released, so stream destroy / finalize / exit never leave a runtime thread blocked. */
   readonly #latches = new Set<LatchImpl>();
 
@@ -70,10 +67,10 @@ export class AclRuntime implements Acl {
     return this.#hold;
   }
 
-  track(o: StreamImpl | EventImpl): void {
+  track(o: Owned<unknown>): void {
     this.#live.add(o);
   }
-  untrack(o: StreamImpl | EventImpl): void {
+  untrack(o: Owned<unknown>): void {
     this.#live.delete(o);
   }
   trackLatch(l: LatchImpl): void {
@@ -209,6 +206,52 @@ export class AclRuntime implements Acl {
     return this.adoptEvent(out[0], true);
   }
 
+  // ---- memory, notify, peer access (data.ts) -----------------------------------------------------
+
+  malloc(bytes: number): DeviceBuffer {
+    return mallocBuffer(this, bytes);
+  }
+
+  importMemory(key: string, bytes: number, opts?: { peerAccess?: boolean }): DeviceBuffer {
+    return importBuffer(this, key, bytes, opts);
+  }
+
+  createNotify(flag?: number): Notify {
+    return createNotify(this, flag);
+  }
+
+  importNotify(key: string, opts?: { peerAccess?: boolean }): Notify {
+    return importNotify(this, key, opts);
+  }
+
+  bareTgid(): number {
+    const pid: [number] = [0];
+    this.check(this.raw.aclrtDeviceGetBareTgid(pid), 'aclrtDeviceGetBareTgid', 'pid=&out');
+    return pid[0];
+  }
+
+  canAccessPeer(deviceId: number, peerDeviceId: number): boolean {
+    const can: [number] = [0];
+    const args = `canAccessPeer=&out, deviceId=${deviceId}, peerDeviceId=${peerDeviceId}`;
+    this.check(
+      this.raw.aclrtDeviceCanAccessPeer(can, checkInt(deviceId, 'device id', INT32_MIN, INT32_MAX), checkInt(peerDeviceId, 'peer device id', INT32_MIN, INT32_MAX)),
+      'aclrtDeviceCanAccessPeer',
+      args,
+    );
+    return can[0] === 1;
+  }
+
+  enablePeerAccess(peerDeviceId: number): void {
+    const peer = checkInt(peerDeviceId, 'peer device id', INT32_MIN, INT32_MAX);
+    this.check(this.raw.aclrtDeviceEnablePeerAccess(peer, 0), 'aclrtDeviceEnablePeerAccess', `peerDeviceId=${peer}, flags=0`);
+  }
+
+  streamArg(stream: Stream | undefined, call: string): { ptr: Ptr; text: string } {
+    const st = stream === undefined ? null : asStreamImpl(stream, call);
+    const text = st ? st.describe() : 'stream=NULL(default)';
+    return { ptr: st ? st.handleFor(call, text) : null, text };
+  }
+
   private adoptEvent(ptr: Ptr, isIpc: boolean): EventImpl {
     const e = new EventImpl(this, ptr, isIpc, this.deviceOrUnknown());
     this.track(e);
@@ -218,51 +261,7 @@ export class AclRuntime implements Acl {
 
 // ---- owned objects ------------------------------------------------------------------------------
 
-abstract class Owned {
-  abstract readonly kind: 'stream' | 'event';
-  #dead: Dead | null = null;
-
-  constructor(
-    protected readonly rt: AclRuntime,
-    protected readonly ptr: Ptr,
-  ) {}
-
-  get destroyed(): boolean {
-    return this.#dead !== null;
-  }
-
-  /** Summary for error messages, e.g. `stream=0x55d0c8a0` or `event=0x…(destroyed)`. */
-  describe(): string {
-    return `${this.kind}=${hex(this.ptr)}${this.#dead ? '(destroyed)' : ''}`;
-  }
-
-  /** The C handle, or an AclError without calling C when the object was destroyed. */
-  handleFor(call: string, args?: string): Ptr {
-    if (this.#dead) {
-      throw new AclError({ code: this.#dead.code, call, args: args ?? this.describe(), detail: this.#dead.detail });
-    }
-    return this.ptr;
-  }
-
-  retire(dead: Dead): void {
-    this.#dead ??= dead;
-  }
-
-  protected destroyedBy(call: string): Dead {
-    return {
-      code: AclErrorCode.ACL_ERROR_RT_INVALID_HANDLE,
-      detail: `${this.kind} was destroyed (by ${call} in this process; the binding refused the call and did not pass the freed handle to the runtime)`,
-    };
-  }
-
-  [Symbol.dispose](): void {
-    if (!this.destroyed) this.destroy();
-  }
-
-  abstract destroy(): void;
-}
-
-class StreamImpl extends Owned implements Stream {
+class StreamImpl extends Owned<AclRuntime> implements Stream {
   readonly kind = 'stream';
   readonly #device: number;
   /** Latches enqueued on this stream and not yet released. */
@@ -366,7 +365,7 @@ class StreamImpl extends Owned implements Stream {
   }
 }
 
-class EventImpl extends Owned implements Event {
+class EventImpl extends Owned<AclRuntime> implements Event {
   readonly kind = 'event';
 
   constructor(

@@ -35,6 +35,20 @@ export interface Acl {
   /** createEventExWithFlag(EventFlag.IPC). */
   createIpcEvent(): Event;
   openIpcEvent(handle: IpcEventHandle): Event;
+  /** aclrtMalloc on the current device (the stub rounds up to whole pages). */
+  malloc(bytes: number): DeviceBuffer;
+  /** aclrtIpcMemImportByKey: the exporter's memory at a new address here. `bytes` is the exporter's size. */
+  importMemory(key: string, bytes: number, opts?: { peerAccess?: boolean }): DeviceBuffer;
+  /** aclrtCreateNotify on the current device (flag 0 or NotifyFlag.DEVICE_USE_ONLY). */
+  createNotify(flag?: number): Notify;
+  /** aclrtNotifyImportByKey. */
+  importNotify(key: string, opts?: { peerAccess?: boolean }): Notify;
+  /** aclrtDeviceGetBareTgid: the pid an exporter puts on its whitelist for this process. */
+  bareTgid(): number;
+  /** aclrtDeviceCanAccessPeer. */
+  canAccessPeer(deviceId: number, peerDeviceId: number): boolean;
+  /** aclrtDeviceEnablePeerAccess(peer, 0). */
+  enablePeerAccess(peerDeviceId: number): void;
   /** CLOCK_MONOTONIC in ns from the helper library (comparable across processes and with C traces). */
   monotonicNs(): bigint;
   /**
@@ -87,6 +101,54 @@ export interface Event {
   timestamp(): bigint;
   id(): number;
   ipcHandle(): IpcEventHandle;
+  destroy(): void;
+  [Symbol.dispose](): void;
+}
+
+/** Device memory: this process's aclrtMalloc memory, or an IPC import of another process's. */
+export interface DeviceBuffer {
+  readonly bytes: number;
+  readonly device: number;
+  readonly imported: boolean;
+  /** The key it was imported from (null for own memory). */
+  readonly importKey: string | null;
+  /** The key of its live export (null when not exported or closed). */
+  readonly exportedKey: string | null;
+  /** The device address (refused after free/close). */
+  readonly address: bigint;
+  readonly destroyed: boolean;
+  /** Synchronous aclrtMemcpy host -> device at offset. */
+  write(data: Uint8Array, offset?: number): void;
+  /** Synchronous aclrtMemcpy device -> host (default: everything from offset). */
+  read(length?: number, offset?: number): Uint8Array;
+  /** aclrtMemsetAsync of each byte to value (0..255) on the stream (default stream if omitted). */
+  fill(value: number, stream?: Stream, offset?: number, length?: number): void;
+  /** aclrtMemcpyAsync device -> device from src on the stream. */
+  copyFrom(src: DeviceBuffer, stream?: Stream, length?: number): void;
+  /** aclrtIpcMemGetExportKey of the whole (page-rounded) buffer; pidValidation defaults to true. */
+  exportKey(opts?: { pidValidation?: boolean }): string;
+  /** aclrtIpcMemSetImportPid on the export's key. */
+  allowImporters(pids: number[]): void;
+  /** Exporter side aclrtIpcMemClose: later imports fail, existing ones keep working. */
+  closeExport(): void;
+  /** aclrtFree (own memory) or aclrtIpcMemClose (an import). */
+  free(): void;
+  destroy(): void;
+  [Symbol.dispose](): void;
+}
+
+/** A notify: one record releases one aclrtWaitAndResetNotify. */
+export interface Notify {
+  readonly imported: boolean;
+  readonly device: number;
+  readonly destroyed: boolean;
+  record(stream?: Stream): void;
+  /** Timeout in seconds, 0 = forever. Waits only on the creator's device. */
+  waitAndReset(stream?: Stream, timeoutS?: number): void;
+  /** aclrtNotifyGetExportKey (once per notify); pidValidation defaults to true. */
+  exportKey(opts?: { pidValidation?: boolean }): string;
+  /** aclrtNotifySetImportPid. */
+  allowImporters(pids: number[]): void;
   destroy(): void;
   [Symbol.dispose](): void;
 }

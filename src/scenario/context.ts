@@ -5,6 +5,7 @@
  */
 import type { Acl, Event, IpcEventHandle as IpcEventHandleT, Latch, Stream } from '../acl';
 import type { RoleContext } from '../orchestrator';
+import { createDataContext } from './data-context';
 import type { AwaitOptions, PlannedRole, ScenarioContext, ScenarioPlan, ThreadContext } from './types';
 
 /** The parts of a RoleContext the scenario context needs (a worker thread builds its own). */
@@ -40,6 +41,7 @@ export function createScenarioContext(
   const timeoutOf = (opts?: { timeoutMs?: number }) => opts?.timeoutMs ?? timeLeftMs();
   // Loaded on demand so that importing this module never loads koffi.
   const aclModule = () => require('../acl') as typeof import('../acl');
+  const data = createDataContext(base, plan, role, timeoutOf);
 
   const ctx: ScenarioContext<any> = {
     get acl() {
@@ -115,11 +117,13 @@ export function createScenarioContext(
       await Promise.all(names.map((n) => base.rendezvous.awaitSignal(n, { timeoutMs: timeoutOf(opts) })));
     },
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    ...data.members,
   };
 
   const cleanup = () => {
     // Latches first: a destroyed stream or event must not leave a runtime thread blocked.
     for (const l of latches) quietly(() => l.released || l.release());
+    data.cleanup();
     for (const e of events.reverse()) quietly(() => e.destroyed || e.destroy());
     for (const s of streams.reverse()) quietly(() => s.destroyed || s.destroy());
   };

@@ -301,3 +301,117 @@ export function multiThreadConsumer(opts: TemplateOptions & { threads?: number; 
     }, opts.verify),
   };
 }
+
+/** The bytes a handoff buffer holds before (STALE) and after (FRESH) the producer's fill. */
+export const HANDOFF_STALE = 0x11;
+export const HANDOFF_FRESH = 0xab;
+
+/** What each handoff consumer returns: which bytes it read from the shared buffer. */
+export interface HandoffRead {
+  fresh: boolean;
+  stale: boolean;
+  firstByte: number;
+}
+
+/**
+ * Data handoff through IPC memory: the producer's buffer holds HANDOFF_STALE bytes; it queues a
+ * fill with HANDOFF_FRESH behind a latch, then a record (an IPC event, or one notify per consumer
+ * with `sync: 'notify'`), and shares the buffer. Each consumer imports it, waits, and reads it only
+ * after the wait: it must see the fresh bytes. With `wait: false` (the control) consumers read at
+ * once while the producer is still held, and must see the stale bytes: proof that the check
+ * notices a missing wait.
+ */
+export function handoff(
+  opts: TemplateOptions & { consumers?: number; bytes?: number; sync?: 'event' | 'notify'; wait?: boolean; sameDevice?: boolean } = {},
+): ScenarioDeclaration {
+  const consumers = checkCount('handoff consumers', opts.consumers ?? 2, 1, 64);
+  const bytes = checkCount('handoff bytes', opts.bytes ?? 4096, 1, 1 << 30);
+  const sync = opts.sync ?? 'event';
+  if (sync !== 'event' && sync !== 'notify') throw new Error(`handoff sync must be 'event' or 'notify' (got ${JSON.stringify(sync)})`);
+  const wait = opts.wait ?? true;
+  const consumerNames = range(consumers).map((i) => `consumer-${i}`);
+  return {
+    devices: opts.sameDevice ? 1 : consumers + 1,
+    timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    roles: {
+      producer: {
+        device: 0,
+        run: async (ctx) => {
+          const buf = ctx.alloc(bytes);
+          buf.write(new Uint8Array(bytes).fill(HANDOFF_STALE));
+          const latch = ctx.latch();
+          buf.fill(HANDOFF_FRESH, ctx.stream); // queued behind the latch
+          let ev: Event | undefined;
+          if (sync === 'event') {
+            ev = ctx.createIpcEvent();
+            ev.record(ctx.stream);
+            await ctx.shareEvent('ready', ev);
+          } else {
+            for (const c of consumerNames) (await ctx.openSharedNotify(`ready.${c}`, { from: c })).record(ctx.stream);
+          }
+          await ctx.shareMemory('buffer', buf, { importers: ['consumer'] });
+          await ctx.awaitSignals(consumerNames.map((c) => `${c}.waiting`));
+          if (ev) expectPending(ctx, ev, 'the record after the fill');
+          ctx.mark('release');
+          latch.release();
+          ctx.stream.synchronize();
+          ctx.mark('record-done');
+          // Importers close before the exporter frees (CANN's order).
+          await ctx.awaitSignals(consumerNames.map((c) => `${c}.done`));
+        },
+      },
+      consumer: replicate(consumers, (i) => ({
+        device: opts.sameDevice ? 0 : i + 1,
+        run: async (ctx): Promise<HandoffRead> => {
+          const notify = sync === 'notify' ? ctx.createNotify() : undefined;
+          if (notify) await ctx.shareNotify(`ready.${ctx.role}`, notify, { importers: ['producer'] });
+          const mem = await ctx.openSharedMemory('buffer', { from: 'producer' });
+          // Memory imported from another device allows only async device-to-device copies: the
+          // consumer reads it by a copy into its own buffer on its stream (CANN's ReadDo).
+          const local = ctx.alloc(bytes);
+          if (wait) {
+            if (notify) notify.waitAndReset(ctx.stream);
+            else ctx.stream.waitEvent(await ctx.openSharedEvent('ready', { from: 'producer' }));
+            local.copyFrom(mem, ctx.stream); // queued behind the wait
+            ctx.assertBlocked();
+            await ctx.signal(`${ctx.role}.waiting`);
+            ctx.stream.synchronize();
+            ctx.mark('after-wait');
+          } else {
+            local.copyFrom(mem, ctx.stream); // the control: no wait, the producer is still held
+            ctx.stream.synchronize();
+            ctx.mark('read-without-wait');
+            await ctx.signal(`${ctx.role}.waiting`);
+          }
+          const data = local.read();
+          const read: HandoffRead = {
+            fresh: data.every((b) => b === HANDOFF_FRESH),
+            stale: data.every((b) => b === HANDOFF_STALE),
+            firstByte: data[0],
+          };
+          if (wait && !read.fresh) {
+            const bad = data.findIndex((b) => b !== HANDOFF_FRESH);
+            throw new Error(
+              `${ctx.role} read byte ${bad} = 0x${data[bad].toString(16)} after its wait, expected 0x${HANDOFF_FRESH.toString(16)}: ` +
+                "the wait did not order this read after the producer's fill",
+            );
+          }
+          mem.free();
+          await ctx.signal(`${ctx.role}.done`);
+          return read;
+        },
+      })),
+    },
+    verify: withExtraVerify((result) => {
+      const reads = result.group('consumer').map((r) => r.value as HandoffRead);
+      if (wait) {
+        jestExpect()(reads.every((r) => r.fresh)).toBe(true);
+        jestExpect()(result).toHaveMarkOrder('producer:release', 'consumer:after-wait');
+      } else {
+        // Without the wait the check would have failed: every consumer saw the stale bytes.
+        jestExpect()(reads.map((r) => r.stale)).toEqual(consumerNames.map(() => true));
+        jestExpect()(result).toHaveMarkOrder('consumer:read-without-wait', 'producer:release');
+      }
+    }, opts.verify),
+  };
+}

@@ -2,7 +2,7 @@
  * The shapes a spec author writes (declarations) and receives (contexts, results).
  * Only types here: this file is imported by device processes, worker threads and Jest alike.
  */
-import type { Acl, Event, IpcEventHandle, Latch, Stream } from '../acl';
+import type { Acl, DeviceBuffer, Event, IpcEventHandle, Latch, Notify, Stream } from '../acl';
 import type { RoleContext, RoleResult, RunResult } from '../orchestrator';
 
 /** Free-form scenario parameters; re-evaluated in every process, so keep them deterministic. */
@@ -28,7 +28,32 @@ export interface AwaitOptions {
 }
 
 /** What a role body receives: the orchestrator's RoleContext plus scenario helpers. */
-export interface ScenarioContext<P = Params> {
+/** Options of shareMemory / shareNotify. */
+export interface ShareOptions {
+  /** Roles (or groups) allowed to import; default: every other role. Their pids go on the whitelist. */
+  importers?: readonly string[];
+  /** false exports without a pid whitelist (ACL_RT_..._DISABLE_PID_VALIDATION). Default true. */
+  pidValidation?: boolean;
+  timeoutMs?: number;
+}
+
+/** Device memory, IPC memory and IPC notify for roles (src/scenario/data-context.ts). */
+export interface DataContext {
+  /** aclrtMalloc on this role's device; freed when the body returns. */
+  alloc(bytes: number): DeviceBuffer;
+  /** Export `buf` under `name`; with the whitelist on, waits for the importers' pids first. Returns the key. */
+  shareMemory(name: string, buf: DeviceBuffer, opts?: ShareOptions): Promise<string>;
+  /** Await memory shared under `name` and import it (a new address here); closed when the body returns. */
+  openSharedMemory(name: string, opts?: AwaitOptions & { peerAccess?: boolean }): Promise<DeviceBuffer>;
+  /** aclrtCreateNotify on this role's device; destroyed when the body returns. */
+  createNotify(): Notify;
+  /** Export the notify under `name` (whitelist as for shareMemory). Returns the key. */
+  shareNotify(name: string, notify: Notify, opts?: ShareOptions): Promise<string>;
+  /** Await a notify shared under `name` and import it (this role may record it; waits belong to its creator). */
+  openSharedNotify(name: string, opts?: AwaitOptions & { peerAccess?: boolean }): Promise<Notify>;
+}
+
+export interface ScenarioContext<P = Params> extends DataContext {
   /** ACL API, aclInit done, device set on this thread. */
   readonly acl: Acl;
   readonly device: number;

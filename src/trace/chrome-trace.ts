@@ -61,7 +61,8 @@ function parseLines(source: TraceSource): StubTraceLine[] {
 }
 
 function taskName(l: StubTraceLine): string {
-  const what = l.kind === 'host_func' ? 'host func' : `${l.kind} ev${l.event}`;
+  // Memory and notify tasks (memcpy, memset, notify_record, notify_wait) carry no event id.
+  const what = l.kind === 'host_func' ? 'host func' : l.event ? `${l.kind} ev${l.event}` : l.kind.replace('_', ' ');
   return l.slot === null ? what : `${what} slot ${l.slot}`;
 }
 

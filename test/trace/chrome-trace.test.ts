@@ -63,3 +63,14 @@ describe('toChromeTrace', () => {
     ]);
   });
 });
+
+test('memory and notify tasks (no event id) are named by their kind', () => {
+  const jsonl = ['memcpy', 'notify_wait']
+    .flatMap((kind, i) => [
+      line({ t: 1_000_000 + i * 10_000, op: 'start', kind, event: 0 }),
+      line({ t: 1_005_000 + i * 10_000, op: 'end', kind, event: 0 }),
+    ])
+    .join('\n');
+  const bars = toChromeTrace([{ pid: 10, role: 'r', jsonl }]).traceEvents.filter((e) => e.ph === 'X');
+  expect(bars.map((b) => b.name)).toEqual(['memcpy', 'notify wait']);
+});

@@ -1,0 +1,671 @@
+/*
+ * memory.c - aclrtMalloc/Free, aclrtMallocHost/FreeHost, aclrtMemcpy,
+ * aclrtMemcpyAsync and aclrtMemsetAsync (stream tasks, run in stream order),
+ * and IPC memory (export key, pid whitelist, import, close).
+ *
+ * Process-local address ranges live in one list guarded by rt.lock. A
+ * queued copy holds a reference on the ranges it touches, so freeing or
+ * closing them before the copy ran never unmaps memory under the executor.
+ * Cross-process state (export flag, whitelist) sits in the allocation's
+ * shared object under its robust lock (shm.c).
+ */
+#include "memory.h"
+
+#include "platform.h"
+#include "runtime.h"
+#include "stream.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* docs/zh/api_ref/11-07_IPC_memory_sharing.md: the key buffer is 65 bytes. */
+#define MEM_KEY_LEN 65
+
+static struct mem_region *regions; /* rt.lock */
+
+static size_t page_size(void)
+{
+    long p = sysconf(_SC_PAGESIZE);
+    return p > 0 ? (size_t)p : 4096u;
+}
+
+static size_t round_up_pages(size_t n)
+{
+    size_t p = page_size();
+    return (n + p - 1) / p * p;
+}
+
+/* Bytes before the data in an allocation's object: header and export state. */
+static size_t data_offset(void)
+{
+    return round_up_pages(sizeof(struct mem_shared));
+}
+
+static struct mem_shared *shared_of(const struct mem_region *r)
+{
+    return (struct mem_shared *)r->shm->hdr;
+}
+
+static void region_list(struct mem_region *r)
+{
+    r->next = regions;
+    regions = r;
+}
+
+static void region_unlist(struct mem_region *r)
+{
+    for (struct mem_region **pp = &regions; *pp; pp = &(*pp)->next) {
+        if (*pp == r) {
+            *pp = r->next;
+            r->next = NULL;
+            return;
+        }
+    }
+}
+
+static void region_unref(struct mem_region *r)
+{
+    if (--r->refs > 0)
+        return;
+    if (r->kind == MEM_HOST)
+        free(r->base);
+    if (r->view)
+        plat_shm_unmap(r->view, r->view_size);
+    if (r->shm)
+        shm_release(r->shm);
+    free(r);
+}
+
+/* The live range holding [p, p + n), or NULL. */
+static struct mem_region *region_containing(const void *p, size_t n)
+{
+    const char *c = p;
+    for (struct mem_region *r = regions; r; r = r->next) {
+        if (c >= r->base && c < r->base + r->bytes)
+            return (size_t)(r->base + r->bytes - c) >= n ? r : NULL;
+    }
+    return NULL;
+}
+
+/* The live range starting exactly at p, or NULL. */
+static struct mem_region *region_at(const void *p)
+{
+    for (struct mem_region *r = regions; r; r = r->next)
+        if (r->base == p)
+            return r;
+    return NULL;
+}
+
+/* Whether p lies in any live range, even if [p, p + n) runs past its end. */
+static struct mem_region *region_touching(const void *p)
+{
+    const char *c = p;
+    for (struct mem_region *r = regions; r; r = r->next)
+        if (c >= r->base && c < r->base + r->bytes)
+            return r;
+    return NULL;
+}
+
+static int is_device_kind(const struct mem_region *r)
+{
+    return r && (r->kind == MEM_DEVICE || r->kind == MEM_IMPORTED);
+}
+
+/* ---- keys: "cannstub-mem-<16 hex id>-<hex object size>" (at most 64 chars) ---- */
+
+static void format_key(char out[MEM_KEY_LEN], const struct shm_object *obj)
+{
+    snprintf(out, MEM_KEY_LEN, "%s%016" PRIx64 "-%zx", SHM_MEMORY_PREFIX, obj->id, obj->size);
+}
+
+static int parse_key(const char *key, uint64_t *id, size_t *size)
+{
+    size_t plen = strlen(SHM_MEMORY_PREFIX);
+    if (strnlen(key, MEM_KEY_LEN) >= MEM_KEY_LEN || strncmp(key, SHM_MEMORY_PREFIX, plen) != 0)
+        return -1;
+    char *end = NULL;
+    unsigned long long i = strtoull(key + plen, &end, 16);
+    if (end != key + plen + 16 || *end != '-')
+        return -1;
+    const char *s = end + 1;
+    unsigned long long sz = strtoull(s, &end, 16);
+    if (end == s || *end != '\0' || i == 0 || sz <= data_offset())
+        return -1;
+    *id = i;
+    *size = (size_t)sz;
+    return 0;
+}
+
+/* ---- allocation ---- */
+
+static aclError new_region(enum mem_kind kind, char *base, size_t bytes, int device, struct shm_object *shm,
+                           struct mem_region **out)
+{
+    struct mem_region *r = calloc(1, sizeof *r);
+    if (!r)
+        return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    r->kind = kind;
+    r->base = base;
+    r->bytes = bytes;
+    r->device = device;
+    r->refs = 1;
+    r->shm = shm;
+    region_list(r);
+    *out = r;
+    return ACL_SUCCESS;
+}
+
+STUB_EXPORT aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
+{
+    static const char *call = "aclrtMalloc";
+    (void)policy; /* every policy gets page-aligned host-shared memory */
+    aclError rc = rt_enter(call);
+    if (rc)
+        return rc;
+    int d;
+    struct shm_object *obj = NULL;
+    struct mem_region *r = NULL;
+    if (!devPtr)
+        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "devPtr is NULL");
+    else if (size == 0)
+        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "size is 0: allocate at least 1 byte");
+    else if (size > SIZE_MAX / 2)
+        rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "size %zu is too large", size);
+    else if ((rc = rt_require_device(call, &d)) == ACL_SUCCESS) {
+        size_t bytes = round_up_pages(size);
+        if (shm_create(SHM_MEMORY_PREFIX, data_offset() + bytes, NULL, NULL, &obj) != 0)
+            rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call,
+                           "cannot create the shared-memory object of %zu bytes in /dev/shm", bytes);
+        else {
+            struct mem_shared *m = (struct mem_shared *)obj->hdr;
+            m->device = d;
+            m->bytes = bytes;
+            if (new_region(MEM_DEVICE, (char *)obj->hdr + data_offset(), bytes, d, obj, &r) != 0) {
+                shm_release(obj);
+                rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "out of memory");
+            } else
+                *devPtr = r->base;
+        }
+    }
+    rt_leave();
+    return rc;
+}
+
+STUB_EXPORT aclError aclrtFree(void *devPtr)
+{
+    static const char *call = "aclrtFree";
+    aclError rc = rt_enter(call);
+    if (rc)
+        return rc;
+    struct mem_region *r = devPtr ? region_at(devPtr) : NULL;
+    if (!devPtr)
+        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "devPtr is NULL");
+    else if (r && r->kind == MEM_IMPORTED)
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
+                       "%p is imported IPC memory: release it with aclrtIpcMemClose(key)", devPtr);
+    else if (!r || r->kind != MEM_DEVICE)
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
+                       "%p is not the start of live device memory from aclrtMalloc (freed already?)", devPtr);
+    else {
+        region_unlist(r);
+        region_unref(r); /* leaving the users table also ends the export for new imports */
+    }
+    rt_leave();
+    return rc;
+}
+
+STUB_EXPORT aclError aclrtMallocHost(void **hostPtr, size_t size)
+{
+    static const char *call = "aclrtMallocHost";
+    aclError rc = rt_enter(call);
+    if (rc)
+        return rc;
+    void *p = NULL;
+    struct mem_region *r = NULL;
+    if (!hostPtr)
+        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "hostPtr is NULL");
+    else if (size == 0)
+        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "size is 0: allocate at least 1 byte");
+    else if (posix_memalign(&p, page_size(), size) != 0)
+        rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "cannot allocate %zu bytes of host memory", size);
+    else if (new_region(MEM_HOST, p, size, -1, NULL, &r) != 0) {
+        free(p);
+        rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "out of memory");
+    } else
+        *hostPtr = p;
+    rt_leave();
+    return rc;
+}
+
+STUB_EXPORT aclError aclrtFreeHost(void *hostPtr)
+{
+    static const char *call = "aclrtFreeHost";
+    aclError rc = rt_enter(call);
+    if (rc)
+        return rc;
+    struct mem_region *r = hostPtr ? region_at(hostPtr) : NULL;
+    if (!hostPtr)
+        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "hostPtr is NULL");
+    else if (!r || r->kind != MEM_HOST)
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
+                       "%p is not live host memory from aclrtMallocHost (freed already, or device memory?)",
+                       hostPtr);
+    else {
+        region_unlist(r);
+        region_unref(r);
+    }
+    rt_leave();
+    return rc;
+}
+
+/* ---- copies and memsets ---- */
+
+static const char *kind_name(aclrtMemcpyKind kind)
+{
+    switch (kind) {
+    case ACL_MEMCPY_HOST_TO_HOST: return "ACL_MEMCPY_HOST_TO_HOST";
+    case ACL_MEMCPY_HOST_TO_DEVICE: return "ACL_MEMCPY_HOST_TO_DEVICE";
+    case ACL_MEMCPY_DEVICE_TO_HOST: return "ACL_MEMCPY_DEVICE_TO_HOST";
+    case ACL_MEMCPY_DEVICE_TO_DEVICE: return "ACL_MEMCPY_DEVICE_TO_DEVICE";
+    case ACL_MEMCPY_DEFAULT: return "ACL_MEMCPY_DEFAULT";
+    case ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE: return "ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE";
+    default: return "?";
+    }
+}
+
+/* Checks that one operand matches the side the copy kind gives it. On
+ * success *out is its device range (NULL for host memory). */
+static aclError check_operand(const char *call, const char *what, const void *p, size_t count, int want_device,
+                              aclrtMemcpyKind kind, struct mem_region **out)
+{
+    struct mem_region *r = region_touching(p);
+    if (r && !region_containing(p, count))
+        return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
+                         "%s [%p, +%zu) runs past the end of its %zu-byte allocation", what, p, count, r->bytes);
+    if (want_device && !is_device_kind(r))
+        return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
+                         "%s %p is not device memory (aclrtMalloc or an IPC import) but kind is %s", what, p,
+                         kind_name(kind));
+    if (!want_device && is_device_kind(r))
+        return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
+                         "%s %p is device memory but kind %s says host memory: pick the kind that matches", what,
+                         p, kind_name(kind));
+    *out = is_device_kind(r) ? r : NULL;
+    return ACL_SUCCESS;
+}
+
+/* docs/zh/api_ref/11-07_IPC_memory_sharing.md: memory imported from another
+ * device allows only asynchronous device-to-device copies (no DEFAULT, no
+ * host<->device, no synchronous copy). Same-device imports have no limit. */
+static aclError check_cross_device_import(const char *call, const char *what, const struct mem_region *r,
+                                          aclrtMemcpyKind kind, int sync)
+{
+    int here = rt_current_device();
+    if (!r || r->kind != MEM_IMPORTED || r->device == here)
+        return ACL_SUCCESS;
+    if (kind == ACL_MEMCPY_DEVICE_TO_DEVICE && !sync)
+        return ACL_SUCCESS;
+    return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
+                     "%s is IPC memory imported from device %d into device %d: across devices only "
+                     "aclrtMemcpyAsync with ACL_MEMCPY_DEVICE_TO_DEVICE is supported (no %s, no host copies, "
+                     "no synchronous copies); copy it into this device's memory first",
+                     what, r->device, here, sync ? "aclrtMemcpy" : kind_name(kind));
+}
+
+/* The copy checks of CANN's acl and rt layers, in their order, then the
+ * stub's address/kind match. Returns 1 in *noop for a copy that does
+ * nothing (count 0, or dst == src for a synchronous copy). rt.lock held. */
+static aclError check_copy(const char *call, void *dst, size_t destMax, const void *src, size_t count,
+                           aclrtMemcpyKind kind, int sync, struct mem_region *out[2], int *noop)
+{
+    *noop = 0;
+    if (count == 0) {
+        *noop = 1;
+        return ACL_SUCCESS;
+    }
+    if (!dst)
+        return stub_fail(ACL_ERROR_INVALID_PARAM, call, "dst is NULL");
+    if (!src)
+        return stub_fail(ACL_ERROR_INVALID_PARAM, call, "src is NULL");
+    if ((unsigned)kind > ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE)
+        return stub_fail(ACL_ERROR_INVALID_PARAM, call,
+                         "kind %d is invalid: use ACL_MEMCPY_HOST_TO_HOST, _HOST_TO_DEVICE, _DEVICE_TO_HOST, "
+                         "_DEVICE_TO_DEVICE, _DEFAULT or _HOST_TO_BUF_TO_DEVICE",
+                         (int)kind);
+    if (sync && destMax == 0)
+        return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "destMax is 0");
+    if (count > destMax)
+        return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "count %zu is larger than destMax %zu", count, destMax);
+    if (sync && dst == src) {
+        *noop = 1;
+        return ACL_SUCCESS;
+    }
+    int src_dev, dst_dev;
+    switch (kind) {
+    case ACL_MEMCPY_HOST_TO_HOST: src_dev = 0, dst_dev = 0; break;
+    case ACL_MEMCPY_HOST_TO_DEVICE:
+    case ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE: src_dev = 0, dst_dev = 1; break;
+    case ACL_MEMCPY_DEVICE_TO_HOST: src_dev = 1, dst_dev = 0; break;
+    case ACL_MEMCPY_DEVICE_TO_DEVICE: src_dev = 1, dst_dev = 1; break;
+    default: /* ACL_MEMCPY_DEFAULT: the addresses decide */
+        src_dev = is_device_kind(region_touching(src));
+        dst_dev = is_device_kind(region_touching(dst));
+        break;
+    }
+    aclError rc = check_operand(call, "dst", dst, count, dst_dev, kind, &out[0]);
+    if (!rc)
+        rc = check_operand(call, "src", src, count, src_dev, kind, &out[1]);
+    for (int i = 0; i < 2 && !rc; i++)
+        rc = check_cross_device_import(call, i == 0 ? "dst" : "src", out[i], kind, sync);
+    return rc;
+}
+
+static void ref_regions(struct mem_region *r[2])
+{
+    for (int i = 0; i < 2; i++)
+        if (r[i])
+            r[i]->refs++;
+}
+
+STUB_EXPORT aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind)
+{
+    static const char *call = "aclrtMemcpy";
+    aclError rc = rt_enter(call);
+    if (rc)
+        return rc;
+    struct task t = { .kind = TASK_MEMCPY, .dst = dst, .src = src, .count = count };
+    int d, noop = 0;
+    if ((rc = check_copy(call, dst, destMax, src, count, kind, 1, t.regions, &noop)) || noop ||
+        (rc = rt_require_device(call, &d))) {
+        rt_leave();
+        return rc;
+    }
+    /* copy outside rt.lock: references keep both ranges mapped meanwhile */
+    ref_regions(t.regions);
+    rt_leave();
+    memory_task_run(&t);
+    pthread_mutex_lock(&rt.lock);
+    memory_task_release(&t);
+    rt_leave();
+    return ACL_SUCCESS;
+}
+
+/* Queues t (a copy of *proto) on stream for call; rt.lock held. */
+static aclError submit_memory_task(const char *call, aclrtStream stream, const struct task *proto)
+{
+    struct stream *s = NULL;
+    aclError rc = stream_resolve(call, stream, &s);
+    if (!rc)
+        rc = stream_check_context(call, s);
+    if (rc)
+        return rc;
+    struct task *t = malloc(sizeof *t);
+    if (!t)
+        return stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "out of memory");
+    *t = *proto;
+    ref_regions(t->regions);
+    stream_submit(s, t);
+    return ACL_SUCCESS;
+}
+
+STUB_EXPORT aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
+                                      aclrtStream stream)
+{
+    static const char *call = "aclrtMemcpyAsync";
+    aclError rc = rt_enter(call);
+    if (rc)
+        return rc;
+    struct task t = { .kind = TASK_MEMCPY, .dst = dst, .src = src, .count = count };
+    int noop = 0;
+    rc = check_copy(call, dst, destMax, src, count, kind, 0, t.regions, &noop);
+    if (!rc && !noop)
+        rc = submit_memory_task(call, stream, &t);
+    rt_leave();
+    return rc;
+}
+
+STUB_EXPORT aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream)
+{
+    static const char *call = "aclrtMemsetAsync";
+    aclError rc = rt_enter(call);
+    if (rc)
+        return rc;
+    struct task t = { .kind = TASK_MEMSET, .dst = devPtr, .count = count, .value = value };
+    struct mem_region *r = devPtr ? region_touching(devPtr) : NULL;
+    if (count == 0)
+        rc = ACL_SUCCESS;
+    else if (!devPtr)
+        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "devPtr is NULL");
+    else if (count > maxCount)
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "count %zu is larger than maxCount %zu", count, maxCount);
+    else if (r && !region_containing(devPtr, count))
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "[%p, +%zu) runs past the end of its %zu-byte allocation",
+                       devPtr, count, r->bytes);
+    else {
+        t.regions[0] = r;
+        rc = submit_memory_task(call, stream, &t);
+    }
+    rt_leave();
+    return rc;
+}
+
+void memory_task_run(struct task *t)
+{
+    if (t->kind == TASK_MEMCPY)
+        memmove(t->dst, t->src, t->count);
+    else if (t->kind == TASK_MEMSET)
+        memset(t->dst, (unsigned char)t->value, t->count);
+}
+
+void memory_task_release(struct task *t)
+{
+    for (int i = 0; i < 2; i++) {
+        if (t->regions[i]) {
+            region_unref(t->regions[i]);
+            t->regions[i] = NULL;
+        }
+    }
+}
+
+/* ---- IPC memory ---- */
+
+/* This process's own allocation exported under key, or NULL. */
+static struct mem_region *exported_region(uint64_t id)
+{
+    for (struct mem_region *r = regions; r; r = r->next)
+        if (r->kind == MEM_DEVICE && r->shm->id == id)
+            return r;
+    return NULL;
+}
+
+STUB_EXPORT aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *key, size_t len, uint64_t flags)
+{
+    static const char *call = "aclrtIpcMemGetExportKey";
+    aclError rc = rt_enter(call);
+    if (rc)
+        return rc;
+    struct mem_region *r = devPtr ? region_at(devPtr) : NULL;
+    if (!devPtr || !key)
+        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "%s is NULL", !devPtr ? "devPtr" : "key");
+    else if (size == 0)
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "size is 0");
+    else if (len == 0)
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "len is 0: pass a key buffer of %d bytes", MEM_KEY_LEN);
+    else if (flags > ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION)
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
+                       "flags 0x%llx are invalid: use ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT (0, pid whitelist on) or "
+                       "ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION (0x1)",
+                       (unsigned long long)flags);
+    else if (len < MEM_KEY_LEN)
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "len %zu is too small: the key buffer must hold %d bytes",
+                       len, MEM_KEY_LEN);
+    else if (r && r->kind == MEM_IMPORTED)
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "%p is imported memory: only the exporter's own "
+                       "aclrtMalloc memory can be exported", devPtr);
+    else if (!r || r->kind != MEM_DEVICE)
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
+                       "%p is not the start of live device memory from aclrtMalloc (export the pointer it returned)",
+                       devPtr);
+    else if (size % page_size() != 0 || size > r->bytes)
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
+                       "size %zu is not a multiple of the %zu-byte page within the %zu-byte allocation: exported "
+                       "memory must be page-aligned (aclrtMalloc rounds sizes up to whole pages)",
+                       size, page_size(), r->bytes);
+    else {
+        struct mem_shared *m = shared_of(r);
+        shm_lock(r->shm);
+        m->exported = 1;
+        m->whitelist.enabled = (flags & ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION) ? 0 : 1;
+        shm_unlock(r->shm);
+        format_key(key, r->shm);
+    }
+    rt_leave();
+    return rc;
+}
+
+STUB_EXPORT aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num)
+{
+    static const char *call = "aclrtIpcMemSetImportPid";
+    aclError rc = rt_enter(call);
+    if (rc)
+        return rc;
+    uint64_t id = 0;
+    size_t size = 0;
+    struct mem_region *r = NULL;
+    if (!key || !pid)
+        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "%s is NULL", !key ? "key" : "pid");
+    else if (num == 0)
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "num is 0: pass at least one pid");
+    else if (parse_key(key, &id, &size) != 0 || !(r = exported_region(id)) || !shared_of(r)->exported)
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
+                       "\"%.64s\" is not a live export key of this process (call aclrtIpcMemGetExportKey first; "
+                       "closed exports cannot take pids)", key);
+    else {
+        shm_lock(r->shm);
+        rc = ipc_whitelist_add(&shared_of(r)->whitelist, call, pid, num);
+        shm_unlock(r->shm);
+    }
+    rt_leave();
+    return rc;
+}
+
+STUB_EXPORT aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64_t flags)
+{
+    static const char *call = "aclrtIpcMemImportByKey";
+    aclError rc = rt_enter(call);
+    if (rc)
+        return rc;
+    uint64_t id = 0;
+    size_t size = 0;
+    int d;
+    struct shm_object *obj = NULL;
+    enum shm_open_result opened = SHM_OK;
+    if (!devPtr || !key)
+        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "%s is NULL", !devPtr ? "devPtr" : "key");
+    else if (flags > ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS)
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
+                       "flags 0x%llx are invalid: use ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT (0) or "
+                       "ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS (0x1)",
+                       (unsigned long long)flags);
+    else if ((rc = rt_require_device(call, &d)))
+        ;
+    else if (parse_key(key, &id, &size) != 0)
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
+                       "\"%.64s\" is not a key from aclrtIpcMemGetExportKey", key);
+    else if ((opened = shm_open_by_id(SHM_MEMORY_PREFIX, id, size, NULL, &obj)) != SHM_OK)
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
+                       "key \"%.64s\" names no live export: %s", key,
+                       opened == SHM_FULL ? "too many processes have this memory open"
+                                          : "the exporter freed the memory, exited, or never exported it");
+    if (rc) {
+        rt_leave();
+        return rc;
+    }
+    struct mem_shared *m = (struct mem_shared *)obj->hdr;
+    int32_t self = (int32_t)getpid();
+    shm_lock(obj);
+    int exported = m->exported;
+    int allowed = ipc_whitelist_allows(&m->whitelist, self, m->hdr.creator.pid);
+    int device = m->device;
+    size_t bytes = (size_t)m->bytes;
+    shm_unlock(obj);
+    void *view = NULL;
+    size_t view_size = 0;
+    struct mem_region *r = NULL;
+    if (!exported)
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
+                       "key \"%.64s\" was closed by its exporter (aclrtIpcMemClose): import before the exporter "
+                       "closes", key);
+    else if (!allowed)
+        rc = stub_fail(ACL_ERROR_RT_NO_PERMISSION, call,
+                       "pid %d is not on the whitelist of key \"%.64s\": the exporter must call "
+                       "aclrtIpcMemSetImportPid with this pid (aclrtDeviceGetBareTgid), or export with "
+                       "ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION",
+                       (int)self, key);
+    else if (!(view = plat_shm_open(obj->name, size, &view_size, NULL)))
+        rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "cannot map the memory of key \"%.64s\"", key);
+    else if (new_region(MEM_IMPORTED, (char *)view + data_offset(), bytes, device, obj, &r) != 0) {
+        plat_shm_unmap(view, view_size);
+        rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "out of memory");
+    }
+    if (rc) {
+        shm_release(obj);
+    } else {
+        r->view = view;
+        r->view_size = view_size;
+        *devPtr = r->base;
+    }
+    rt_leave();
+    return rc;
+}
+
+STUB_EXPORT aclError aclrtIpcMemClose(const char *key)
+{
+    static const char *call = "aclrtIpcMemClose";
+    aclError rc = rt_enter(call);
+    if (rc)
+        return rc;
+    uint64_t id = 0;
+    size_t size = 0;
+    struct mem_region *import = NULL, *own = NULL;
+    if (!key)
+        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "key is NULL");
+    else if (parse_key(key, &id, &size) != 0)
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "\"%.64s\" is not a key from aclrtIpcMemGetExportKey", key);
+    else {
+        /* the oldest import of this key (the list is newest first) */
+        for (struct mem_region *r = regions; r; r = r->next)
+            if (r->kind == MEM_IMPORTED && r->shm->id == id)
+                import = r;
+        own = exported_region(id);
+        if (import) {
+            region_unlist(import);
+            region_unref(import);
+        } else if (own && shared_of(own)->exported) {
+            shm_lock(own->shm);
+            shared_of(own)->exported = 0; /* later imports fail; existing mappings keep working */
+            shm_unlock(own->shm);
+        } else
+            rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
+                           "key \"%.64s\" is neither imported nor exported by this process (closed already?)", key);
+    }
+    rt_leave();
+    return rc;
+}
+
+void memory_shutdown(void)
+{
+    while (regions) {
+        struct mem_region *r = regions;
+        region_unlist(r);
+        region_unref(r);
+    }
+}
+
+void memory_reclaim_stale(void)
+{
+    shm_reclaim_stale(SHM_MEMORY_PREFIX, NULL);
+}

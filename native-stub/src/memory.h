@@ -1,0 +1,65 @@
+/*
+ * memory.h - device memory (aclrtMalloc), host memory (aclrtMallocHost),
+ * copies and memsets as stream tasks, and IPC memory (export key, pid
+ * whitelist, import at a new address, close). See
+ * docs/acl-contract.md section 8.
+ *
+ * Every device allocation is its own named shared-memory object
+ * /cannstub-mem-<16 hex>: a shm_header (shm.c: users table, robust lock,
+ * reclaim after death), the export state below, then the bytes, starting
+ * on a page boundary. An import maps the same object again, so it gets a
+ * new process-local address for the same memory.
+ */
+#ifndef CANNSTUB_MEMORY_H
+#define CANNSTUB_MEMORY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "acl/acl.h"
+#include "ipc_whitelist.h"
+#include "shm.h"
+
+#define SHM_MEMORY_PREFIX "cannstub-mem-"
+
+/* Shared state of one allocation (after the shm_header). */
+struct mem_shared {
+    struct shm_header hdr;
+    uint32_t exported; /* an export key is live (aclrtIpcMemClose in the exporter clears it) */
+    int32_t device;    /* the exporter's device */
+    struct ipc_whitelist whitelist;
+    uint64_t bytes; /* usable bytes (a whole number of pages) */
+};
+
+enum mem_kind {
+    MEM_DEVICE,   /* aclrtMalloc in this process */
+    MEM_IMPORTED, /* aclrtIpcMemImportByKey */
+    MEM_HOST,     /* aclrtMallocHost */
+};
+
+/* A process-local address range (rt.lock guards the list and refs). */
+struct mem_region {
+    struct mem_region *next;
+    enum mem_kind kind;
+    char *base;
+    size_t bytes;
+    int device;              /* device of the memory (the exporter's, for imports) */
+    int refs;                /* 1 while live + 1 per queued task */
+    struct shm_object *shm;  /* device and imported memory */
+    void *view;              /* imports: this import's own mapping of the object */
+    size_t view_size;
+};
+
+struct task;
+
+/* Executor side (rt.lock NOT held). */
+void memory_task_run(struct task *t);
+/* Drops a finished or dropped task's region references (rt.lock held; any task kind). */
+void memory_task_release(struct task *t);
+
+/* aclFinalize: frees every allocation and import of this process (rt.lock held). */
+void memory_shutdown(void);
+/* aclInit: unlinks allocations whose users all died. */
+void memory_reclaim_stale(void);
+
+#endif

@@ -1,0 +1,383 @@
+/*
+ * notify.c - aclrtCreateNotify / Destroy / Record / WaitAndReset and IPC
+ * notify (export key, pid whitelist, import).
+ *
+ * The flag word lives in the notify's shared object (notify.h). A record
+ * task stores 1 and wakes every waiter in every process (futex on the
+ * shared page, as IPC events do); a wait task sleeps on the word together
+ * with its stream's cancel word and consumes the record by swapping 1 for 0.
+ * Handles are tagged, never-reused ids (as for events), so a destroyed
+ * notify is always 107017 and garbage is never dereferenced.
+ */
+#include "notify.h"
+
+#include "platform.h"
+#include "runtime.h"
+#include "stream.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* docs/zh/api_ref/08_notify_management.md: the key buffer holds at least 65 bytes. */
+#define NOTIFY_KEY_LEN 65
+
+static struct notify *notifies; /* live notifies (rt.lock) */
+static uint64_t next_notify_id;
+
+static void *handle_of(const struct notify *n)
+{
+    return (void *)(uintptr_t)(STUB_NOTIFY_HANDLE_BASE | (n->id & STUB_HANDLE_ID_MASK));
+}
+
+static struct notify *find_notify(void *handle)
+{
+    uintptr_t h = (uintptr_t)handle;
+    if ((h & ~(uintptr_t)STUB_HANDLE_ID_MASK) != STUB_NOTIFY_HANDLE_BASE)
+        return NULL;
+    for (struct notify *n = notifies; n; n = n->next)
+        if (handle_of(n) == handle)
+            return n;
+    return NULL;
+}
+
+static void notify_unref(struct notify *n)
+{
+    if (--n->refs > 0)
+        return;
+    shm_release(n->shm);
+    free(n);
+}
+
+static void unlist(struct notify *n)
+{
+    for (struct notify **pp = &notifies; *pp; pp = &(*pp)->next) {
+        if (*pp == n) {
+            *pp = n->next;
+            n->next = NULL;
+            return;
+        }
+    }
+}
+
+static struct notify *new_notify(struct shm_object *obj, int is_creator)
+{
+    struct notify *n = calloc(1, sizeof *n);
+    if (!n)
+        return NULL;
+    n->id = ++next_notify_id;
+    n->is_creator = is_creator;
+    n->refs = 1;
+    n->shm = obj;
+    n->sh = (struct notify_shared *)obj->hdr;
+    n->next = notifies;
+    notifies = n;
+    return n;
+}
+
+/* Enter + NULL check + handle lookup; on success rt.lock is held. */
+static aclError enter_with_notify(const char *call, aclrtNotify notify, struct notify **out)
+{
+    aclError rc = rt_enter(call);
+    if (rc)
+        return rc;
+    if (!notify)
+        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "notify is NULL");
+    else if (!(*out = find_notify(notify)))
+        rc = stub_fail(ACL_ERROR_RT_INVALID_HANDLE, call,
+                       "notify %p is not a live notify (destroyed, or never created)", notify);
+    if (rc)
+        rt_leave();
+    return rc;
+}
+
+STUB_EXPORT aclError aclrtCreateNotify(aclrtNotify *notify, uint64_t flag)
+{
+    static const char *call = "aclrtCreateNotify";
+    aclError rc = rt_enter(call);
+    if (rc)
+        return rc;
+    int d;
+    struct shm_object *obj = NULL;
+    struct notify *n = NULL;
+    if (!notify)
+        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "notify is NULL");
+    else if (flag != ACL_NOTIFY_DEFAULT && flag != ACL_NOTIFY_DEVICE_USE_ONLY)
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
+                       "flag 0x%llx is invalid: use ACL_NOTIFY_DEFAULT (0) or ACL_NOTIFY_DEVICE_USE_ONLY (1)",
+                       (unsigned long long)flag);
+    else if ((rc = rt_require_device(call, &d)))
+        ;
+    else if (shm_create(SHM_NOTIFY_PREFIX, sizeof(struct notify_shared), NULL, NULL, &obj) != 0)
+        rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "cannot create the shared-memory object of the notify");
+    else if (!(n = new_notify(obj, 1))) {
+        shm_release(obj);
+        rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "out of memory");
+    } else {
+        n->sh->device = d;
+        *notify = handle_of(n);
+    }
+    rt_leave();
+    return rc;
+}
+
+STUB_EXPORT aclError aclrtDestroyNotify(aclrtNotify notify)
+{
+    static const char *call = "aclrtDestroyNotify";
+    struct notify *n = NULL;
+    aclError rc = enter_with_notify(call, notify, &n);
+    if (rc)
+        return rc;
+    int d;
+    if ((rc = rt_require_device(call, &d)) == ACL_SUCCESS) {
+        if (n->is_creator)
+            shm_mark_creator_gone(n->shm); /* later imports fail; importers keep theirs */
+        unlist(n);
+        notify_unref(n); /* queued tasks keep the object until they ran */
+    }
+    rt_leave();
+    return rc;
+}
+
+/* Queues a record or wait task of n on stream (rt.lock held). */
+static aclError submit_notify_task(const char *call, struct notify *n, aclrtStream stream, enum task_kind kind,
+                                   uint32_t timeout_s)
+{
+    struct stream *s = NULL;
+    aclError rc = stream_resolve(call, stream, &s);
+    if (!rc)
+        rc = stream_check_context(call, s);
+    if (rc)
+        return rc;
+    if (kind == TASK_NOTIFY_WAIT && s->device != n->sh->device)
+        return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
+                         "the notify belongs to device %d but the stream to device %d: wait on the creator's device",
+                         n->sh->device, s->device);
+    struct task *t = calloc(1, sizeof *t);
+    if (!t)
+        return stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "out of memory");
+    t->kind = kind;
+    t->notify = n;
+    t->timeout_s = timeout_s;
+    n->refs++;
+    stream_submit(s, t);
+    return ACL_SUCCESS;
+}
+
+STUB_EXPORT aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream)
+{
+    static const char *call = "aclrtRecordNotify";
+    struct notify *n = NULL;
+    aclError rc = enter_with_notify(call, notify, &n);
+    if (rc)
+        return rc;
+    rc = submit_notify_task(call, n, stream, TASK_NOTIFY_RECORD, 0);
+    rt_leave();
+    return rc;
+}
+
+STUB_EXPORT aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream stream, uint32_t timeout)
+{
+    static const char *call = "aclrtWaitAndResetNotify";
+    struct notify *n = NULL;
+    aclError rc = enter_with_notify(call, notify, &n);
+    if (rc)
+        return rc;
+    /* seconds; 0 and UINT32_MAX wait forever (api_c_event.cc rtsNotifyWaitAndReset) */
+    rc = submit_notify_task(call, n, stream, TASK_NOTIFY_WAIT, timeout == UINT32_MAX ? 0 : timeout);
+    rt_leave();
+    return rc;
+}
+
+/* Consumes a record: returns 1 when the flag was 1 and is now 0. */
+static int take_record(uint32_t *flag)
+{
+    uint32_t one = 1;
+    return __atomic_compare_exchange_n(flag, &one, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
+void notify_task_run(struct stream *s, struct task *t)
+{
+    uint32_t *flag = &t->notify->sh->flag;
+    if (t->kind == TASK_NOTIFY_RECORD) {
+        __atomic_store_n(flag, 1, __ATOMIC_RELEASE);
+        plat_wake_word(flag);
+        return;
+    }
+    uint64_t deadline = t->timeout_s ? plat_monotonic_ns() + (uint64_t)t->timeout_s * 1000000000ull : 0;
+    for (;;) {
+        if (take_record(flag))
+            return;
+        if (__atomic_load_n(&s->cancelled, __ATOMIC_SEQ_CST))
+            return;
+        if (deadline && plat_monotonic_ns() >= deadline) {
+            pthread_mutex_lock(&rt.lock);
+            s->sticky_error = ACL_ERROR_RT_WAIT_TIMEOUT; /* reported by the next synchronize */
+            pthread_mutex_unlock(&rt.lock);
+            return;
+        }
+        plat_wait_on_word_or_cancel(flag, 0, &s->cancelled, 0, deadline);
+    }
+}
+
+void notify_task_release(struct task *t)
+{
+    if (t->notify) {
+        notify_unref(t->notify);
+        t->notify = NULL;
+    }
+}
+
+/* ---- IPC notify ---- */
+
+static void format_key(char out[NOTIFY_KEY_LEN], const struct shm_object *obj)
+{
+    snprintf(out, NOTIFY_KEY_LEN, "%s%016" PRIx64, SHM_NOTIFY_PREFIX, obj->id);
+}
+
+static int parse_key(const char *key, uint64_t *id)
+{
+    size_t plen = strlen(SHM_NOTIFY_PREFIX);
+    if (strnlen(key, NOTIFY_KEY_LEN) != plen + 16 || strncmp(key, SHM_NOTIFY_PREFIX, plen) != 0)
+        return -1;
+    char *end = NULL;
+    unsigned long long v = strtoull(key + plen, &end, 16);
+    if (*end != '\0' || v == 0)
+        return -1;
+    *id = v;
+    return 0;
+}
+
+STUB_EXPORT aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size_t len, uint64_t flags)
+{
+    static const char *call = "aclrtNotifyGetExportKey";
+    if (!key)
+        return rt_reject(ACL_ERROR_INVALID_PARAM, call, "key is NULL");
+    struct notify *n = NULL;
+    aclError rc = enter_with_notify(call, notify, &n);
+    if (rc)
+        return rc;
+    if (len == 0)
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "len is 0: pass a key buffer of %d bytes", NOTIFY_KEY_LEN);
+    else if (flags != ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT && flags != ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION)
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
+                       "flags 0x%llx are invalid: use ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT (0, pid whitelist on) or "
+                       "ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION (0x2)",
+                       (unsigned long long)flags);
+    else if (len < NOTIFY_KEY_LEN)
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "len %zu is too small: the key buffer must hold %d bytes",
+                       len, NOTIFY_KEY_LEN);
+    else if (!n->is_creator)
+        rc = stub_fail(ACL_ERROR_RT_INTERNAL_ERROR, call, "an imported notify cannot be exported again");
+    else {
+        shm_lock(n->shm);
+        if (n->sh->exported)
+            rc = ACL_ERROR_RT_INTERNAL_ERROR;
+        else {
+            n->sh->exported = 1;
+            n->sh->whitelist.enabled = flags == ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION ? 0 : 1;
+        }
+        shm_unlock(n->shm);
+        if (rc)
+            stub_fail(rc, call, "this notify was exported already: a notify has one export key");
+        else
+            format_key(key, n->shm);
+    }
+    rt_leave();
+    return rc;
+}
+
+STUB_EXPORT aclError aclrtNotifySetImportPid(aclrtNotify notify, int32_t *pid, size_t num)
+{
+    static const char *call = "aclrtNotifySetImportPid";
+    if (!pid)
+        return rt_reject(ACL_ERROR_INVALID_PARAM, call, "pid is NULL");
+    struct notify *n = NULL;
+    aclError rc = enter_with_notify(call, notify, &n);
+    if (rc)
+        return rc;
+    if (num == 0)
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "num is 0: pass at least one pid");
+    else if (!n->is_creator || !n->sh->exported)
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
+                       "the notify has no export key of this process: call aclrtNotifyGetExportKey first");
+    else {
+        shm_lock(n->shm);
+        rc = ipc_whitelist_add(&n->sh->whitelist, call, pid, num);
+        shm_unlock(n->shm);
+    }
+    rt_leave();
+    return rc;
+}
+
+STUB_EXPORT aclError aclrtNotifyImportByKey(aclrtNotify *notify, const char *key, uint64_t flags)
+{
+    static const char *call = "aclrtNotifyImportByKey";
+    aclError rc = rt_enter(call);
+    if (rc)
+        return rc;
+    uint64_t id = 0;
+    int d;
+    struct shm_object *obj = NULL;
+    enum shm_open_result opened = SHM_OK;
+    if (!notify || !key)
+        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "%s is NULL", !notify ? "notify" : "key");
+    else if (flags > 0x3)
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
+                       "flags 0x%llx are invalid: use ACL_RT_NOTIFY_IMPORT_FLAG_DEFAULT (0) or "
+                       "ACL_RT_NOTIFY_IMPORT_FLAG_ENABLE_PEER_ACCESS (0x2)",
+                       (unsigned long long)flags);
+    else if ((rc = rt_require_device(call, &d)))
+        ;
+    else if (parse_key(key, &id) != 0)
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "\"%.64s\" is not a key from aclrtNotifyGetExportKey", key);
+    else if ((opened = shm_open_by_id(SHM_NOTIFY_PREFIX, id, sizeof(struct notify_shared), NULL, &obj)) != SHM_OK)
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "key \"%.64s\" names no live notify: %s", key,
+                       opened == SHM_FULL ? "too many processes have this notify open"
+                                          : "its creator destroyed it or exited");
+    if (rc) {
+        rt_leave();
+        return rc;
+    }
+    struct notify_shared *sh = (struct notify_shared *)obj->hdr;
+    int32_t self = (int32_t)getpid();
+    shm_lock(obj);
+    int exported = sh->exported;
+    int allowed = ipc_whitelist_allows(&sh->whitelist, self, sh->hdr.creator.pid);
+    shm_unlock(obj);
+    struct notify *n = NULL;
+    if (!exported)
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "key \"%.64s\" was never exported", key);
+    else if (!allowed)
+        rc = stub_fail(ACL_ERROR_RT_NO_PERMISSION, call,
+                       "pid %d is not on the whitelist of notify key \"%.64s\": the creator must call "
+                       "aclrtNotifySetImportPid with this pid (aclrtDeviceGetBareTgid), or export with "
+                       "ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION",
+                       (int)self, key);
+    else if (!(n = new_notify(obj, 0)))
+        rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "out of memory");
+    if (rc)
+        shm_release(obj);
+    else
+        *notify = handle_of(n);
+    rt_leave();
+    return rc;
+}
+
+void notify_shutdown(void)
+{
+    while (notifies) {
+        struct notify *n = notifies;
+        if (n->is_creator)
+            shm_mark_creator_gone(n->shm);
+        unlist(n);
+        notify_unref(n);
+    }
+}
+
+void notify_reclaim_stale(void)
+{
+    shm_reclaim_stale(SHM_NOTIFY_PREFIX, NULL);
+}
