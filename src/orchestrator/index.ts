@@ -13,6 +13,8 @@ export type {
   RoleError,
   AclErrorInfo,
   RunResult,
+  FirstFailure,
+  OutputLoss,
   TraceFile,
   PrecheckOptions,
   PrecheckResult,

@@ -233,10 +233,10 @@ test('fail-fast: one failure stops the others, which are reported as stopped', a
   const r = byName(result);
   expect(r.bad.status).toBe('failed');
   expect(r.waits).toMatchObject({ status: 'stopped', waitingFor: { what: 'handle "never-published"', from: 'ghost' } });
-  expect(r.waits.error!.message).toBe('stopped because role "bad" failed');
+  expect(r.waits.error!.message).toBe('stopped because role "bad" failed first');
   expect(r.sleeper.status).toBe('stopped');
   expect(r.transforming.status).toBe('stopped');
-  expect(r.transforming.error!.message).toBe('stopped because role "bad" failed');
+  expect(r.transforming.error!.message).toBe('stopped because role "bad" failed first');
   await expectNothingLeft(result);
 }, TEST_TIMEOUT_MS);
 
