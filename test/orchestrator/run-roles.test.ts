@@ -3,6 +3,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { runRoles, RunOptionsError, type RoleResult, type RunEvent, type RunOptions, type RunResult, type RoleSpec } from '../../src/orchestrator';
 import * as scenarioDir from '../../src/orchestrator/scenario-dir';
+import { formatScenarioFailure } from '../../src/report/failure';
 import { Rendezvous } from '../../src/rendezvous';
 import { leakedShmOf, shmObjectsOfRun, survivors, waitUntil } from '../support/leftovers';
 
@@ -237,6 +238,30 @@ test('fail-fast: one failure stops the others, which are reported as stopped', a
   expect(r.sleeper.status).toBe('stopped');
   expect(r.transforming.status).toBe('stopped');
   expect(r.transforming.error!.message).toBe('stopped because role "bad" failed first');
+  await expectNothingLeft(result);
+}, TEST_TIMEOUT_MS);
+
+test('output is never cut off silently: flushed before exit, and a capped stream says how much is missing', async () => {
+  const result = await run({
+    timeoutMs: GENEROUS_MS,
+    failFast: false,
+    roles: [
+      role('chatty', 'printsThenThrows', { entry: { module: ROLES, export: 'printsThenThrows', args: { mib: 2 } } }),
+      role('flood', 'printsThenThrows', { entry: { module: ROLES, export: 'printsThenThrows', args: { mib: 9 } } }),
+    ],
+  });
+  const r = byName(result);
+  // Everything the role wrote before failing reached the parent, last words included.
+  expect(r.chatty.status).toBe('failed');
+  expect(r.chatty.stdout.length).toBe(2 * 1024 * 1024 + 'last words\n'.length);
+  expect(r.chatty.stdout.endsWith('.\nlast words\n')).toBe(true);
+  expect(r.chatty.outputLoss).toBeUndefined();
+  // Beyond the 8 MiB kept per stream, the head goes, and the result and the report say so.
+  expect(r.flood.stdout.endsWith('.\nlast words\n')).toBe(true);
+  expect(r.flood.outputLoss).toEqual([{ stream: 'stdout', notKeptChars: expect.any(Number), unflushedBytes: 0 }]);
+  expect(r.flood.outputLoss![0].notKeptChars).toBeGreaterThanOrEqual(1024 * 1024);
+  const report = formatScenarioFailure('chatty', result);
+  expect(report).toMatch(/ {4}\| last words\n {2}stdout is incomplete: the first \d+ characters were not kept \(the harness keeps the last 8 MiB\)/);
   await expectNothingLeft(result);
 }, TEST_TIMEOUT_MS);
 
