@@ -9,6 +9,7 @@
  */
 import { watchParent } from './parent-watch'; // first: guard against orphaning as early as possible
 import { toRoleError } from '../src/orchestrator/role-error';
+import { unsendablePart } from '../src/orchestrator/json-value';
 import type { FromChild, Job, ToChild } from '../src/orchestrator/protocol';
 import type { RoleBody } from '../src/orchestrator/types';
 import { createRoleContext, type RoleContextHandle } from './role-context';
@@ -68,6 +69,8 @@ function finish(outcome: Outcome): void {
 }
 
 function jsonSafe(value: unknown): unknown {
+  const unsendable = unsendablePart(value);
+  if (unsendable) throw new Error(`${unsendable}, which JSON cannot carry to the parent: return plain data (numbers, strings, arrays, objects)`);
   const text = JSON.stringify(value);
   return text === undefined ? undefined : JSON.parse(text);
 }

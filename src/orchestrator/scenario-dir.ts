@@ -24,8 +24,20 @@ export function scenarioBaseDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 export function createScenarioDir(): string {
-  // tmp appends "-<pid>-<random>" to the prefix
-  const dir = tmp.dirSync({ prefix: 'cann-harness', tmpdir: scenarioBaseDir() }).name;
+  const base = scenarioBaseDir();
+  let dir: string;
+  try {
+    // tmp appends "-<pid>-<random>" to the prefix
+    dir = tmp.dirSync({ prefix: 'cann-harness', tmpdir: base }).name;
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    const where = process.env.CANN_HARNESS_TMPDIR ? `CANN_HARNESS_TMPDIR=${base}` : `the OS temp dir ${base}`;
+    throw new Error(
+      `cannot create a scenario directory in ${where} (${err.code ?? 'error'}: ${err.message}): ` +
+        'set CANN_HARNESS_TMPDIR to a writable directory, e.g. CANN_HARNESS_TMPDIR=/dev/shm',
+      { cause: e },
+    );
+  }
   for (const sub of [LAYOUT.handles, LAYOUT.signals, LAYOUT.done, LAYOUT.barriers, LAYOUT.trace, LAYOUT.staging]) {
     mkdirSync(path.join(dir, sub));
   }

@@ -141,6 +141,7 @@ test('each way of failing gets its own status and reason (failFast off)', async 
       role('noexport', 'doesNotExist'),
       role('notfn', 'notAFunction'),
       role('bigint', 'returnsBigInt'),
+      role('fn', 'returnsFunction'),
     ],
   });
   expect(result.ok).toBe(false);
@@ -167,6 +168,8 @@ test('each way of failing gets its own status and reason (failFast off)', async 
   expect(r.noexport.error!.message).toMatch(/has no exported function "doesNotExist" \(exported functions: .*passes/);
   expect(r.notfn).toMatchObject({ status: 'failed' });
   expect(r.bigint.error!.message).toMatch(/cannot be sent as JSON/);
+  expect(r.fn).toMatchObject({ status: 'failed' });
+  expect(r.fn.error!.message).toMatch(/the value\.handler is a function, which JSON cannot carry to the parent: return plain data/);
   expect(result.summary).toMatch(/CRASH segv@dev0 crashed \(signal SIGSEGV/);
   expect(result.summary).toMatch(/acl: aclrtRecordEvent\(event=0x0\) -> ACL_ERROR_RT_INVALID_HANDLE \(107017\): bad handle/);
   // A kept directory holds the logs and the result for a post-mortem.
@@ -320,4 +323,16 @@ describe('bad options are rejected before anything is started', () => {
       created.mockRestore();
     }
   });
+});
+
+test('a scenario base directory that cannot be written is a clear error naming CANN_HARNESS_TMPDIR and the fix', async () => {
+  const before = process.env.CANN_HARNESS_TMPDIR;
+  process.env.CANN_HARNESS_TMPDIR = '/sys'; // exists, but nothing can be created in it (EPERM / EROFS)
+  try {
+    const err = await runRoles({ roles: [role('a', 'passes')], timeoutMs: 1000 }).catch((e) => e);
+    expect(err.message).toMatch(/^cannot create a scenario directory in CANN_HARNESS_TMPDIR=\/sys \((EPERM|EROFS|EACCES): .*\): set CANN_HARNESS_TMPDIR to a writable directory/);
+  } finally {
+    if (before === undefined) delete process.env.CANN_HARNESS_TMPDIR;
+    else process.env.CANN_HARNESS_TMPDIR = before;
+  }
 });
