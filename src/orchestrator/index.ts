@@ -15,6 +15,7 @@ export type {
   RunResult,
   FirstFailure,
   OutputLoss,
+  CancelledTask,
   TraceFile,
   PrecheckOptions,
   PrecheckResult,

@@ -7,7 +7,7 @@ import { reclaimStubLeftovers } from '../acl';
 import { assignBlame } from './blame';
 import { RoleProcess } from './role-process';
 import { registerLive, unregisterLive, type Teardown } from './live-runs';
-import { createScenarioDir, keepRequested, readTraces, removeScenarioDir, writePostMortem } from './scenario-dir';
+import { createScenarioDir, keepRequested, readCancelledTasks, readTraces, removeScenarioDir, writePostMortem } from './scenario-dir';
 import { summarize } from './summary';
 import { checkMode, validateRunOptions } from './validate';
 import type { RunEvent, RunOptions, RunResult } from './types';
@@ -84,6 +84,9 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   }
 
   const results = roles.map((r) => r.result());
+  const roleByPid = new Map(results.filter((r) => r.pid !== null).map((r) => [r.pid!, r.name]));
+  const cancelled = readCancelledTasks(dir, roleByPid);
+  for (const r of results) if (cancelled.has(r.name)) r.cancelledTasks = cancelled.get(r.name);
   const first = assignBlame(results, stoppedByFailFast);
   // A role killed by a signal could not detach from its IPC events' shared memory.
   if (results.some((r) => r.signal !== null)) reclaimStubLeftovers({ mode });
@@ -94,7 +97,7 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   const result: RunResult = { ok, dir, kept, timedOut, durationMs, roles: results, summary };
   if (first) result.firstFailure = first;
   if (opts.collectTraces) {
-    result.traces = readTraces(dir, new Map(results.filter((r) => r.pid !== null).map((r) => [r.pid!, r.name])));
+    result.traces = readTraces(dir, roleByPid);
   }
   if (kept) {
     writePostMortem(dir, results, result);

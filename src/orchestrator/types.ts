@@ -112,6 +112,22 @@ export interface RoleResult {
   consequenceOf?: string;
   /** Present when some of its output is missing from stdout / stderr. */
   outputLoss?: OutputLoss[];
+  /** Device work its process queued but never ran (the stub's trace says "cancel"), stub mode only. */
+  cancelledTasks?: CancelledTask[];
+}
+
+/** One task the stub dropped without running it (at aclFinalize or exit), from its trace. */
+export interface CancelledTask {
+  /** record, wait, reset, ipc_record, ipc_wait or host_func */
+  kind: string;
+  device: number;
+  stream: number;
+  event: number;
+  /** IPC object id (hex) for IPC tasks, else null. */
+  ipc: string | null;
+  slot: number | null;
+  /** CLOCK_MONOTONIC ns of the cancellation. */
+  tNs: string;
 }
 
 /** The earliest failure of a run (by CLOCK_MONOTONIC time): the one the report blames. */

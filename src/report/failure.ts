@@ -5,7 +5,7 @@
  * doing or said while being stopped, and where the kept directory is. Plain text: Jest, JUnit XML
  * and CI logs all show it as is.
  */
-import type { RoleResult, RunResult } from '../orchestrator';
+import type { CancelledTask, RoleResult, RunResult } from '../orchestrator';
 import { MAX_CAPTURE_CHARS } from '../orchestrator/output-capture';
 
 const MAX_CAPTURE_MIB = MAX_CAPTURE_CHARS / (1024 * 1024);
@@ -13,7 +13,7 @@ const MAX_CAPTURE_MIB = MAX_CAPTURE_CHARS / (1024 * 1024);
 export const LOG_TAIL_LINES = 12;
 
 type AnyRole = Pick<RoleResult, 'name' | 'device' | 'pid' | 'status' | 'exitCode' | 'signal' | 'durationMs' | 'error' | 'stdout' | 'stderr' | 'waitingFor'> &
-  Partial<Pick<RoleResult, 'failedAtNs' | 'errorWhileStopping' | 'consequenceOf' | 'outputLoss'>>;
+  Partial<Pick<RoleResult, 'failedAtNs' | 'errorWhileStopping' | 'consequenceOf' | 'outputLoss' | 'cancelledTasks'>>;
 type AnyRun = Pick<RunResult, 'ok' | 'dir' | 'kept' | 'timedOut' | 'durationMs'> & Partial<Pick<RunResult, 'firstFailure'>> & { roles: AnyRole[] };
 
 /**
@@ -72,6 +72,12 @@ export function formatScenarioFailure(name: string, run: AnyRun): string {
       if (r.errorWhileStopping) lines.push(`    while being stopped it reported an error: ${firstLine(r.errorWhileStopping.message)}`);
     }
   }
+  const cancelled = run.roles.filter((r) => r.cancelledTasks?.length);
+  if (cancelled.length > 0) {
+    lines.push('');
+    lines.push('device work cancelled when its role ended (queued, never run):');
+    for (const r of cancelled) for (const t of r.cancelledTasks!) lines.push(`  ${r.name.padEnd(14)} ${describeTask(t)}`);
+  }
   lines.push('');
   lines.push(
     run.kept
@@ -79,6 +85,11 @@ export function formatScenarioFailure(name: string, run: AnyRun): string {
       : `scenario directory ${run.dir} was removed (set CANN_HARNESS_KEEP=1 to keep it)`,
   );
   return lines.join('\n');
+}
+
+export function describeTask(t: CancelledTask): string {
+  const what = t.ipc ? `${t.kind} of IPC event ${t.ipc} (slot ${t.slot})` : t.event ? `${t.kind} of event ${t.event}` : t.kind;
+  return `${what} on device ${t.device}, stream ${t.stream}`;
 }
 
 function howItEnded(r: AnyRole): string {

@@ -12,6 +12,9 @@ import { collectScenarios } from './scenario';
 import { runRoleThreads } from './threads';
 import type { PlannedRole, RoleEntryArgs, RoleEnvelope, ScenarioPlan } from './types';
 
+/** How long a role that returned may take to run the device work it queued (never past the deadline). */
+export const DRAIN_BOUND_MS = 2000;
+
 export async function runScenarioRole(base: RoleContext, args: RoleEntryArgs): Promise<RoleEnvelope> {
   const startedAt = Date.now();
   const { plan, role } = findRole(args);
@@ -32,6 +35,13 @@ export async function runScenarioRole(base: RoleContext, args: RoleEntryArgs): P
         `role ${role.name} returned while ${pending.join(', ')} ${pending.length === 1 ? 'was' : 'were'} still in progress: ` +
           'await every ctx call inside the body (the role ends when the body returns, so such a call may never happen)',
       );
+    }
+    // A deterministic end: queued work (e.g. a record behind a latch the body just released) runs
+    // before aclFinalize, rather than racing with its cancellation.
+    // (Only streams made through ctx are drained; a body that made none never loads ACL here.)
+    const undrained = owned.drain?.(Math.min(DRAIN_BOUND_MS, Math.max(0, deadline - Date.now()))) ?? [];
+    if (undrained.length > 0) {
+      process.stderr.write(`[harness] ${role.name} returned, but ${undrained.join(', ')} did not drain within ${DRAIN_BOUND_MS} ms: its queued work is cancelled\n`);
     }
     const unsendable = unsendablePart(value, `the value returned by role ${role.name}`);
     if (unsendable) throw new Error(`${unsendable}, which JSON cannot carry to the parent: return plain data (numbers, strings, arrays, objects)`);

@@ -171,5 +171,11 @@ describe('inputs that used to pass silently fail with the fix in the message', (
     expect(result.status).toBe('failed');
     expect(result.failureMessages.join('\n')).toMatch(message);
   });
+
+  test('work still queued when a role returns is cancelled, and the result and the report name it', () => {
+    const result = run.byTitle('work still queued when a role returns is cancelled and named');
+    expect(result.failureMessages).toEqual([]);
+    expect(result.status).toBe('passed');
+  });
 });
 
