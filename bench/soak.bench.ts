@@ -36,7 +36,8 @@ function stopHogs(): void {
 for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   process.on(s, () => {
     stopHogs();
-    process.exit(130);
+    current?.kill(s); // its session guard cleans up its run
+    setTimeout(() => process.exit(130), 6000);
   });
 }
 
@@ -44,17 +45,30 @@ function cannstubObjects(): string[] {
   return readdirSync('/dev/shm').filter((n) => n.startsWith('cannstub'));
 }
 
+let current: ChildProcess | undefined;
+
+/** Runs a command to its end, keeping the last 1 MiB of its output. Async, so signals reach us meanwhile. */
+function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ status: number | null; signal: NodeJS.Signals | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    current = child;
+    let output = '';
+    const keep = (d: Buffer) => (output = (output + d.toString()).slice(-1024 * 1024));
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    child.on('close', (status, signal) => {
+      current = undefined;
+      resolve({ status, signal, output });
+    });
+  });
+}
+
 /** One `cann-harness run`; counts from its JUnit XML. */
-function runOnce(args: string[], env: Record<string, string>, tally: Tally): void {
+async function runOnce(args: string[], env: Record<string, string>, tally: Tally): Promise<void> {
   const out = mkdtempSync(path.join(os.tmpdir(), 'cann-soak-'));
   const junit = path.join(out, 'junit.xml');
   const started = Date.now();
-  const r = spawnSync(process.execPath, [bin, 'run', '--mode', 'stub', '--junit', junit, ...args], {
-    cwd: repoRoot,
-    env: { ...process.env, FORCE_COLOR: '0', ...env },
-    encoding: 'utf8',
-    maxBuffer: 256 * 1024 * 1024,
-  });
+  const r = await run([bin, 'run', '--mode', 'stub', '--junit', junit, ...args], { ...process.env, FORCE_COLOR: '0', ...env });
   tally.seconds += (Date.now() - started) / 1000;
   tally.runs++;
   let xml = '';
@@ -69,12 +83,12 @@ function runOnce(args: string[], env: Record<string, string>, tally: Tally): voi
   tally.skipped += (xml.match(/<skipped\/>/g) ?? []).length;
   if (r.status !== 0 || !head) {
     tally.badExits++;
-    process.stdout.write(`\n--- run failed (exit ${r.status ?? r.signal}); its output:\n${(r.stdout + r.stderr).slice(-20_000)}\n`);
+    process.stdout.write(`\n--- run failed (exit ${r.status ?? r.signal}); its output:\n${r.output.slice(-20_000)}\n`);
   }
   rmSync(out, { recursive: true, force: true });
 }
 
-function soak(label: string, times: number, perRun: number, args: string[], env: Record<string, string>): Tally[] {
+async function soak(label: string, times: number, perRun: number, args: string[], env: Record<string, string>): Promise<Tally[]> {
   const idle: Tally = { runs: 0, scenarios: 0, failed: 0, skipped: 0, badExits: 0, seconds: 0 };
   const loaded: Tally = { ...idle };
   const runs = Math.ceil(times / perRun);
@@ -83,7 +97,7 @@ function soak(label: string, times: number, perRun: number, args: string[], env:
     if (underLoad) startHogs();
     try {
       const rounds = Math.min(perRun, times - i * perRun);
-      runOnce(args, { ...env, SOAK_ROUNDS: String(rounds) }, underLoad ? loaded : idle);
+      await runOnce(args, { ...env, SOAK_ROUNDS: String(rounds) }, underLoad ? loaded : idle);
     } finally {
       stopHogs();
     }
@@ -98,14 +112,14 @@ function line(label: string, [idle, loaded]: Tally[]): string {
   return `${label}\n  idle:          ${f(idle)}\n  two CPU hogs:  ${f(loaded)}`;
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const shmBefore = new Set(cannstubObjects());
   console.log(`soak on ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(2)}`);
-  const fanOut = soak('fan-out 64', count('SOAK_FANOUT', 20), 5, ['fan-out', '--specs', SOAK_SPECS, '--require-devices', '64'], {
+  const fanOut = await soak('fan-out 64', count('SOAK_FANOUT', 20), 5, ['fan-out', '--specs', SOAK_SPECS, '--require-devices', '64'], {
     ACL_STUB_DEVICE_COUNT: '64',
   });
-  const big = soak('64 KiB results', count('SOAK_BIG', 10), 5, ['big-results', '--specs', SOAK_SPECS], {});
-  const suite = soak('bundled suite', count('SOAK_SUITE', 10), 1, [], {});
+  const big = await soak('64 KiB results', count('SOAK_BIG', 10), 5, ['big-results', '--specs', SOAK_SPECS], {});
+  const suite = await soak('bundled suite', count('SOAK_SUITE', 10), 1, [], {});
   // Leftovers: objects of ours that nobody uses any more (others' runs may be going on).
   const reclaim = spawnSync(path.join(repoRoot, 'native-stub', 'build', 'bin', 'cannstub_reclaim'), [], {
     encoding: 'utf8',
@@ -123,4 +137,4 @@ function main(): void {
   process.exitCode = failures === 0 && leaked.length === 0 ? 0 : 1;
 }
 
-main();
+void main();

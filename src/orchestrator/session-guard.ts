@@ -16,6 +16,7 @@
  * id in /proc/<pid>/environ works even after they were re-parented (a worker that already died).
  */
 import { randomBytes } from 'node:crypto';
+import * as os from 'node:os';
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { reclaimStubLeftovers } from '../acl/reclaim';
@@ -64,8 +65,11 @@ export function installSessionGuard(log: (line: string) => void = (l) => process
         log(`[cann-harness] stopped ${swept.killed} process(es), removed ${swept.dirs} scenario director${swept.dirs === 1 ? 'y' : 'ies'} and ${swept.reclaimed} shared-memory object(s)`);
       }
       remove(g);
-      // Die by the same signal (exit status), unless someone else also listens: then it is theirs.
-      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+      // The session is over: die by the same signal (for the exit status). Another listener may
+      // still be registered (e.g. signal-exit, which Jest's cache writes load): it then gets the
+      // re-raised signal, and exits by it once it is the last one. If nothing exits, we do.
+      process.kill(process.pid, signal);
+      setTimeout(() => process.exit(128 + (os.constants.signals[signal] ?? 1)), 1000);
     },
   };
   g[STATE] = state;
