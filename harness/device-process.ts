@@ -2,14 +2,22 @@
  * Entry point of one device process (forked by src/orchestrator). Receives its job over IPC, loads
  * the role module, runs the exported role body with a RoleContext, reports the result, exits.
  * Exit code 0 when the role passed, 1 when it failed (the reported error says why).
+ *
+ * Order at the end: clean up (aclFinalize), flush stdout/stderr (bounded), send the result, exit.
+ * The parent decides the role's status only once all of that is in (its 'close' event), so neither
+ * the result nor the last lines of output can be lost to process.exit().
  */
 import { watchParent } from './parent-watch'; // first: guard against orphaning as early as possible
 import { toRoleError } from '../src/orchestrator/role-error';
+import { unsendablePart } from '../src/orchestrator/json-value';
 import type { FromChild, Job, ToChild } from '../src/orchestrator/protocol';
 import type { RoleBody } from '../src/orchestrator/types';
 import { createRoleContext, type RoleContextHandle } from './role-context';
 
 type Outcome = Extract<FromChild, { type: 'result' }>;
+
+/** How long a finishing role waits for its parent to read what it wrote to stdout/stderr. */
+const FLUSH_BOUND_MS = 10_000;
 
 function send(m: FromChild, then?: () => void): void {
   if (!process.connected) return then?.();
@@ -17,22 +25,52 @@ function send(m: FromChild, then?: () => void): void {
 }
 
 let finished = false;
+/** The result once decided, until it is sent: a stop (SIGTERM) must not swallow it. */
+let unsent: Outcome | undefined;
 let handle: RoleContextHandle | undefined;
+
+function now(): string {
+  return process.hrtime.bigint().toString(); // CLOCK_MONOTONIC, like marks: comparable across processes
+}
+
+/** Resolves with the bytes still unwritten once `stream` has flushed everything, or after boundMs. */
+function flushed(stream: NodeJS.WriteStream, boundMs: number): Promise<number> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(stream.writableLength), boundMs);
+    // Writes complete in order: the callback of an empty write runs once all earlier ones are out.
+    stream.write('', () => {
+      clearTimeout(timer);
+      resolve(0);
+    });
+  });
+}
 
 function finish(outcome: Outcome): void {
   if (finished) return;
   finished = true;
+  // The moment of failure, before clean-up: the parent blames the earliest failure of a run by it.
+  if (!outcome.ok) outcome.error.tNs ??= now();
+  unsent = outcome;
   if (handle) {
     try {
       handle.cleanup();
     } catch (e) {
-      if (outcome.ok) outcome = { type: 'result', ok: false, error: toRoleError(e, 'cleanup after the role (aclFinalize)') };
+      if (outcome.ok) outcome = { type: 'result', ok: false, error: { ...toRoleError(e, 'cleanup after the role (aclFinalize)'), tNs: now() } };
+      unsent = outcome;
     }
   }
-  send(outcome, () => process.exit(outcome.ok ? 0 : 1));
+  void Promise.all([flushed(process.stdout, FLUSH_BOUND_MS), flushed(process.stderr, FLUSH_BOUND_MS)]).then(([stdout, stderr]) => {
+    if (stdout || stderr) outcome.unflushed = { stdout, stderr };
+    send(outcome, () => {
+      unsent = undefined;
+      process.exit(outcome.ok ? 0 : 1);
+    });
+  });
 }
 
 function jsonSafe(value: unknown): unknown {
+  const unsendable = unsendablePart(value);
+  if (unsendable) throw new Error(`${unsendable}, which JSON cannot carry to the parent: return plain data (numbers, strings, arrays, objects)`);
   const text = JSON.stringify(value);
   return text === undefined ? undefined : JSON.parse(text);
 }
@@ -82,10 +120,17 @@ process.on('uncaughtException', (e) => finish({ type: 'result', ok: false, error
 process.on('unhandledRejection', (e) => finish({ type: 'result', ok: false, error: toRoleError(e, 'unhandled promise rejection') }));
 
 // Being stopped (deadline, another role failed): release the runtime if we can, then die by the
-// same signal so the parent sees what happened.
+// same signal so the parent sees what happened. A result decided before the stop (e.g. the body
+// threw and aclFinalize was still running when SIGTERM came) is sent first: the parent compares
+// its time with the stop and keeps it as this role's own failure when it came first.
 process.once('SIGTERM', () => {
   handle?.cleanupQuietly();
-  process.kill(process.pid, 'SIGTERM');
+  const die = () => process.kill(process.pid, 'SIGTERM');
+  if (!unsent) return die();
+  const [stdout, stderr] = [process.stdout.writableLength, process.stderr.writableLength];
+  if (stdout || stderr) unsent.unflushed = { stdout, stderr }; // dying now: say what will be cut off
+  send(unsent, die);
+  setTimeout(die, 1000).unref(); // the parent SIGKILLs after its grace period anyway
 });
 
 process.once('message', (m: ToChild) => {

@@ -78,6 +78,16 @@ export function loadAcl(opts: ResolveOptions = {}): Acl {
   } catch (err) {
     const why = (err as Error).message;
     const canFallBack = choice.requested === 'auto' && choice.mode === 'real' && !env.CANN_HARNESS_LIBRARY;
+    const missing = /Cannot find function '(\w+)'/.exec(why);
+    if (missing && env.CANN_HARNESS_LIBRARY) {
+      // It loaded: its dependencies are fine, it simply is not libascendcl (set_env.sh would not help).
+      throw new LibraryLoadError(
+        `CANN_HARNESS_LIBRARY=${env.CANN_HARNESS_LIBRARY} is not an ACL runtime: it loads but has no ${missing[1]}(). ` +
+          `Point CANN_HARNESS_LIBRARY at a libascendcl.so (CANN's, or the stub's ${resolveLibrary({ ...opts, mode: 'stub', env: { ...env, CANN_HARNESS_LIBRARY: '' } }).path}), or unset it.`,
+        choice,
+        { cause: err },
+      );
+    }
     if (!canFallBack) {
       throw new LibraryLoadError(
         `cannot load ${choice.path} (${choice.reason}): ${why}` +

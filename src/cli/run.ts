@@ -6,6 +6,7 @@ import { existsSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import chalk from 'chalk';
 import type { AclMode, PrecheckResult } from '../orchestrator';
+import { installSessionGuard, uninstallSessionGuard } from '../orchestrator/session-guard';
 import { NO_RUNTIME_HINT, PROBE_ENV, REQUIRE_DEVICES_ENV, probeDevices } from '../jest/probe';
 
 export const PACKAGE_ROOT = path.resolve(__dirname, '..', '..');
@@ -70,19 +71,25 @@ export async function runCommand(patterns: string[], opts: RunCommandOptions): P
   };
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { runCLI } = require('jest') as typeof import('jest');
-  const stopInterrupt = reportInterrupts();
-  const { results } = await runCLI(
-    {
-      _: [], // patterns go in testPathPatterns only (Jest joins both lists: they would show twice)
-      $0: 'cann-harness',
-      config: JSON.stringify(config),
-      testPathPatterns: patterns,
-      runInBand: opts.runInBand,
-      passWithNoTests: false,
-    } as Parameters<typeof runCLI>[0],
-    [PACKAGE_ROOT],
-  );
-  stopInterrupt();
+  // Ctrl-C, SIGTERM, SIGHUP: stop every device process of this run, remove its scenario
+  // directories and shared memory, then die by the signal (Jest's global setup shares this guard).
+  installSessionGuard();
+  let results: Awaited<ReturnType<typeof runCLI>>['results'];
+  try {
+    ({ results } = await runCLI(
+      {
+        _: [], // patterns go in testPathPatterns only (Jest joins both lists: they would show twice)
+        $0: 'cann-harness',
+        config: JSON.stringify(config),
+        testPathPatterns: patterns,
+        runInBand: opts.runInBand,
+        passWithNoTests: false,
+      } as Parameters<typeof runCLI>[0],
+      [PACKAGE_ROOT],
+    ));
+  } finally {
+    uninstallSessionGuard();
+  }
   if (results.numTotalTestSuites === 0) {
     process.stderr.write(
       chalk.red(`no spec files matched ${patterns.length ? patterns.map((p) => JSON.stringify(p)).join(', ') : '*.spec.ts'} under ${specs}\n`),
@@ -90,26 +97,6 @@ export async function runCommand(patterns: string[], opts: RunCommandOptions): P
     return 1;
   }
   return results.success ? 0 : 1;
-}
-
-/**
- * Ctrl-C / SIGTERM: say what happens, then die by the same signal. The clean-up itself is not done
- * here: each device process kills its process group and removes its scenario directory as soon as
- * its parent (a Jest worker) goes away, whatever killed it.
- */
-function reportInterrupts(): () => void {
-  const onSignal = (signal: NodeJS.Signals): void => {
-    process.stderr.write(`\n${chalk.yellow(`${signal}:`)} stopping device processes and removing scenario directories\n`);
-    stop();
-    process.kill(process.pid, signal);
-  };
-  const stop = (): void => {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  return stop;
 }
 
 /** Bad command-line input: printed without a stack trace, exit code 2. */

@@ -7,9 +7,13 @@
  * skip a scenario; a stub that was never built (or real mode without CANN) is a broken set-up, and
  * skipping every scenario would let `npm test` pass having run none of them.
  */
+import { installSessionGuard } from '../orchestrator/session-guard';
 import { PROBE_ENV, parseProbe, probeDevices, requiredDevices, unusableRuntimeMessage } from './probe';
 
 export default async function globalSetup(): Promise<void> {
+  // Before any worker starts: workers and their device processes inherit the session id, so an
+  // interrupt of this (Jest's main) process can find and stop them all (see session-guard.ts).
+  installSessionGuard();
   requiredDevices(); // a malformed CANN_HARNESS_REQUIRE_DEVICES fails the run up front
   const existing = process.env[PROBE_ENV];
   const probe = existing ? parseProbe(existing) : await probeDevices();

@@ -4,8 +4,10 @@
  * aclInit, but after the last scenario there is none, and a run must leave nothing in /dev/shm.
  */
 import { reclaimStubLeftovers } from '../acl';
+import { uninstallSessionGuard } from '../orchestrator/session-guard';
 
 export default function globalTeardown(): void {
+  uninstallSessionGuard();
   const removed = reclaimStubLeftovers();
   if (removed.length > 0) {
     process.stderr.write(`[cann-harness] removed ${removed.length} shared-memory object(s) left by killed device processes\n`);

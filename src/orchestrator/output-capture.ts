@@ -4,7 +4,7 @@
  */
 import chalk from 'chalk';
 
-const MAX_CAPTURE_CHARS = 8 * 1024 * 1024;
+export const MAX_CAPTURE_CHARS = 8 * 1024 * 1024;
 const PREFIX_COLOURS = [chalk.cyan, chalk.magenta, chalk.yellow, chalk.blue, chalk.green, chalk.whiteBright];
 
 export function rolePrefix(role: string, device: number, index: number): string {
@@ -38,6 +38,11 @@ export class OutputCapture {
       this.echoTo.write(`${this.prefix} ${this.partialLine}\n`);
       this.partialLine = '';
     }
+  }
+
+  /** Characters received but not kept (only the last MAX_CAPTURE_CHARS are). */
+  get droppedChars(): number {
+    return this.dropped;
   }
 
   get text(): string {

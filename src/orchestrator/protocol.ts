@@ -16,8 +16,14 @@ export type ToChild = { type: 'job'; job: Job };
 export type FromChild =
   | { type: 'waiting'; waitingFor: WaitingFor | null }
   | { type: 'mark'; name: string; tNs: string }
-  | { type: 'result'; ok: true; value?: unknown }
-  | { type: 'result'; ok: false; error: RoleError };
+  | ({ type: 'result'; ok: true; value?: unknown } & ResultExtras)
+  | ({ type: 'result'; ok: false; error: RoleError } & ResultExtras);
+
+/** Sent with the result, which is the device process's last message. */
+export interface ResultExtras {
+  /** Bytes of stdout / stderr it could not flush before exiting (absent when all were flushed). */
+  unflushed?: { stdout: number; stderr: number };
+}
 
 /** What the precheck child sends (and prints as its last stdout line). */
 export interface PrecheckReport {

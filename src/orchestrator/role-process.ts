@@ -1,13 +1,17 @@
 /**
  * Parent-side view of one device process: forks it into its own process group, sends it its job,
  * collects output, marks, "waiting for" updates and the result, and decides the final status.
+ *
+ * The status is decided at 'close' (the process has exited AND its stdout, stderr and IPC channel
+ * are all drained), never at 'exit': Node can deliver 'exit' before the last IPC 'message' when many
+ * children exit together, and a role that reported success would then look like it died silently.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import type { FromChild, Job, ToChild } from './protocol';
 import { OutputCapture, rolePrefix } from './output-capture';
 import { signalGroup } from './process-group';
-import type { AclMode, RoleError, RoleResult, RoleSpec, RoleStatus, RunEvent } from './types';
+import type { AclMode, OutputLoss, RoleError, RoleResult, RoleSpec, RoleStatus, RunEvent } from './types';
 import type { WaitingFor } from '../rendezvous';
 
 export const HARNESS_DIR = path.resolve(__dirname, '..', '..', 'harness');
@@ -23,6 +27,15 @@ export function tsExecArgv(): string[] {
 
 export type StopReason = 'timeout' | 'stopped';
 
+/**
+ * After 'exit', how long to wait for 'close'. Only a descendant that left the role's process group
+ * while holding its stdout/stderr open can delay 'close' that long; then its output is cut here.
+ */
+export const CLOSE_AFTER_EXIT_BOUND_MS = 5_000;
+
+/** The subset of ChildProcess that RoleProcess uses (tests substitute a scripted one). */
+export type ForkDevice = (env: NodeJS.ProcessEnv) => ChildProcess;
+
 export interface RoleLaunch {
   spec: RoleSpec;
   index: number;
@@ -30,6 +43,8 @@ export interface RoleLaunch {
   mode: AclMode;
   echo: boolean;
   emit: (e: RunEvent) => void;
+  /** Replaces fork() of harness/device-process.ts (tests script the order of child events). */
+  forkDevice?: ForkDevice;
 }
 
 export class RoleProcess {
@@ -45,13 +60,20 @@ export class RoleProcess {
   /** What it was waiting for when we stopped it (kept even if the wait ends while dying). */
   private waitingWhenStopped: WaitingFor | null = null;
   private reported?: { ok: true; value?: unknown } | { ok: false; error: RoleError };
+  private unflushed?: { stdout: number; stderr: number };
   private stopReason: StopReason | null = null;
   private stopDetail = '';
-  /** A result the role reported after we had decided to stop it (kept for the log only). */
-  private saidWhileStopping?: string;
+  /** CLOCK_MONOTONIC ns when we decided to stop it. */
+  private stoppedAtNs: bigint | null = null;
+  /** A result the role reported after we had decided to stop it (not its result; shown in reports). */
+  private saidWhileStopping?: { ok: true } | { ok: false; error: RoleError };
   private killTimer?: NodeJS.Timeout;
+  private closeTimer?: NodeJS.Timeout;
   private startedAt = 0;
   private endedAt = 0;
+  /** CLOCK_MONOTONIC ns when the parent saw the process exit. */
+  private endedAtNs: bigint | null = null;
+  private exited = false;
   private exitCode: number | null = null;
   private exitSignal: string | null = null;
   private spawnError?: Error;
@@ -70,11 +92,12 @@ export class RoleProcess {
     this.finished = new Promise((r) => (this.resolveFinished = r));
   }
 
+  /** Started and not yet exited. */
   get alive(): boolean {
-    return this.child !== undefined && this.status === undefined;
+    return this.child !== undefined && !this.exited && this.status === undefined;
   }
 
-  /** Set as soon as the process has ended. */
+  /** Set once the process has exited and everything it sent has been read. */
   get finalStatus(): RoleStatus | undefined {
     return this.status;
   }
@@ -93,25 +116,32 @@ export class RoleProcess {
       ACL_STUB_TRACE: spec.env?.ACL_STUB_TRACE ?? path.join(dir, 'trace'),
     };
     this.startedAt = Date.now();
-    const child = fork(DEVICE_PROCESS, [], {
-      execArgv: tsExecArgv(),
-      detached: true, // own process group: one kill reaches the role and all it started
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-      env,
-      cwd: process.cwd(),
-    });
+    const child = (this.launch.forkDevice ?? forkDeviceProcess)(env);
     this.child = child;
     this.pid = child.pid ?? null;
     child.stdout!.on('data', (d) => this.stdout.push(d));
     child.stderr!.on('data', (d) => this.stderr.push(d));
     child.on('message', (m) => this.onMessage(m as FromChild));
     child.on('error', (e) => {
-      // fork() failures (e.g. EAGAIN) arrive here; 'exit' may never follow.
+      // fork() failures (e.g. EAGAIN) arrive here; neither 'exit' nor 'close' may follow.
       this.spawnError = e;
-      if (this.pid === null) this.onExit(null, null, onEnd);
+      if (this.pid === null) {
+        this.onExit(null, null);
+        this.onClose(onEnd);
+      }
     });
-    child.on('exit', (code, signal) => this.onExit(code, signal, onEnd));
-    child.on('close', () => this.resolveFinished());
+    child.on('exit', (code, signal) => {
+      this.onExit(code, signal);
+      // 'close' normally follows at once; see CLOSE_AFTER_EXIT_BOUND_MS for when it would not.
+      this.closeTimer = setTimeout(() => {
+        this.stderr.push(`[harness] its output pipes were still open ${CLOSE_AFTER_EXIT_BOUND_MS} ms after it exited (a descendant outside its process group holds them?); output after that point is not shown\n`);
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        this.onClose(onEnd);
+      }, CLOSE_AFTER_EXIT_BOUND_MS);
+      this.closeTimer.unref();
+    });
+    child.on('close', () => this.onClose(onEnd));
     if (this.pid !== null) {
       const job: Job = { role: spec.name, device: spec.device, index: this.index, dir, mode, entry: spec.entry };
       child.send({ type: 'job', job } satisfies ToChild, (err) => {
@@ -126,6 +156,7 @@ export class RoleProcess {
     if (!this.alive || this.stopReason) return;
     this.stopReason = reason;
     this.stopDetail = detail;
+    this.stoppedAtNs = process.hrtime.bigint();
     this.waitingWhenStopped = this.waitingFor;
     this.signal('SIGTERM');
     this.killTimer = setTimeout(() => this.signal('SIGKILL'), graceMs);
@@ -133,10 +164,11 @@ export class RoleProcess {
 
   /** Synchronous last resort (parent exiting or interrupted). */
   killNow(): void {
-    if (this.status !== undefined) return; // exited: its group was already killed in onExit
+    if (this.exited || this.status !== undefined) return; // exited: its group was already killed in onExit
     if (!this.stopReason && this.alive) {
       this.stopReason = 'stopped';
       this.stopDetail = 'the orchestrating process was interrupted';
+      this.stoppedAtNs = process.hrtime.bigint();
     }
     this.signal('SIGKILL');
   }
@@ -166,7 +198,29 @@ export class RoleProcess {
     }
     const waiting = this.currentWait;
     if (waiting && (status === 'timeout' || status === 'stopped')) r.waitingFor = { ...waiting };
+    const failedAt = this.failedAtNs(status);
+    if (failedAt !== null) r.failedAtNs = failedAt.toString();
+    if (this.saidWhileStopping && !this.saidWhileStopping.ok) r.errorWhileStopping = this.saidWhileStopping.error;
+    const loss = this.outputLoss();
+    if (loss.length > 0) r.outputLoss = loss;
     return r;
+  }
+
+  /** The role's own time of failure when it reported one; otherwise when we saw it end or stopped it. */
+  private failedAtNs(status: RoleStatus): bigint | null {
+    if (status === 'failed' && this.reported && !this.reported.ok && this.reported.error.tNs) return BigInt(this.reported.error.tNs);
+    if (status === 'timeout') return this.stoppedAtNs ?? this.endedAtNs;
+    if (status === 'failed' || status === 'crashed') return this.endedAtNs ?? process.hrtime.bigint();
+    return null;
+  }
+
+  private outputLoss(): OutputLoss[] {
+    const out: OutputLoss[] = [];
+    for (const [stream, capture] of [['stdout', this.stdout], ['stderr', this.stderr]] as const) {
+      const unflushedBytes = this.unflushed?.[stream] ?? 0;
+      if (capture.droppedChars > 0 || unflushedBytes > 0) out.push({ stream, notKeptChars: capture.droppedChars, unflushedBytes });
+    }
+    return out;
   }
 
   private signal(sig: NodeJS.Signals): void {
@@ -190,11 +244,12 @@ export class RoleProcess {
         this.launch.emit({ type: 'mark', role: this.name, name: m.name, tNs: m.tNs });
         break;
       case 'result':
-        if (this.reported) break;
-        if (this.stopReason) {
+        if (this.reported || this.saidWhileStopping) break;
+        if (m.unflushed) this.unflushed = m.unflushed;
+        if (this.stopReason && !this.failedBeforeStop(m)) {
           // We already decided to stop it: what it says while dying (e.g. "The service was stopped"
           // when the group SIGTERM also took down esbuild's service process) is not its result.
-          this.saidWhileStopping = m.ok ? 'a success' : `an error: ${m.error.message}`;
+          this.saidWhileStopping = m.ok ? { ok: true } : { ok: false, error: m.error };
           break;
         }
         this.reported = m.ok ? { ok: true, value: m.value } : { ok: false, error: m.error };
@@ -202,19 +257,35 @@ export class RoleProcess {
     }
   }
 
-  private onExit(code: number | null, signal: NodeJS.Signals | null, onEnd: (r: RoleProcess) => void): void {
-    if (this.status !== undefined) return;
+  /**
+   * A failure the role caught (by its own clock) before we decided to stop it is its own failure,
+   * even if it reaches us after that decision: it is what started the trouble, not an echo of it.
+   */
+  private failedBeforeStop(m: Outcome): boolean {
+    return !m.ok && m.error.tNs !== undefined && this.stoppedAtNs !== null && BigInt(m.error.tNs) < this.stoppedAtNs;
+  }
+
+  private onExit(code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.exited) return;
+    this.exited = true;
     this.endedAt = Date.now();
+    this.endedAtNs = process.hrtime.bigint();
     this.exitCode = code;
     this.exitSignal = signal;
     if (this.killTimer) clearTimeout(this.killTimer);
     // The leader is gone; anything it left running in its group goes too.
     this.signal('SIGKILL');
+  }
+
+  /** Everything the process sent is in: decide its status (once). */
+  private onClose(onEnd: (r: RoleProcess) => void): void {
+    if (this.status !== undefined || !this.exited) return;
+    if (this.closeTimer) clearTimeout(this.closeTimer);
     this.stdout.flush();
     this.stderr.flush();
     this.status = this.decideStatus();
-    if (this.pid === null) this.resolveFinished(); // never started: no 'close' will come
-    this.launch.emit({ type: 'exited', role: this.name, status: this.status, exitCode: code, signal });
+    this.resolveFinished();
+    this.launch.emit({ type: 'exited', role: this.name, status: this.status, exitCode: this.exitCode, signal: this.exitSignal });
     onEnd(this);
   }
 
@@ -230,7 +301,10 @@ export class RoleProcess {
     if (this.stopReason) {
       const ourSignal = this.exitSignal === 'SIGTERM' || this.exitSignal === 'SIGKILL';
       if (this.exitSignal && !ourSignal) this.stderr.push(`[harness] while being stopped it died by ${this.exitSignal}\n`);
-      if (this.saidWhileStopping) this.stderr.push(`[harness] while being stopped it reported ${this.saidWhileStopping}\n`);
+      if (this.saidWhileStopping) {
+        const said = this.saidWhileStopping.ok ? 'a success' : `an error: ${this.saidWhileStopping.error.message}`;
+        this.stderr.push(`[harness] while being stopped it reported ${said}\n`);
+      }
       return this.stopReason;
     }
     if (this.exitSignal) return 'crashed'; // a signal we did not send: SIGSEGV, SIGABRT, ...
@@ -244,4 +318,16 @@ export class RoleProcess {
     if (this.exitSignal) return `killed by signal ${this.exitSignal} before reporting a result`;
     return `exited with code ${this.exitCode} before reporting a result`;
   }
+}
+
+type Outcome = Extract<FromChild, { type: 'result' }>;
+
+function forkDeviceProcess(env: NodeJS.ProcessEnv): ChildProcess {
+  return fork(DEVICE_PROCESS, [], {
+    execArgv: tsExecArgv(),
+    detached: true, // own process group: one kill reaches the role and all it started
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    env,
+    cwd: process.cwd(),
+  });
 }

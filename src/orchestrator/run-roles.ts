@@ -4,9 +4,10 @@
  * process or a directory behind, even when the parent itself is interrupted (see live-runs.ts).
  */
 import { reclaimStubLeftovers } from '../acl';
+import { assignBlame } from './blame';
 import { RoleProcess } from './role-process';
 import { registerLive, unregisterLive, type Teardown } from './live-runs';
-import { createScenarioDir, keepRequested, readTraces, removeScenarioDir, writePostMortem } from './scenario-dir';
+import { createScenarioDir, keepRequested, readCancelledTasks, readTraces, removeScenarioDir, writePostMortem } from './scenario-dir';
 import { summarize } from './summary';
 import { checkMode, validateRunOptions } from './validate';
 import type { RunEvent, RunOptions, RunResult } from './types';
@@ -44,10 +45,13 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
 
   let timedOut = false;
   let deadline: NodeJS.Timeout | undefined;
+  const stoppedByFailFast = new Set<string>();
   try {
     const stopOthers = (culprit: RoleProcess) => {
       for (const r of roles) {
-        if (r !== culprit) r.stop('stopped', `stopped because role "${culprit.name}" ${culprit.finalStatus}`, graceMs);
+        if (r === culprit || !r.alive) continue;
+        stoppedByFailFast.add(r.name);
+        r.stop('stopped', `stopped because role "${culprit.name}" ${culprit.finalStatus}`, graceMs);
       }
     };
     const onEnd = (r: RoleProcess) => {
@@ -80,15 +84,20 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   }
 
   const results = roles.map((r) => r.result());
+  const roleByPid = new Map(results.filter((r) => r.pid !== null).map((r) => [r.pid!, r.name]));
+  const cancelled = readCancelledTasks(dir, roleByPid);
+  for (const r of results) if (cancelled.has(r.name)) r.cancelledTasks = cancelled.get(r.name);
+  const first = assignBlame(results, stoppedByFailFast);
   // A role killed by a signal could not detach from its IPC events' shared memory.
   if (results.some((r) => r.signal !== null)) reclaimStubLeftovers({ mode });
   const ok = !timedOut && results.every((r) => r.status === 'passed');
   const kept = !ok || keepRequested(opts.keepDir);
   const durationMs = Date.now() - startedAt;
-  const summary = summarize(label, ok, durationMs, results, dir, kept, timedOut);
+  const summary = summarize(label, ok, durationMs, results, dir, kept, timedOut, first);
   const result: RunResult = { ok, dir, kept, timedOut, durationMs, roles: results, summary };
+  if (first) result.firstFailure = first;
   if (opts.collectTraces) {
-    result.traces = readTraces(dir, new Map(results.filter((r) => r.pid !== null).map((r) => [r.pid!, r.name])));
+    result.traces = readTraces(dir, roleByPid);
   }
   if (kept) {
     writePostMortem(dir, results, result);

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import * as tmp from 'tmp';
 import { LAYOUT } from '../rendezvous';
 import { toChromeTrace } from '../trace/chrome-trace';
-import type { RoleResult, TraceFile } from './types';
+import type { CancelledTask, RoleResult, TraceFile } from './types';
 
 /** Scenario directories are named <base>/cann-harness-<parent pid>-<random> (see scenarioBaseDir). */
 export const SCENARIO_DIR_PREFIX = 'cann-harness-';
@@ -24,8 +24,20 @@ export function scenarioBaseDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 export function createScenarioDir(): string {
-  // tmp appends "-<pid>-<random>" to the prefix
-  const dir = tmp.dirSync({ prefix: 'cann-harness', tmpdir: scenarioBaseDir() }).name;
+  const base = scenarioBaseDir();
+  let dir: string;
+  try {
+    // tmp appends "-<pid>-<random>" to the prefix
+    dir = tmp.dirSync({ prefix: 'cann-harness', tmpdir: base }).name;
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    const where = process.env.CANN_HARNESS_TMPDIR ? `CANN_HARNESS_TMPDIR=${base}` : `the OS temp dir ${base}`;
+    throw new Error(
+      `cannot create a scenario directory in ${where} (${err.code ?? 'error'}: ${err.message}): ` +
+        'set CANN_HARNESS_TMPDIR to a writable directory, e.g. CANN_HARNESS_TMPDIR=/dev/shm',
+      { cause: e },
+    );
+  }
   for (const sub of [LAYOUT.handles, LAYOUT.signals, LAYOUT.done, LAYOUT.barriers, LAYOUT.trace, LAYOUT.staging]) {
     mkdirSync(path.join(dir, sub));
   }
@@ -64,6 +76,27 @@ export function writePostMortem(dir: string, roles: RoleResult[], result: unknow
   } catch {
     /* the directory is kept for inspection; missing logs are not worth failing the run */
   }
+}
+
+/** Tasks the stub cancelled (trace lines with "op":"cancel"), by the role whose process queued them. */
+export function readCancelledTasks(dir: string, roleByPid: Map<number, string>): Map<string, CancelledTask[]> {
+  const out = new Map<string, CancelledTask[]>();
+  for (const trace of readTraces(dir, roleByPid)) {
+    if (trace.role === null || !trace.jsonl.includes('"op":"cancel"')) continue;
+    for (const line of trace.jsonl.split('\n')) {
+      if (!line.includes('"op":"cancel"')) continue;
+      try {
+        // t is a 64-bit ns count: keep its digits exact rather than going through a double.
+        const t = /"t":(\d+)/.exec(line)?.[1] ?? '0';
+        const r = JSON.parse(line) as { kind: string; device: number; stream: number; event: number; ipc: string | null; slot: number | null };
+        const task: CancelledTask = { kind: r.kind, device: r.device, stream: r.stream, event: r.event, ipc: r.ipc, slot: r.slot, tNs: t };
+        out.set(trace.role, [...(out.get(trace.role) ?? []), task]);
+      } catch {
+        /* a torn last line of a killed process */
+      }
+    }
+  }
+  return out;
 }
 
 /** The stub's trace files of one run, tagged with the role whose process wrote each. */

@@ -1,5 +1,5 @@
 /** A plain-text (no colour) summary of a run, readable in Jest failure messages and CI logs. */
-import type { RoleResult } from './types';
+import type { FirstFailure, RoleResult } from './types';
 
 const ICON: Record<RoleResult['status'], string> = {
   passed: 'ok  ',
@@ -23,13 +23,17 @@ export function summarize(
   dir: string,
   kept: boolean,
   timedOut: boolean,
+  firstFailure?: FirstFailure,
 ): string {
   const head = `${label}: ${ok ? 'passed' : timedOut ? 'TIMED OUT' : 'FAILED'} in ${durationMs} ms` + (kept ? ` (scenario dir kept: ${dir})` : '');
   const out = [head];
+  if (firstFailure) out.push(`  first failure: role ${firstFailure.role} (${firstFailure.status})`);
   for (const r of roles) {
     const how = r.signal ? `signal ${r.signal}` : r.exitCode !== null ? `exit ${r.exitCode}` : 'not started';
     out.push(`  ${ICON[r.status].padEnd(5)} ${r.name}@dev${r.device} ${r.status} (${how}, ${r.durationMs} ms, pid ${r.pid ?? '-'})`);
+    for (const t of r.cancelledTasks ?? []) out.push(`        cancelled when it ended: ${t.kind} on device ${t.device}, stream ${t.stream}${t.ipc ? `, IPC event ${t.ipc}` : ''}`);
     if (r.status === 'passed') continue;
+    if (r.consequenceOf) out.push(`        after role ${r.consequenceOf} failed first`);
     if (r.error) {
       out.push(`        error: ${r.error.message}`);
       if (r.error.acl) {
@@ -37,6 +41,7 @@ export function summarize(
         out.push(`        acl: ${a.call}(${a.args}) -> ${a.name} (${a.code})${a.recentErrMsg ? `: ${a.recentErrMsg}` : ''}`);
       }
     }
+    if (r.errorWhileStopping) out.push(`        while being stopped it reported an error: ${r.errorWhileStopping.message}`);
     if (r.waitingFor) {
       out.push(`        waiting for: ${r.waitingFor.what}${r.waitingFor.from ? ` from role "${r.waitingFor.from}"` : ''}`);
     }
@@ -46,6 +51,9 @@ export function summarize(
         out.push(`        last ${stream}:`);
         for (const l of lines) out.push(`          | ${l}`);
       }
+    }
+    for (const loss of r.outputLoss ?? []) {
+      out.push(`        ${loss.stream} incomplete: ${loss.notKeptChars} characters not kept, ${loss.unflushedBytes} bytes never flushed`);
     }
   }
   return out.join('\n');

@@ -71,6 +71,17 @@ export interface RoleError {
   message: string;
   stack?: string;
   acl?: AclErrorInfo;
+  /** CLOCK_MONOTONIC ns (decimal string) in the device process when the error was caught there. */
+  tNs?: string;
+}
+
+/** Output of one stream that is missing from RoleResult.stdout / stderr, and why. */
+export interface OutputLoss {
+  stream: 'stdout' | 'stderr';
+  /** Characters the parent received but did not keep (it keeps the last 8 MiB of each stream). */
+  notKeptChars: number;
+  /** Bytes the device process had written but could not flush before it exited. */
+  unflushedBytes: number;
 }
 
 export interface RoleResult {
@@ -89,6 +100,41 @@ export interface RoleResult {
   stderr: string;
   marks: { name: string; tNs: string }[];
   waitingFor?: WaitingFor;
+  /**
+   * When this role failed, CLOCK_MONOTONIC ns (the same clock in every process): the device
+   * process's own time of the error it reported, else when the parent saw it end (crash, exit
+   * without a result) or the deadline (timeout). Set for failed, crashed and timeout roles.
+   */
+  failedAtNs?: string;
+  /** What a stopped role reported while it was being stopped (not its result: it was stopped first). */
+  errorWhileStopping?: RoleError;
+  /** The role whose failure came first, when this role failed after it or was stopped because of it. */
+  consequenceOf?: string;
+  /** Present when some of its output is missing from stdout / stderr. */
+  outputLoss?: OutputLoss[];
+  /** Device work its process queued but never ran (the stub's trace says "cancel"), stub mode only. */
+  cancelledTasks?: CancelledTask[];
+}
+
+/** One task the stub dropped without running it (at aclFinalize or exit), from its trace. */
+export interface CancelledTask {
+  /** record, wait, reset, ipc_record, ipc_wait or host_func */
+  kind: string;
+  device: number;
+  stream: number;
+  event: number;
+  /** IPC object id (hex) for IPC tasks, else null. */
+  ipc: string | null;
+  slot: number | null;
+  /** CLOCK_MONOTONIC ns of the cancellation. */
+  tNs: string;
+}
+
+/** The earliest failure of a run (by CLOCK_MONOTONIC time): the one the report blames. */
+export interface FirstFailure {
+  role: string;
+  status: RoleStatus;
+  atNs: string;
 }
 
 export interface RunResult {
@@ -99,6 +145,8 @@ export interface RunResult {
   durationMs: number;
   roles: RoleResult[];
   summary: string;
+  /** The earliest failure; absent when no role failed (a run can still time out without one). */
+  firstFailure?: FirstFailure;
   /** Only with RunOptions.collectTraces. */
   traces?: TraceFile[];
 }

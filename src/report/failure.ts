@@ -1,18 +1,39 @@
 /**
- * The text a failed scenario shows in Jest: which role failed and how (exit code or signal, ACL
- * error name and call), the last lines of its log, what every other role was doing, and where
- * the kept directory is. Plain text: Jest, JUnit XML and CI logs all show it as is.
+ * The text a failed scenario shows in Jest: which role failed first and how (exit code or signal,
+ * ACL error name and call), every other failure (marked when it came after the first one), the
+ * last lines of each failed role's log (and how much of it is missing), what every other role was
+ * doing or said while being stopped, and where the kept directory is. Plain text: Jest, JUnit XML
+ * and CI logs all show it as is.
  */
-import type { RoleResult, RunResult } from '../orchestrator';
+import type { CancelledTask, RoleResult, RunResult } from '../orchestrator';
+import { MAX_CAPTURE_CHARS } from '../orchestrator/output-capture';
+
+const MAX_CAPTURE_MIB = MAX_CAPTURE_CHARS / (1024 * 1024);
 
 export const LOG_TAIL_LINES = 12;
 
-type AnyRole = Pick<RoleResult, 'name' | 'device' | 'pid' | 'status' | 'exitCode' | 'signal' | 'durationMs' | 'error' | 'stdout' | 'stderr' | 'waitingFor'>;
-type AnyRun = Pick<RunResult, 'ok' | 'dir' | 'kept' | 'timedOut' | 'durationMs'> & { roles: AnyRole[] };
+type AnyRole = Pick<RoleResult, 'name' | 'device' | 'pid' | 'status' | 'exitCode' | 'signal' | 'durationMs' | 'error' | 'stdout' | 'stderr' | 'waitingFor'> &
+  Partial<Pick<RoleResult, 'failedAtNs' | 'errorWhileStopping' | 'consequenceOf' | 'outputLoss' | 'cancelledTasks'>>;
+type AnyRun = Pick<RunResult, 'ok' | 'dir' | 'kept' | 'timedOut' | 'durationMs'> & Partial<Pick<RunResult, 'firstFailure'>> & { roles: AnyRole[] };
 
-/** Roles that caused the failure: failed, crashed or timed out (not those stopped because of them). */
+/**
+ * Roles that failed, crashed or timed out (not those stopped because of them): the first failure
+ * (RunResult.firstFailure) first, then the others in the order they failed.
+ */
 export function culprits(run: AnyRun): AnyRole[] {
-  return run.roles.filter((r) => r.status === 'failed' || r.status === 'crashed' || r.status === 'timeout');
+  const guilty = run.roles.filter((r) => r.status === 'failed' || r.status === 'crashed' || r.status === 'timeout');
+  const first = run.firstFailure?.role;
+  const at = (r: AnyRole) => (r.failedAtNs === undefined ? null : BigInt(r.failedAtNs));
+  return guilty
+    .map((r, i) => ({ r, i }))
+    .sort((a, b) => {
+      if (a.r.name === first || b.r.name === first) return a.r.name === first ? -1 : 1;
+      const ta = at(a.r);
+      const tb = at(b.r);
+      if (ta !== null && tb !== null && ta !== tb) return ta < tb ? -1 : 1;
+      return a.i - b.i;
+    })
+    .map(({ r }) => r);
 }
 
 export function formatScenarioFailure(name: string, run: AnyRun): string {
@@ -20,9 +41,13 @@ export function formatScenarioFailure(name: string, run: AnyRun): string {
   const lines: string[] = [];
   const what = run.timedOut ? 'timed out' : 'failed';
   lines.push(`scenario "${name}" ${what} after ${run.durationMs} ms`);
+  if (run.firstFailure && guilty.length > 1) {
+    lines.push(`first failure: role ${run.firstFailure.role} (${run.firstFailure.status}); the others came after it`);
+  }
   for (const r of guilty) {
     lines.push('');
-    lines.push(`role ${r.name} (device ${r.device}, pid ${r.pid ?? '-'}) ${r.status}: ${howItEnded(r)}`);
+    const after = r.consequenceOf ? ` (after role ${r.consequenceOf} failed first: probably a consequence)` : '';
+    lines.push(`role ${r.name} (device ${r.device}, pid ${r.pid ?? '-'}) ${r.status}: ${howItEnded(r)}${after}`);
     if (r.error) {
       lines.push(`  error: ${firstLine(r.error.message)}`);
       if (r.error.acl) {
@@ -42,8 +67,16 @@ export function formatScenarioFailure(name: string, run: AnyRun): string {
     lines.push('other roles:');
     for (const r of others) {
       const wait = r.waitingFor ? `, waiting for ${describeWait(r.waitingFor)}` : '';
-      lines.push(`  ${r.name.padEnd(14)} device ${r.device}  ${r.status} (${howItEnded(r)}, ${r.durationMs} ms)${wait}`);
+      const because = r.status === 'stopped' && r.error ? `: ${firstLine(r.error.message)}` : '';
+      lines.push(`  ${r.name.padEnd(14)} device ${r.device}  ${r.status} (${howItEnded(r)}, ${r.durationMs} ms)${wait}${because}`);
+      if (r.errorWhileStopping) lines.push(`    while being stopped it reported an error: ${firstLine(r.errorWhileStopping.message)}`);
     }
+  }
+  const cancelled = run.roles.filter((r) => r.cancelledTasks?.length);
+  if (cancelled.length > 0) {
+    lines.push('');
+    lines.push('device work cancelled when its role ended (queued, never run):');
+    for (const r of cancelled) for (const t of r.cancelledTasks!) lines.push(`  ${r.name.padEnd(14)} ${describeTask(t)}`);
   }
   lines.push('');
   lines.push(
@@ -52,6 +85,11 @@ export function formatScenarioFailure(name: string, run: AnyRun): string {
       : `scenario directory ${run.dir} was removed (set CANN_HARNESS_KEEP=1 to keep it)`,
   );
   return lines.join('\n');
+}
+
+export function describeTask(t: CancelledTask): string {
+  const what = t.ipc ? `${t.kind} of IPC event ${t.ipc} (slot ${t.slot})` : t.event ? `${t.kind} of event ${t.event}` : t.kind;
+  return `${what} on device ${t.device}, stream ${t.stream}`;
 }
 
 function howItEnded(r: AnyRole): string {
@@ -93,6 +131,15 @@ function logTail(r: AnyRole): string[] {
     out.push(`  last ${shown.length} of ${all.length} ${label} lines:`);
     for (const l of shown) out.push(`    | ${l}`);
   }
+  for (const loss of r.outputLoss ?? []) out.push(`  ${describeLoss(loss)}`);
   if (out.length === 0) out.push('  (no output)');
   return out;
+}
+
+/** Says plainly which part of a stream is missing, so the tail above is never mistaken for all of it. */
+export function describeLoss(loss: NonNullable<RoleResult['outputLoss']>[number]): string {
+  const parts: string[] = [];
+  if (loss.notKeptChars > 0) parts.push(`the first ${loss.notKeptChars} characters were not kept (the harness keeps the last ${MAX_CAPTURE_MIB} MiB)`);
+  if (loss.unflushedBytes > 0) parts.push(`the last ${loss.unflushedBytes} bytes were never flushed (the process exited first)`);
+  return `${loss.stream} is incomplete: ${parts.join('; ')}`;
 }

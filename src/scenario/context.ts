@@ -22,6 +22,12 @@ export interface BaseContext {
 
 export interface OwnedContext<C> {
   ctx: C;
+  /**
+   * The end of a body that returned: releases its latches and lets each of its streams run what
+   * is queued, up to boundMs in all. Returns the streams that did not drain in time (what they
+   * still held is cancelled by aclFinalize, and the report names it from the stub's trace).
+   */
+  drain?(boundMs: number): string[];
   /** Releases latches, destroys events then streams created through ctx. Never throws. */
   cleanup(): void;
 }
@@ -127,7 +133,18 @@ export function createScenarioContext(
     for (const e of events.reverse()) quietly(() => e.destroyed || e.destroy());
     for (const s of streams.reverse()) quietly(() => s.destroyed || s.destroy());
   };
-  return { ctx, cleanup };
+  const drain = (boundMs: number): string[] => {
+    for (const l of latches) quietly(() => l.released || l.release());
+    const end = Date.now() + boundMs;
+    const undrained: string[] = [];
+    for (const s of streams) {
+      if (s.destroyed) continue;
+      const r = aclModule().attempt(() => s.synchronize(Math.max(1, end - Date.now())));
+      if (!r.ok) undrained.push(`a stream on device ${s.device} (${r.name})`);
+    }
+    return undrained;
+  };
+  return { ctx, drain, cleanup };
 }
 
 export function createThreadContext(

@@ -29,6 +29,15 @@ export function replicate<P = any>(count: number, make: (i: number) => RoleDecla
   return { [REPLICATED]: true, count, make };
 }
 
+/** JSON of a scenario's params, compared across processes (undefined when JSON cannot carry them). */
+export function paramsFingerprint(params: unknown): string | undefined {
+  try {
+    return JSON.stringify(params);
+  } catch {
+    return undefined;
+  }
+}
+
 export function isReplicated(x: unknown): x is ReplicatedRole<any> {
   return typeof x === 'object' && x !== null && (x as any)[REPLICATED] === true;
 }
@@ -108,7 +117,14 @@ function expandRoles<P>(roles: ScenarioDeclaration<P>['roles'], problems: string
         continue;
       }
       for (let i = 0; i < value.count; i++) {
-        const role = checkRole(`${key}-${i}`, key, i, value.make(i), problems);
+        let made: RoleDeclaration<P>;
+        try {
+          made = value.make(i);
+        } catch (e) {
+          problems.push(`role ${key}-${i}: replicate(${value.count}, make) threw for i = ${i}: ${(e as Error)?.message ?? String(e)}; make(i) must return { device, run } for every i from 0 to ${value.count - 1}`);
+          continue;
+        }
+        const role = checkRole(`${key}-${i}`, key, i, made, problems);
         if (role) planned.push(role);
       }
     } else {
@@ -153,8 +169,12 @@ function checkRole<P>(name: string, group: string, index: number, decl: RoleDecl
   if (decl.thread !== undefined && decl.threads === undefined) {
     problems.push(`role ${name}: a thread body needs a thread count: threads: 4`);
   }
-  if (decl.env !== undefined && (typeof decl.env !== 'object' || decl.env === null || Object.values(decl.env).some((v) => typeof v !== 'string'))) {
-    problems.push(`role ${name}: env must map names to strings (got ${describe(decl.env)})`);
+  if (decl.env !== undefined && (typeof decl.env !== 'object' || decl.env === null || Array.isArray(decl.env))) {
+    problems.push(`role ${name}: env must map names to strings (got ${describe(decl.env)}): env: { MY_VAR: '1' }`);
+  } else if (decl.env !== undefined) {
+    for (const [k, v] of Object.entries(decl.env)) {
+      if (typeof v !== 'string') problems.push(`role ${name}: env.${k} must be a string (got ${describe(v)}): env: { ${k}: '${String(v)}' }`);
+    }
   }
   if (problems.length > before) return null;
   return {

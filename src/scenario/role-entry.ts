@@ -4,30 +4,59 @@
  * plus its worker threads if it declared `threads`.
  */
 import type { RoleContext } from '../orchestrator';
+import { unsendablePart } from '../orchestrator/json-value';
+import { guardAfterReturn } from './after-return';
 import { createScenarioContext } from './context';
+import { paramsFingerprint } from './plan';
 import { collectScenarios } from './scenario';
 import { runRoleThreads } from './threads';
 import type { PlannedRole, RoleEntryArgs, RoleEnvelope, ScenarioPlan } from './types';
+
+/** How long a role that returned may take to run the device work it queued (never past the deadline). */
+export const DRAIN_BOUND_MS = 2000;
 
 export async function runScenarioRole(base: RoleContext, args: RoleEntryArgs): Promise<RoleEnvelope> {
   const startedAt = Date.now();
   const { plan, role } = findRole(args);
   const deadline = startedAt + plan.timeoutMs;
-  const { ctx, cleanup } = createScenarioContext(base, plan, role, deadline);
+  const owned = createScenarioContext(base, plan, role, deadline);
+  const { cleanup } = owned;
+  const guarded = guardAfterReturn(owned.ctx, role.name);
   try {
     // Worker threads only call setDevice; aclInit must already have happened in this process.
     if (role.thread) void base.acl;
     const [value, threads] = await Promise.all([
-      role.run ? role.run(ctx) : undefined,
+      role.run ? role.run(guarded.ctx) : undefined,
       role.thread ? runRoleThreads({ args, device: base.device, index: base.index, dir: base.dir, threads: role.threads, deadline }) : undefined,
     ]);
+    const pending = guarded.pending();
+    if (pending.length > 0) {
+      throw new Error(
+        `role ${role.name} returned while ${pending.join(', ')} ${pending.length === 1 ? 'was' : 'were'} still in progress: ` +
+          'await every ctx call inside the body (the role ends when the body returns, so such a call may never happen)',
+      );
+    }
+    // A deterministic end: queued work (e.g. a record behind a latch the body just released) runs
+    // before aclFinalize, rather than racing with its cancellation.
+    // (Only streams made through ctx are drained; a body that made none never loads ACL here.)
+    const undrained = owned.drain?.(Math.min(DRAIN_BOUND_MS, Math.max(0, deadline - Date.now()))) ?? [];
+    if (undrained.length > 0) {
+      process.stderr.write(`[harness] ${role.name} returned, but ${undrained.join(', ')} did not drain within ${DRAIN_BOUND_MS} ms: its queued work is cancelled\n`);
+    }
+    const unsendable = unsendablePart(value, `the value returned by role ${role.name}`);
+    if (unsendable) throw new Error(`${unsendable}, which JSON cannot carry to the parent: return plain data (numbers, strings, arrays, objects)`);
     const envelope: RoleEnvelope = { __scenarioEnvelope: 1, threadMarks: threads?.marks ?? [] };
     if (value !== undefined) envelope.value = value;
     if (threads) envelope.threadValues = threads.values;
     return envelope;
   } finally {
+    guarded.close();
     cleanup();
   }
+}
+
+function clip(text: string): string {
+  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }
 
 export function findRole(args: RoleEntryArgs): { plan: ScenarioPlan<any>; role: PlannedRole<any> } {
@@ -40,6 +69,14 @@ export function findRole(args: RoleEntryArgs): { plan: ScenarioPlan<any>; role: 
     throw new Error(
       `scenario ${JSON.stringify(args.scenario)} is not declared in ${args.specFile} (found: ${[...plans.keys()].map((n) => JSON.stringify(n)).join(', ') || 'none'}); ` +
         'declarations must be the same in every process: do not build scenario names or roles from random or time-dependent values',
+    );
+  }
+  if (args.paramsJson !== undefined && paramsFingerprint(plan.params) !== args.paramsJson) {
+    throw new Error(
+      `scenario ${JSON.stringify(args.scenario)}: params differ between the process that declared it and this device process ` +
+        `(${clip(args.paramsJson)} there, ${clip(paramsFingerprint(plan.params) ?? '?')} here): spec files are loaded again in every process, ` +
+        'so params must not come from Math.random(), Date.now() or other per-process values; use fixed values (e.g. a fixed seed) ' +
+        'or pass a run-wide value through an environment variable set before the run',
     );
   }
   const role = plan.roles.find((r) => r.name === args.role);

@@ -5,6 +5,7 @@
  */
 import * as path from 'node:path';
 import type { AclMode, RoleResult, RunEvent, RunResult } from '../orchestrator';
+import { paramsFingerprint } from './plan';
 import type { RoleEntryArgs, RoleEnvelope, ScenarioMark, ScenarioPlan, ScenarioResult, ScenarioRoleResult } from './types';
 
 export const ROLE_ENTRY_MODULE = path.join(__dirname, 'role-entry.ts');
@@ -35,7 +36,7 @@ export async function runScenario(plan: ScenarioPlan<any>, opts: RunScenarioOpti
       entry: {
         module: ROLE_ENTRY_MODULE,
         export: 'runScenarioRole' satisfies keyof typeof import('./role-entry'),
-        args: { specFile: opts.specFile, scenario: plan.name, role: role.name } satisfies RoleEntryArgs,
+        args: { specFile: opts.specFile, scenario: plan.name, role: role.name, paramsJson: paramsFingerprint(plan.params) } satisfies RoleEntryArgs,
       },
     })),
   });

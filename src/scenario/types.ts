@@ -184,6 +184,8 @@ export interface RoleEntryArgs {
   specFile: string;
   scenario: string;
   role: string;
+  /** JSON of the params as planned where the scenario was declared (Jest): every process must agree. */
+  paramsJson?: string;
 }
 
 /** What role-entry returns; unwrapped by the runner into ScenarioRoleResult. */

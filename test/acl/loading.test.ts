@@ -19,6 +19,7 @@ let dir: string;
 let reports: Record<string, LoadReport>;
 
 const inDir = (...p: string[]) => path.join(dir, ...p);
+const notAcl = path.resolve(__dirname, '..', '..', 'native-stub', 'build', 'lib64', 'libcannharness_hold.so');
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'acl-load-'));
@@ -34,6 +35,8 @@ beforeAll(async () => {
     realMissing: { mode: 'real', searchSystem: false, env: { ASCEND_HOME_PATH: inDir('fake-ascend-home') } },
     stubMissing: { mode: 'stub', stubPath: inDir('nowhere', 'libascendcl.so'), env: {} },
     overrideMissing: { env: { CANN_HARNESS_MODE: 'stub', CANN_HARNESS_LIBRARY: inDir('nowhere', 'libascendcl.so') } },
+    // A real shared library that is not libascendcl: the stub's hold helper.
+    overrideNotAcl: { env: { CANN_HARNESS_LIBRARY: notAcl } },
   };
   reports = valueOf(await runFixture<Record<string, LoadReport>>('load-library', [JSON.stringify(scenarios)]));
 });
@@ -83,6 +86,13 @@ test('a missing stub says to run npm run build:stub', () => {
   expect(reports.stubMissing.error!.message).toContain(`the stub library ${missing} does not exist`);
   expect(reports.stubMissing.error!.message).toContain('npm run build:stub');
   expect(reports.overrideMissing.error!.message).toContain(`CANN_HARNESS_LIBRARY=${missing} does not exist`);
+});
+
+test('CANN_HARNESS_LIBRARY pointing at a library that is not ACL says so, not "source set_env.sh"', () => {
+  const e = reports.overrideNotAcl.error!;
+  expect(e.message).toContain(`CANN_HARNESS_LIBRARY=${notAcl} is not an ACL runtime: it loads but has no aclInit()`);
+  expect(e.message).toMatch(/Point CANN_HARNESS_LIBRARY at a libascendcl\.so \(CANN's, or the stub's \S+native-stub\/build\/lib64\/libascendcl\.so\), or unset it/);
+  expect(e.message).not.toContain('set_env.sh');
 });
 
 test('worker threads load their own binding, never aclInit again, and their waits block too', async () => {

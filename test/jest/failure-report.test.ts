@@ -61,3 +61,39 @@ test('a timeout lists every role that was still running, and a removed dir says 
   expect(text).toContain('role other (device 0, pid 4241) timeout');
   expect(text).toContain('set CANN_HARNESS_KEEP=1 to keep it');
 });
+
+test('the first failure leads, later failures are marked as consequences, and stopped roles show what they said', () => {
+  const blamed: RunResult = {
+    ...run,
+    firstFailure: { role: 'producer', status: 'failed', atNs: '100' },
+    roles: [
+      { ...run.roles[0], failedAtNs: '200', consequenceOf: 'producer' },
+      {
+        ...run.roles[1],
+        status: 'failed',
+        exitCode: 1,
+        signal: null,
+        failedAtNs: '100',
+        error: { message: 'producer threw after sharing' },
+        outputLoss: [{ stream: 'stdout', notKeptChars: 0, unflushedBytes: 5000 }],
+      },
+      {
+        ...run.roles[2],
+        status: 'stopped',
+        exitCode: null,
+        signal: 'SIGTERM',
+        consequenceOf: 'producer',
+        error: { message: 'stopped because role "producer" failed first' },
+        errorWhileStopping: { message: 'The service was stopped' },
+      },
+    ],
+  };
+  const text = formatScenarioFailure('blame', blamed);
+  expect(text).toContain('first failure: role producer (failed); the others came after it');
+  // The first failure's block comes before the consequence's, whatever the order of roles.
+  expect(text.indexOf('role producer (device 0')).toBeLessThan(text.indexOf('role consumer-1 (device 2'));
+  expect(text).toContain('role consumer-1 (device 2, pid 4242) failed: exit code 1 (after role producer failed first: probably a consequence)');
+  expect(text).toContain('stdout is incomplete: the last 5000 bytes were never flushed (the process exited first)');
+  expect(text).toMatch(/consumer-0\s+device 1 {2}stopped \(killed by SIGTERM, 1200 ms\): stopped because role "producer" failed first/);
+  expect(text).toContain('while being stopped it reported an error: The service was stopped');
+});

@@ -155,3 +155,27 @@ describe('failure reports', () => {
     expect(message).toContain('devices must be a whole number >= 1 (got 0)');
   });
 });
+
+describe('inputs that used to pass silently fail with the fix in the message', () => {
+  let run: NestedRun;
+  beforeAll(async () => {
+    run = await runFixtures('fixtures/bad-input', { CANN_HARNESS_PROBE: twoDevices });
+  }, 90_000);
+
+  test.each([
+    ['params differ per process', /params differ between the process that declared it and this device process .*must not come from Math\.random\(\)/],
+    ['a role returns a function', /the value returned by role a\.callback is a function, which JSON cannot carry to the parent: return plain data/],
+    ['a ctx call is left running when the body returns', /role a returned while ctx\.awaitSignal\("never-given", \{…\}\) was still in progress: await every ctx call inside the body/],
+  ])('%s', (title, message) => {
+    const result = run.byTitle(title);
+    expect(result.status).toBe('failed');
+    expect(result.failureMessages.join('\n')).toMatch(message);
+  });
+
+  test('work still queued when a role returns is cancelled, and the result and the report name it', () => {
+    const result = run.byTitle('work still queued when a role returns is cancelled and named');
+    expect(result.failureMessages).toEqual([]);
+    expect(result.status).toBe('passed');
+  });
+});
+

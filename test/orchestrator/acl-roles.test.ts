@@ -6,6 +6,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { precheck, runRoles, type RoleResult, type RoleSpec, type RunEvent, type RunResult } from '../../src/orchestrator';
+import { formatScenarioFailure } from '../../src/report/failure';
 import { repoRoot } from '../support/run-child';
 import { leakedShmOf, shmObjectsOfRun, survivors, waitUntil } from '../support/leftovers';
 
@@ -129,6 +130,33 @@ withStub('roles using ctx.acl', () => {
     expect(r.hold.status).toBe('timeout');
     await expectNothingLeft(result);
   }, 240_000);
+  test('the first failure is blamed by its own clock, even when it reaches the parent last', async () => {
+    const consumers = Array.from({ length: 7 }, (_, i) => role(`consumer-${i}`, 1, 'failsOnceShared'));
+    const result = await runRoles({
+      mode: 'stub',
+      timeoutMs: 120_000,
+      collectTraces: true,
+      onEvent: track,
+      roles: [role('producer', 0, 'sharesThenThrows'), ...consumers],
+    });
+    const r = byName(result);
+    expect(result.firstFailure).toMatchObject({ role: 'producer', status: 'failed' });
+    expect(r.producer).toMatchObject({ status: 'failed', error: { message: 'producer failed right after sharing its event' } });
+    expect(r.producer.consequenceOf).toBeUndefined();
+    for (const c of consumers.map((x) => r[x.name])) {
+      expect(c.consequenceOf).toBe('producer');
+      if (c.status === 'stopped') expect(c.error!.message).toBe('stopped because role "producer" failed first');
+      else expect(c).toMatchObject({ status: 'failed', error: { acl: { name: 'ACL_ERROR_RT_INVALID_HANDLE', call: 'aclrtIpcOpenEventHandle' } } });
+    }
+    const report = formatScenarioFailure('blame', result);
+    expect(report).toMatch(/^scenario "blame" failed after \d+ ms\nfirst failure: role producer \(failed\)/);
+    expect(report).toMatch(/\nrole producer \(device 0, pid \d+\) failed: (exit code 1|killed by SIGTERM)\n {2}error: producer failed right after sharing its event/);
+    // Stopped while its 16 MiB were still being read: the report says that its stdout is cut off.
+    if (r.producer.signal) expect(report).toMatch(/stdout is incomplete: the last \d+ bytes were never flushed/);
+    expect(report).toMatch(/role consumer-\d \(device 1, pid \d+\) failed: exit code 1 \(after role producer failed first: probably a consequence\)/);
+    await expectNothingLeft(result);
+  }, 240_000);
+
   test('a role SIGKILLed while holding an IPC event leaves nothing in /dev/shm once runRoles returns', async () => {
     const result = await runRoles({
       mode: 'stub',

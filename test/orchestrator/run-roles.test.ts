@@ -3,6 +3,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { runRoles, RunOptionsError, type RoleResult, type RunEvent, type RunOptions, type RunResult, type RoleSpec } from '../../src/orchestrator';
 import * as scenarioDir from '../../src/orchestrator/scenario-dir';
+import { formatScenarioFailure } from '../../src/report/failure';
 import { Rendezvous } from '../../src/rendezvous';
 import { leakedShmOf, shmObjectsOfRun, survivors, waitUntil } from '../support/leftovers';
 
@@ -140,6 +141,7 @@ test('each way of failing gets its own status and reason (failFast off)', async 
       role('noexport', 'doesNotExist'),
       role('notfn', 'notAFunction'),
       role('bigint', 'returnsBigInt'),
+      role('fn', 'returnsFunction'),
     ],
   });
   expect(result.ok).toBe(false);
@@ -166,6 +168,8 @@ test('each way of failing gets its own status and reason (failFast off)', async 
   expect(r.noexport.error!.message).toMatch(/has no exported function "doesNotExist" \(exported functions: .*passes/);
   expect(r.notfn).toMatchObject({ status: 'failed' });
   expect(r.bigint.error!.message).toMatch(/cannot be sent as JSON/);
+  expect(r.fn).toMatchObject({ status: 'failed' });
+  expect(r.fn.error!.message).toMatch(/the value\.handler is a function, which JSON cannot carry to the parent: return plain data/);
   expect(result.summary).toMatch(/CRASH segv@dev0 crashed \(signal SIGSEGV/);
   expect(result.summary).toMatch(/acl: aclrtRecordEvent\(event=0x0\) -> ACL_ERROR_RT_INVALID_HANDLE \(107017\): bad handle/);
   // A kept directory holds the logs and the result for a post-mortem.
@@ -233,10 +237,34 @@ test('fail-fast: one failure stops the others, which are reported as stopped', a
   const r = byName(result);
   expect(r.bad.status).toBe('failed');
   expect(r.waits).toMatchObject({ status: 'stopped', waitingFor: { what: 'handle "never-published"', from: 'ghost' } });
-  expect(r.waits.error!.message).toBe('stopped because role "bad" failed');
+  expect(r.waits.error!.message).toBe('stopped because role "bad" failed first');
   expect(r.sleeper.status).toBe('stopped');
   expect(r.transforming.status).toBe('stopped');
-  expect(r.transforming.error!.message).toBe('stopped because role "bad" failed');
+  expect(r.transforming.error!.message).toBe('stopped because role "bad" failed first');
+  await expectNothingLeft(result);
+}, TEST_TIMEOUT_MS);
+
+test('output is never cut off silently: flushed before exit, and a capped stream says how much is missing', async () => {
+  const result = await run({
+    timeoutMs: GENEROUS_MS,
+    failFast: false,
+    roles: [
+      role('chatty', 'printsThenThrows', { entry: { module: ROLES, export: 'printsThenThrows', args: { mib: 2 } } }),
+      role('flood', 'printsThenThrows', { entry: { module: ROLES, export: 'printsThenThrows', args: { mib: 9 } } }),
+    ],
+  });
+  const r = byName(result);
+  // Everything the role wrote before failing reached the parent, last words included.
+  expect(r.chatty.status).toBe('failed');
+  expect(r.chatty.stdout.length).toBe(2 * 1024 * 1024 + 'last words\n'.length);
+  expect(r.chatty.stdout.endsWith('.\nlast words\n')).toBe(true);
+  expect(r.chatty.outputLoss).toBeUndefined();
+  // Beyond the 8 MiB kept per stream, the head goes, and the result and the report say so.
+  expect(r.flood.stdout.endsWith('.\nlast words\n')).toBe(true);
+  expect(r.flood.outputLoss).toEqual([{ stream: 'stdout', notKeptChars: expect.any(Number), unflushedBytes: 0 }]);
+  expect(r.flood.outputLoss![0].notKeptChars).toBeGreaterThanOrEqual(1024 * 1024);
+  const report = formatScenarioFailure('chatty', result);
+  expect(report).toMatch(/ {4}\| last words\n {2}stdout is incomplete: the first \d+ characters were not kept \(the harness keeps the last 8 MiB\)/);
   await expectNothingLeft(result);
 }, TEST_TIMEOUT_MS);
 
@@ -295,4 +323,16 @@ describe('bad options are rejected before anything is started', () => {
       created.mockRestore();
     }
   });
+});
+
+test('a scenario base directory that cannot be written is a clear error naming CANN_HARNESS_TMPDIR and the fix', async () => {
+  const before = process.env.CANN_HARNESS_TMPDIR;
+  process.env.CANN_HARNESS_TMPDIR = '/sys'; // exists, but nothing can be created in it (EPERM / EROFS)
+  try {
+    const err = await runRoles({ roles: [role('a', 'passes')], timeoutMs: 1000 }).catch((e) => e);
+    expect(err.message).toMatch(/^cannot create a scenario directory in CANN_HARNESS_TMPDIR=\/sys \((EPERM|EROFS|EACCES): .*\): set CANN_HARNESS_TMPDIR to a writable directory/);
+  } finally {
+    if (before === undefined) delete process.env.CANN_HARNESS_TMPDIR;
+    else process.env.CANN_HARNESS_TMPDIR = before;
+  }
 });

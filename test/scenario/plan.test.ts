@@ -38,6 +38,25 @@ describe('planScenario: valid declarations', () => {
 });
 
 describe('planScenario: each bad declaration is rejected with the problem and the fix', () => {
+  test('an env value that is not a string names the key and the fix', () => {
+    expect(problemsOf({ roles: { p: { device: 0, run: body, env: { X: 1, OK: 'y' } } } })).toEqual([
+      "role p: env.X must be a string (got 1): env: { X: '1' }",
+    ]);
+  });
+
+  test('a replicate factory that throws names the scenario, the role and the copy', () => {
+    let err: unknown;
+    try {
+      planScenario('fan-out', {
+        roles: { consumer: replicate(3, (i) => { if (i === 2) throw new Error('no device for 2'); return { device: i, run: body }; }) },
+      });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ScenarioDeclarationError);
+    expect((err as Error).message).toMatch(/^invalid scenario "fan-out":\n {2}- role consumer-2: replicate\(3, make\) threw for i = 2: no device for 2; make\(i\) must return \{ device, run \} for every i from 0 to 2$/);
+  });
+
   test('duplicate role names', () => {
     const p = problemsOf({ roles: { 'consumer-0': { device: 0, run: body }, consumer: replicate(2, () => ({ device: 0, run: body })) } });
     expect(p).toEqual([expect.stringMatching(/duplicate role name consumer-0.*rename one of the roles/)]);

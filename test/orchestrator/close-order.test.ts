@@ -1,0 +1,104 @@
+/**
+ * The status of a role is decided once everything it sent is in ('close'), never at 'exit'.
+ * Node can deliver a child's 'exit' before its last IPC 'message' (many children exiting together,
+ * a large result): these tests script exactly that order with a stand-in child process, so the
+ * order is forced rather than hoped for.
+ */
+import { EventEmitter } from 'node:events';
+import { PassThrough } from 'node:stream';
+import type { ChildProcess } from 'node:child_process';
+import { RoleProcess } from '../../src/orchestrator/role-process';
+import type { RunEvent } from '../../src/orchestrator';
+
+/** A child process whose events the test fires by hand. Its pid is ours: group signals to -pid fail with ESRCH (ignored). */
+function scriptedChild() {
+  const child = new EventEmitter() as EventEmitter & { pid: number; stdout: PassThrough; stderr: PassThrough; send: ChildProcess['send'] };
+  child.pid = 2 ** 22 + 12345; // above pid_max on most systems: no real process group has it
+  child.stdout = new PassThrough();
+  child.stderr = new PassThrough();
+  child.send = ((_m: unknown, cb?: (e: Error | null) => void) => {
+    cb?.(null);
+    return true;
+  }) as ChildProcess['send'];
+  return child;
+}
+
+function launch(child: ReturnType<typeof scriptedChild>) {
+  const events: RunEvent[] = [];
+  const role = new RoleProcess({
+    spec: { name: 'consumer-19', device: 3, entry: { module: '/dev/null', export: 'x' } },
+    index: 19,
+    dir: '/nonexistent',
+    mode: 'stub',
+    echo: false,
+    emit: (e) => events.push(e),
+    forkDevice: () => child as unknown as ChildProcess,
+  });
+  const ended: string[] = [];
+  role.start((r) => ended.push(r.finalStatus!));
+  return { role, events, ended };
+}
+
+const bigValue = { payload: 'x'.repeat(256 * 1024) };
+
+test("'exit' before the result message: the role still passes with its value", async () => {
+  const child = scriptedChild();
+  const { role, ended } = launch(child);
+  child.stdout.write('last words\n');
+  child.emit('exit', 0, null); // the process is gone...
+  expect(role.finalStatus).toBeUndefined(); // ...but nothing is decided until everything is read
+  expect(ended).toEqual([]);
+  child.emit('message', { type: 'result', ok: true, value: bigValue }); // ...then its result arrives
+  child.stdout.end();
+  child.emit('close', 0, null);
+  await role.finished;
+  const r = role.result();
+  expect(ended).toEqual(['passed']);
+  expect(r).toMatchObject({ status: 'passed', exitCode: 0, value: bigValue, stdout: 'last words\n' });
+  expect(r.error).toBeUndefined();
+});
+
+test("'exit' before an error result: the role's own error (and its time) is reported, not 'exited before reporting'", async () => {
+  const child = scriptedChild();
+  const { role } = launch(child);
+  child.emit('exit', 1, null);
+  child.emit('message', { type: 'result', ok: false, error: { message: 'open failed', tNs: '123' } });
+  child.emit('close', 1, null);
+  await role.finished;
+  expect(role.result()).toMatchObject({ status: 'failed', error: { message: 'open failed' }, failedAtNs: '123' });
+});
+
+test('a process that really ended without a result is still a failure at close', async () => {
+  const child = scriptedChild();
+  const { role } = launch(child);
+  child.emit('exit', 0, null);
+  child.emit('close', 0, null);
+  await role.finished;
+  expect(role.result()).toMatchObject({ status: 'failed', error: { message: 'exited with code 0 before reporting a result' } });
+});
+
+test('an error the role caught before it was stopped is its own failure, even if it arrives after the stop', async () => {
+  const child = scriptedChild();
+  const { role } = launch(child);
+  const before = process.hrtime.bigint().toString();
+  role.stop('stopped', 'stopped because role "consumer-3" failed', 60_000);
+  child.emit('message', { type: 'result', ok: false, error: { message: 'producer threw after sharing', tNs: before } });
+  child.emit('exit', null, 'SIGTERM');
+  child.emit('close', null, 'SIGTERM');
+  await role.finished;
+  expect(role.result()).toMatchObject({ status: 'failed', error: { message: 'producer threw after sharing' }, failedAtNs: before });
+});
+
+test('what a role says after it was stopped is kept as errorWhileStopping, and it stays stopped', async () => {
+  const child = scriptedChild();
+  const { role } = launch(child);
+  role.stop('stopped', 'stopped because role "producer" failed', 60_000);
+  const after = process.hrtime.bigint().toString();
+  child.emit('message', { type: 'result', ok: false, error: { message: 'The service was stopped', tNs: after } });
+  child.emit('exit', null, 'SIGTERM');
+  child.emit('close', null, 'SIGTERM');
+  await role.finished;
+  const r = role.result();
+  expect(r).toMatchObject({ status: 'stopped', errorWhileStopping: { message: 'The service was stopped' } });
+  expect(r.error!.message).toBe('stopped because role "producer" failed');
+});
