@@ -81,14 +81,25 @@ void trace_emit(const struct trace_record *r)
     char slot[24] = "null";
     if (r->slot >= 0)
         snprintf(slot, sizeof slot, "%lld", (long long)r->slot);
-    char line[512];
+    char task[24] = "null";
+    if (r->task)
+        snprintf(task, sizeof task, "%llu", (unsigned long long)r->task);
+    char gen[24] = "null";
+    if (r->gen >= 0)
+        snprintf(gen, sizeof gen, "%lld", (long long)r->gen);
+    char extra[64] = "";
+    if (r->rc >= 0)
+        snprintf(extra, sizeof extra, ",\"rc\":%lld", (long long)r->rc);
+    else if (r->jitter_us >= 0)
+        snprintf(extra, sizeof extra, ",\"jitter_us\":%lld", (long long)r->jitter_us);
+    char line[600];
     int n = snprintf(line, sizeof line,
                      "{\"t\":%llu,\"pid\":%d,\"tid\":%llu,\"op\":\"%s\",\"kind\":\"%s\",\"device\":%d,"
-                     "\"stream\":%llu,\"event\":%llu,\"slot\":%s,\"ipc\":%s%s%s%s}\n",
-                     (unsigned long long)plat_monotonic_ns(), (int)getpid(),
+                     "\"stream\":%llu,\"task\":%s,\"event\":%llu,\"slot\":%s,\"gen\":%s,\"ipc\":%s%s%s%s%s}\n",
+                     (unsigned long long)(r->t ? r->t : plat_monotonic_ns()), (int)getpid(),
                      (unsigned long long)plat_thread_id(), r->op, r->kind, r->device,
-                     (unsigned long long)r->stream, (unsigned long long)r->event, slot,
-                     ipc, r->note ? ",\"note\":\"" : "", r->note ? r->note : "",
+                     (unsigned long long)r->stream, task, (unsigned long long)r->event, slot, gen,
+                     ipc, extra, r->note ? ",\"note\":\"" : "", r->note ? r->note : "",
                      r->note ? "\"" : "");
     if (n > 0 && (size_t)n < sizeof line) {
         ssize_t w = write(fd, line, (size_t)n);

@@ -4,6 +4,7 @@
  * process or a directory behind, even when the parent itself is interrupted (see live-runs.ts).
  */
 import { reclaimStubLeftovers } from '../acl';
+import { checkHappensBefore, formatHappensBefore } from '../trace/happens-before';
 import { RoleProcess } from './role-process';
 import { registerLive, unregisterLive, type Teardown } from './live-runs';
 import { createScenarioDir, keepRequested, readTraces, removeScenarioDir, writePostMortem } from './scenario-dir';
@@ -82,14 +83,18 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   const results = roles.map((r) => r.result());
   // A role killed by a signal could not detach from its IPC events' shared memory.
   if (results.some((r) => r.signal !== null)) reclaimStubLeftovers({ mode });
-  const ok = !timedOut && results.every((r) => r.status === 'passed');
+  const traces = opts.collectTraces || opts.checkHappensBefore
+    ? readTraces(dir, new Map(results.filter((r) => r.pid !== null).map((r) => [r.pid!, r.name])))
+    : undefined;
+  const happensBefore = opts.checkHappensBefore ? checkHappensBefore(traces!) : undefined;
+  const ok = !timedOut && results.every((r) => r.status === 'passed') && happensBefore?.ok !== false;
   const kept = !ok || keepRequested(opts.keepDir);
   const durationMs = Date.now() - startedAt;
-  const summary = summarize(label, ok, durationMs, results, dir, kept, timedOut);
+  let summary = summarize(label, ok, durationMs, results, dir, kept, timedOut);
+  if (happensBefore && !happensBefore.ok) summary += `\n${formatHappensBefore(happensBefore)}`;
   const result: RunResult = { ok, dir, kept, timedOut, durationMs, roles: results, summary };
-  if (opts.collectTraces) {
-    result.traces = readTraces(dir, new Map(results.filter((r) => r.pid !== null).map((r) => [r.pid!, r.name])));
-  }
+  if (opts.collectTraces) result.traces = traces;
+  if (happensBefore) result.happensBefore = happensBefore;
   if (kept) {
     writePostMortem(dir, results, result);
     process.stderr.write(`[cann-harness] ${label}: scenario directory kept at ${dir}\n`);

@@ -4,11 +4,12 @@
  * the kept directory is. Plain text: Jest, JUnit XML and CI logs all show it as is.
  */
 import type { RoleResult, RunResult } from '../orchestrator';
+import { formatHappensBefore } from '../trace/happens-before';
 
 export const LOG_TAIL_LINES = 12;
 
 type AnyRole = Pick<RoleResult, 'name' | 'device' | 'pid' | 'status' | 'exitCode' | 'signal' | 'durationMs' | 'error' | 'stdout' | 'stderr' | 'waitingFor'>;
-type AnyRun = Pick<RunResult, 'ok' | 'dir' | 'kept' | 'timedOut' | 'durationMs'> & { roles: AnyRole[] };
+type AnyRun = Pick<RunResult, 'ok' | 'dir' | 'kept' | 'timedOut' | 'durationMs' | 'happensBefore'> & { roles: AnyRole[] };
 
 /** Roles that caused the failure: failed, crashed or timed out (not those stopped because of them). */
 export function culprits(run: AnyRun): AnyRole[] {
@@ -36,6 +37,7 @@ export function formatScenarioFailure(name: string, run: AnyRun): string {
     if (r.waitingFor && !r.error?.message.includes(r.waitingFor.what)) lines.push(`  was waiting for: ${describeWait(r.waitingFor)}`);
     lines.push(...logTail(r));
   }
+  if (run.happensBefore && !run.happensBefore.ok) lines.push('', formatHappensBefore(run.happensBefore));
   const others = run.roles.filter((r) => !guilty.includes(r));
   if (others.length > 0) {
     lines.push('');

@@ -27,6 +27,7 @@ export async function runScenario(plan: ScenarioPlan<any>, opts: RunScenarioOpti
     keepDir: opts.keepDir,
     echo: opts.echo,
     onEvent: opts.onEvent,
+    checkHappensBefore: happensBeforeWanted(opts.mode),
     roles: plan.roles.map((role) => ({
       name: role.name,
       device: role.device,
@@ -40,6 +41,11 @@ export async function runScenario(plan: ScenarioPlan<any>, opts: RunScenarioOpti
     })),
   });
   return toScenarioResult(plan, run);
+}
+
+/** On by default except in real mode (no stub traces); CANN_HARNESS_HB_CHECK=0 turns it off. */
+export function happensBeforeWanted(mode: AclMode | undefined, env: NodeJS.ProcessEnv = process.env): boolean {
+  return mode !== 'real' && env.CANN_HARNESS_HB_CHECK !== '0';
 }
 
 export function toScenarioResult(plan: Pick<ScenarioPlan<any>, 'name' | 'roles'>, run: RunResult): ScenarioResult {
