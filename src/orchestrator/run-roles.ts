@@ -88,7 +88,8 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
     : undefined;
   const happensBefore = opts.checkHappensBefore ? checkHappensBefore(traces!) : undefined;
   const ok = !timedOut && results.every((r) => r.status === 'passed') && happensBefore?.ok !== false;
-  const kept = !ok || keepRequested(opts.keepDir);
+  // CANN_HARNESS_KEEP=0: not even failed runs (the audit fails scenarios on purpose).
+  const kept = (!ok && process.env.CANN_HARNESS_KEEP !== '0') || keepRequested(opts.keepDir);
   const durationMs = Date.now() - startedAt;
   let summary = summarize(label, ok, durationMs, results, dir, kept, timedOut);
   if (happensBefore && !happensBefore.ok) summary += `\n${formatHappensBefore(happensBefore)}`;

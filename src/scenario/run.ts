@@ -15,6 +15,8 @@ export interface RunScenarioOptions {
   keepDir?: boolean;
   echo?: boolean;
   onEvent?: (e: RunEvent) => void;
+  /** Extra environment for every role (a role's own env wins), e.g. ACL_STUB_JITTER. */
+  env?: Record<string, string>;
 }
 
 export async function runScenario(plan: ScenarioPlan<any>, opts: RunScenarioOptions): Promise<ScenarioResult> {
@@ -32,7 +34,7 @@ export async function runScenario(plan: ScenarioPlan<any>, opts: RunScenarioOpti
       name: role.name,
       device: role.device,
       index: role.index,
-      env: role.env,
+      env: opts.env || role.env ? { ...opts.env, ...role.env } : undefined,
       entry: {
         module: ROLE_ENTRY_MODULE,
         export: 'runScenarioRole' satisfies keyof typeof import('./role-entry'),
