@@ -37,7 +37,11 @@ export function parseMutantList(text: string, what: string): MutantName[] {
 export function stubTamperingNotice(env: NodeJS.ProcessEnv = process.env): string | null {
   const parts: string[] = [];
   const mutant = env[MUTANT_ENV];
-  if (mutant && mutant !== 'none') parts.push(`mutant ${mutant} is active (${MUTANT_ENV}): scenarios are expected to fail`);
+  if (mutant && mutant !== 'none') {
+    parts.push(isMutantName(mutant)
+      ? `mutant ${mutant} is active (${MUTANT_ENV}): scenarios are expected to fail`
+      : `${MUTANT_ENV}=${mutant} is set but names no mutant, so aclInit will fail: unset it or use ${MUTANTS.join(', ')}`);
+  }
   if (env[JITTER_ENV]) parts.push(`seeded jitter is on (${JITTER_ENV}=${env[JITTER_ENV]})`);
   return parts.length ? parts.join('; ') : null;
 }

@@ -124,6 +124,10 @@ export async function runCommand(patterns: string[], opts: RunCommandOptions): P
   if (opts.repeatEach !== undefined) process.env[REPEAT_EACH_ENV] = String(opts.repeatEach);
   if (opts.jitter !== undefined) process.env[JITTER_US_ENV] = String(opts.jitter);
 
+  if ((opts.repeatEach ?? 1) > 1 || opts.jitter !== undefined) {
+    const jitter = opts.jitter !== undefined ? `, seeded stub jitter of up to ${opts.jitter} us with a fresh seed each time` : '';
+    process.stdout.write(`${chalk.bold('cann-harness')} each scenario runs ${opts.repeatEach ?? 1} time(s)${jitter}\n`);
+  }
   const junit = path.resolve(opts.junit);
   const config = jestConfig(specs, [
     [path.join(PACKAGE_ROOT, 'src', 'report', 'summary-reporter.ts'), { junitFile: path.relative(process.cwd(), junit) }],

@@ -7,6 +7,7 @@
  * skip a scenario; a stub that was never built (or real mode without CANN) is a broken set-up, and
  * skipping every scenario would let `npm test` pass having run none of them.
  */
+import { stubTamperingNotice } from '../audit/mutants';
 import { PROBE_ENV, parseProbe, probeDevices, requiredDevices, unusableRuntimeMessage } from './probe';
 
 export default async function globalSetup(): Promise<void> {
@@ -15,4 +16,6 @@ export default async function globalSetup(): Promise<void> {
   const probe = existing ? parseProbe(existing) : await probeDevices();
   if (!existing) process.env[PROBE_ENV] = JSON.stringify(probe);
   if (!probe.ok) throw new Error(unusableRuntimeMessage(probe));
+  const notice = stubTamperingNotice();
+  if (notice && !existing) process.stderr.write(`\n[cann-harness] NOTE: ${notice}\n`); // the CLI prints its own
 }

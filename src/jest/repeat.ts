@@ -28,7 +28,8 @@ export function parseRepeatEach(text: string, what = '--repeat-each'): number {
 
 export function parseJitterUs(text: string, what = '--jitter'): number {
   if (!/^\d+$/.test(text.trim()) || Number(text) < 1 || Number(text) > MAX_JITTER_US) {
-    throw new Error(`${what} ${JSON.stringify(text)} is invalid: give the largest delay in microseconds, a whole number from 1 to ${MAX_JITTER_US} (e.g. ${what} 200)`);
+    const pattern = /^\d+$/.test(text.trim()) ? '' : ` (a spec pattern right after ${what} is taken as its value: put patterns first, or write ${what} 200)`;
+    throw new Error(`${what} ${JSON.stringify(text)} is invalid: give the largest delay in microseconds, a whole number from 1 to ${MAX_JITTER_US} (e.g. ${what} 200)${pattern}`);
   }
   return Number(text);
 }
