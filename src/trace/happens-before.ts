@@ -100,7 +100,8 @@ export function checkHappensBefore(traces: TraceSource[]): HappensBeforeReport {
         stats.noopWaits++;
         continue;
       }
-      if (l.task === null || l.task === undefined) continue; // a trace without task numbers: nothing to pair
+      // cancel lines, and traces without task numbers: nothing to pair
+      if (l.task === null || l.task === undefined || (l.op !== 'submit' && l.op !== 'start' && l.op !== 'end')) continue;
       const key = taskKey(l.pid, l.stream, l.task);
       const task = tasks.get(key) ?? { role: source.role };
       tasks.set(key, task);
@@ -111,7 +112,9 @@ export function checkHappensBefore(traces: TraceSource[]): HappensBeforeReport {
       if (l.kind === 'ipc_record') ipcRecords.set(recordKey(l.ipc, l.slot, l.gen), { line: l, role: source.role });
       if (l.kind === 'record' || l.kind === 'reset') {
         const k = `${l.pid}/${l.event}`;
-        localEffects.set(k, [...(localEffects.get(k) ?? []), { line: l, role: source.role }]);
+        const list = localEffects.get(k) ?? [];
+        localEffects.set(k, list);
+        list.push({ line: l, role: source.role });
       }
     }
   }
@@ -213,7 +216,9 @@ function streamsOf(tasks: Map<string, Task>): Map<string, Task[]> {
   for (const t of tasks.values()) {
     const l = t.submit ?? t.start ?? t.end!;
     const k = `${l.pid}/${l.stream}`;
-    out.set(k, [...(out.get(k) ?? []), t]);
+    const list = out.get(k) ?? [];
+    out.set(k, list);
+    list.push(t);
   }
   for (const list of out.values()) list.sort((a, b) => numberOf(a) - numberOf(b));
   return out;

@@ -26,6 +26,7 @@ const producer = (recordNs: number, recordStartNs = recordNs - 10) =>
     { t: 5000, op: 'end', kind: 'host_func', task: 1, event: 0 },
     { t: recordStartNs, op: 'start', kind: 'ipc_record', task: 2, slot: 3, gen: 7, ipc: 'ab' },
     { t: recordNs, op: 'end', kind: 'ipc_record', task: 2, slot: 3, gen: 7, ipc: 'ab' },
+    { t: 6000, op: 'cancel', kind: 'host_func', task: 3, event: 0 }, // dropped at exit: no submit line in this excerpt
   ]);
 /** Consumer: a wait that captured slot 3 use 7 and ended at waitEndNs, then a stream synchronize. */
 const consumer = (waitEndNs: number, syncNs = waitEndNs + 10) =>
