@@ -70,6 +70,15 @@ int trace_enabled(void)
     return __atomic_load_n(&trace_fd, __ATOMIC_ACQUIRE) >= 0;
 }
 
+/* JSON integer, or null when absent. */
+static void json_int_or_null(char out[24], int present, long long value)
+{
+    if (present)
+        snprintf(out, 24, "%lld", value);
+    else
+        snprintf(out, 24, "null");
+}
+
 void trace_emit(const struct trace_record *r)
 {
     int fd = __atomic_load_n(&trace_fd, __ATOMIC_ACQUIRE);
@@ -78,15 +87,10 @@ void trace_emit(const struct trace_record *r)
     char ipc[24] = "null";
     if (r->ipc)
         snprintf(ipc, sizeof ipc, "\"%016llx\"", (unsigned long long)r->ipc);
-    char slot[24] = "null";
-    if (r->slot >= 0)
-        snprintf(slot, sizeof slot, "%lld", (long long)r->slot);
-    char task[24] = "null";
-    if (r->task)
-        snprintf(task, sizeof task, "%llu", (unsigned long long)r->task);
-    char gen[24] = "null";
-    if (r->gen >= 0)
-        snprintf(gen, sizeof gen, "%lld", (long long)r->gen);
+    char slot[24], task[24], gen[24];
+    json_int_or_null(slot, r->slot >= 0, (long long)r->slot);
+    json_int_or_null(task, r->task != 0, (long long)r->task);
+    json_int_or_null(gen, r->gen >= 0, (long long)r->gen);
     char extra[64] = "";
     if (r->rc >= 0)
         snprintf(extra, sizeof extra, ",\"rc\":%lld", (long long)r->rc);

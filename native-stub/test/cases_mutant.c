@@ -86,32 +86,39 @@ CT_CASE(mutant_wait_noop_lets_waits_on_pending_records_drain)
     EXPECT_STREAM_DRAINS(local.held);
 }
 
+/* Under mutant: a stream held by a gate, with an IPC record queued behind it. */
+struct held_record {
+    aclrtStream stream;
+    aclrtEvent event;
+    struct gate *gate;
+};
+
+static struct held_record held_record_under(const char *mutant)
+{
+    setenv("ACL_STUB_MUTANT", mutant, 1);
+    acl_up(0);
+    struct held_record h = {stream_new(), ipc_event_new(), NULL};
+    h.gate = gate_hold(h.stream);
+    CT_OK(aclrtRecordEvent(h.event, h.stream));
+    return h;
+}
+
 CT_CASE(mutant_record_instant_completes_records_behind_a_held_stream)
 {
-    setenv("ACL_STUB_MUTANT", "record-instant", 1);
-    acl_up(0);
-    aclrtStream s = stream_new();
-    aclrtEvent e = ipc_event_new();
-    struct gate *g = gate_hold(s);
-    CT_OK(aclrtRecordEvent(e, s));
-    EXPECT_COMPLETE(e);
-    EXPECT_STREAM_BLOCKED(s); /* the gate itself still holds the stream */
-    gate_release(g);
-    EXPECT_STREAM_DRAINS(s);
+    struct held_record h = held_record_under("record-instant");
+    EXPECT_COMPLETE(h.event);
+    EXPECT_STREAM_BLOCKED(h.stream); /* the gate itself still holds the stream */
+    gate_release(h.gate);
+    EXPECT_STREAM_DRAINS(h.stream);
 }
 
 CT_CASE(mutant_sync_noop_returns_while_work_is_pending)
 {
-    setenv("ACL_STUB_MUTANT", "sync-noop", 1);
-    acl_up(0);
-    aclrtStream s = stream_new();
-    aclrtEvent e = ipc_event_new();
-    struct gate *g = gate_hold(s);
-    CT_OK(aclrtRecordEvent(e, s));
-    CT_OK(aclrtSynchronizeStream(s));
-    CT_OK(aclrtSynchronizeEvent(e));
-    EXPECT_NOT_READY(e);
-    gate_release(g);
+    struct held_record h = held_record_under("sync-noop");
+    CT_OK(aclrtSynchronizeStream(h.stream));
+    CT_OK(aclrtSynchronizeEvent(h.event));
+    EXPECT_NOT_READY(h.event);
+    gate_release(h.gate);
 }
 
 CT_CASE(mutant_wait_latest_binds_a_wait_to_the_latest_record_when_it_runs)

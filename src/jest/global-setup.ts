@@ -17,5 +17,7 @@ export default async function globalSetup(): Promise<void> {
   if (!existing) process.env[PROBE_ENV] = JSON.stringify(probe);
   if (!probe.ok) throw new Error(unusableRuntimeMessage(probe));
   const notice = stubTamperingNotice();
-  if (notice && !existing) process.stderr.write(`\n[cann-harness] NOTE: ${notice}\n`); // the CLI prints its own
+  if (existing) return; // the CLI probed, and printed these lines itself
+  if (notice) process.stderr.write(`\n[cann-harness] NOTE: ${notice}\n`);
+  if (probe.mode === 'real') process.stderr.write('\n[cann-harness] happens-before check skipped: real mode (only the stub writes traces)\n');
 }
