@@ -1,6 +1,7 @@
 /**
  * After the creator destroys its IPC event, new opens of the handle fail with
- * ACL_ERROR_RT_INVALID_HANDLE (107017); a process that opened it before keeps working.
+ * ACL_ERROR_RT_INVALID_HANDLE (107017); a process that opened it before keeps working: its
+ * record still holds back a wait on it.
  */
 import { AclErrorCode, IpcEventHandle, attempt, scenario } from '../src';
 
@@ -24,10 +25,15 @@ scenario('opening a handle after the creator destroyed the event fails with ACL_
         const event = await ctx.openSharedEvent('event', { from: 'creator' });
         await ctx.signal('early.opened');
         await ctx.awaitSignal('destroyed', { from: 'creator' });
-        // Still usable here: record it and wait for it on this stream.
+        // Still fully usable here: a record held behind a latch blocks a wait on another stream.
+        const latch = ctx.latch();
         event.record(ctx.stream);
-        ctx.stream.waitEvent(event);
-        const sync = attempt(() => ctx.stream.synchronize(5_000));
+        const waiter = ctx.acl.createStream();
+        waiter.waitEvent(event);
+        ctx.assertBlocked(waiter);
+        latch.release();
+        const sync = attempt(() => waiter.synchronize(5_000));
+        waiter.destroy();
         await ctx.signal('early.done');
         return { syncCode: sync.code };
       },

@@ -53,6 +53,10 @@ for (const sameDevice of [false, true]) {
 
 scenario('control: a wait on an already completed record is a no-op, and the blocking check sees it', {
   devices: 2,
+  audit: {
+    expectSurvive: ['wait-noop', 'record-instant', 'wait-latest'],
+    reason: 'control: its wait is a no-op on purpose, to show that assertBlocked notices',
+  },
   roles: {
     producer: {
       device: 0,

@@ -9,9 +9,12 @@
 #include "event.h"
 
 #include "ipc_event.h"
+#include "jitter.h"
+#include "mutant.h"
 #include "platform.h"
 #include "runtime.h"
 #include "stream.h"
+#include "trace.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -376,7 +379,7 @@ STUB_EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
     t->event = ev;
     if (ev->is_ipc) {
         uint32_t slot;
-        if ((rc = ipc_record_take_slot(call, ev, s, &slot))) {
+        if ((rc = ipc_record_take_slot(call, ev, s, &slot, &t->ipc_gen))) {
             free(t);
             rt_leave();
             return rc;
@@ -481,18 +484,28 @@ static aclError synchronize_event(const char *call, aclrtEvent event, int32_t ti
         return rc;
     }
     uint64_t target = ev->record_gen;
+    int pending = ev->done_gen < target;
     uint64_t deadline = rt_deadline_after_ms(timeout_ms);
     event_ref(ev);
     int timed_out = 0;
-    while (ev->done_gen < target && !timed_out && rt.initialized)
+    while (!mutant_is(MUTANT_SYNC_NOOP) && ev->done_gen < target && !timed_out && rt.initialized)
         timed_out = rt_wait_progress(deadline) && ev->done_gen < target;
     if (timed_out)
         rc = stub_fail(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, call, "the event's latest record has not executed after %d ms",
                        (int)timeout_ms);
-    else if (ev->done_gen < target)
+    else if (ev->done_gen < target && !mutant_is(MUTANT_SYNC_NOOP))
         rc = stub_fail(ACL_ERROR_RT_INTERNAL_ERROR, call, "aclFinalize ran while waiting");
+    if (pending) {
+        /* what it waited for: the record of generation target (or a later one, or a reset) */
+        struct trace_record r = { .op = "sync", .kind = "event", .device = ev->device, .event = ev->id,
+                                  .slot = -1, .gen = (int64_t)target, .rc = rc, .jitter_us = -1 };
+        trace_emit(&r);
+    }
+    uint64_t event_id = ev->id;
     event_unref(ev);
     rt_leave();
+    if (pending && rc == ACL_SUCCESS)
+        jitter_sleep_us(jitter_completion_us(event_id, target));
     return rc;
 }
 

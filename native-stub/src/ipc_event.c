@@ -13,9 +13,12 @@
 #include "ipc_event.h"
 
 #include "event.h"
+#include "jitter.h"
+#include "mutant.h"
 #include "platform.h"
 #include "runtime.h"
 #include "stream.h"
+#include "trace.h"
 
 #include <signal.h>
 #include <string.h>
@@ -118,8 +121,8 @@ aclError ipc_event_open(const char *call, const unsigned char handle[64], struct
 }
 
 /* Takes the lowest free slot (refcount 0) and makes it current; 0 if every
- * slot is referenced. */
-static int try_take_slot(struct event *ev, uint32_t *slot)
+ * slot is referenced. *use: the slot's use count, naming this record. */
+static int try_take_slot(struct event *ev, uint32_t *slot, uint32_t *use)
 {
     struct ipc_shared *ipc = ev->ipc;
     shm_lock(ev->shm);
@@ -133,6 +136,7 @@ static int try_take_slot(struct event *ev, uint32_t *slot)
     if (found < IPC_SLOTS) {
         /* a free slot's done word is 0 (cleared on release, or by ipc_repair) */
         ipc->slots[found].refcount = 1;
+        *use = ++ipc->slots[found].uses;
         __atomic_store_n(&ipc->current, found, __ATOMIC_RELEASE);
     }
     shm_unlock(ev->shm);
@@ -144,9 +148,9 @@ static int try_take_slot(struct event *ev, uint32_t *slot)
  * freed by executors of any process, and nothing wakes us across processes. */
 #define SLOT_RETRY_MS 1
 
-aclError ipc_record_take_slot(const char *call, struct event *ev, struct stream *s, uint32_t *slot)
+aclError ipc_record_take_slot(const char *call, struct event *ev, struct stream *s, uint32_t *slot, uint32_t *use)
 {
-    if (try_take_slot(ev, slot))
+    if (try_take_slot(ev, slot, use))
         return ACL_SUCCESS;
     /* CANN's record spins until a slot frees (ipc_event.cc GetIpcRecordIndex);
      * this one polls with rt.lock released, and gives up when the event or the
@@ -165,7 +169,7 @@ aclError ipc_record_take_slot(const char *call, struct event *ev, struct stream 
         else if (s->destroyed)
             rc = stub_fail(ACL_ERROR_RT_INVALID_HANDLE, call,
                            "the stream was destroyed (or its device reset) while the record waited for a free slot");
-        else if (!try_take_slot(ev, slot))
+        else if (!try_take_slot(ev, slot, use))
             continue;
         break;
     }
@@ -175,7 +179,7 @@ aclError ipc_record_take_slot(const char *call, struct event *ev, struct stream 
     return rc;
 }
 
-void ipc_wait_capture(struct event *ev, int64_t *slot)
+void ipc_wait_capture(struct event *ev, int64_t *slot, uint32_t *use)
 {
     struct ipc_shared *ipc = ev->ipc;
     shm_lock(ev->shm);
@@ -185,6 +189,8 @@ void ipc_wait_capture(struct event *ev, int64_t *slot)
     } else {
         ipc->slots[cur].refcount++;
         *slot = cur;
+        if (use)
+            *use = ipc->slots[cur].uses;
     }
     shm_unlock(ev->shm);
 }
@@ -263,19 +269,29 @@ aclError ipc_synchronize(const char *call, struct event *ev, int32_t timeout_ms)
     /* aclFinalize on another thread bumps rt.shutdowns and wakes it */
     uint32_t shutdowns = __atomic_load_n(&rt.shutdowns, __ATOMIC_SEQ_CST);
     int64_t slot;
-    ipc_wait_capture(ev, &slot);
+    uint32_t use = 0;
+    ipc_wait_capture(ev, &slot, &use);
     if (slot < 0)
         return ACL_SUCCESS;
     uint64_t deadline = rt_deadline_after_ms(timeout_ms);
-    int done = wait_slot_done(&ev->ipc->slots[slot], &rt.shutdowns, shutdowns, deadline);
+    int done = mutant_is(MUTANT_SYNC_NOOP) || wait_slot_done(&ev->ipc->slots[slot], &rt.shutdowns, shutdowns, deadline);
     ipc_slot_release(ev, (uint32_t)slot);
+    aclError rc = ACL_SUCCESS;
     if (done)
-        return ACL_SUCCESS;
-    if (__atomic_load_n(&rt.shutdowns, __ATOMIC_SEQ_CST) != shutdowns)
-        return stub_fail(ACL_ERROR_RT_INTERNAL_ERROR, call, "aclFinalize ran while waiting");
-    return stub_fail(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, call,
-                     "the IPC event's current record (slot %lld) has not executed after %d ms", (long long)slot,
-                     (int)timeout_ms);
+        rc = ACL_SUCCESS;
+    else if (__atomic_load_n(&rt.shutdowns, __ATOMIC_SEQ_CST) != shutdowns)
+        rc = stub_fail(ACL_ERROR_RT_INTERNAL_ERROR, call, "aclFinalize ran while waiting");
+    else
+        rc = stub_fail(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, call,
+                       "the IPC event's current record (slot %lld) has not executed after %d ms", (long long)slot,
+                       (int)timeout_ms);
+    /* what it waited for: that use of the slot (the record's "gen") */
+    struct trace_record r = { .op = "sync", .kind = "ipc_event", .device = ev->device, .event = ev->id,
+                              .slot = slot, .gen = use, .ipc = ev->shm->id, .rc = rc, .jitter_us = -1 };
+    trace_emit(&r);
+    if (rc == ACL_SUCCESS)
+        jitter_sleep_us(jitter_completion_us(ev->shm->id, ((uint64_t)slot << 32) | use));
+    return rc;
 }
 
 void ipc_event_detach(struct event *ev)

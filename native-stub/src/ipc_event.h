@@ -15,6 +15,7 @@
 struct ipc_slot {
     uint32_t refcount;
     uint32_t done; /* futex word: 1 once the record executed */
+    uint32_t uses; /* records that took this slot so far: names a record in traces */
 };
 
 struct ipc_shared {
@@ -31,11 +32,13 @@ struct stream;
 aclError ipc_event_create(const char *call, struct event *ev);
 aclError ipc_event_open(const char *call, const unsigned char handle[64], struct event *ev);
 /* Submit side: take a slot / capture the current slot. *slot = -1 for a
- * wait that is a no-op. With every slot referenced, the record blocks (rt.lock
- * released meanwhile) until one frees, as CANN's does; it fails if ev or s is
- * destroyed or the runtime finalized meanwhile. */
-aclError ipc_record_take_slot(const char *call, struct event *ev, struct stream *s, uint32_t *slot);
-void ipc_wait_capture(struct event *ev, int64_t *slot);
+ * wait that is a no-op. *use: the slot's use count, naming the record. With
+ * every slot referenced, the record blocks (rt.lock released meanwhile) until
+ * one frees, as CANN's does; it fails if ev or s is destroyed or the runtime
+ * finalized meanwhile. */
+aclError ipc_record_take_slot(const char *call, struct event *ev, struct stream *s, uint32_t *slot, uint32_t *use);
+/* *use (may be NULL) receives which record of the slot was captured. */
+void ipc_wait_capture(struct event *ev, int64_t *slot, uint32_t *use);
 int ipc_is_complete(struct event *ev);
 /* Host-side synchronize; called WITHOUT rt.lock (event referenced). */
 aclError ipc_synchronize(const char *call, struct event *ev, int32_t timeout_ms);

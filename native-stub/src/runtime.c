@@ -9,6 +9,8 @@
 #include "ipc_event.h"
 #include "memory.h"
 #include "notify.h"
+#include "jitter.h"
+#include "mutant.h"
 #include "platform.h"
 #include "shm.h"
 #include "stream.h"
@@ -275,7 +277,8 @@ STUB_EXPORT aclError aclInit(const char *configPath)
                          configPath, strerror(saved));
     }
     char err[400];
-    if (fault_configure(err, sizeof err) != 0 || trace_open(err, sizeof err) != 0) {
+    if (fault_configure(err, sizeof err) != 0 || mutant_configure(err, sizeof err) != 0 ||
+        jitter_configure(err, sizeof err) != 0 || trace_open(err, sizeof err) != 0) {
         pthread_mutex_unlock(&rt.lock);
         return config_fail("%s", err);
     }

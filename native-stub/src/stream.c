@@ -15,6 +15,8 @@
 #include "ipc_event.h"
 #include "memory.h"
 #include "notify.h"
+#include "jitter.h"
+#include "mutant.h"
 #include "platform.h"
 #include "runtime.h"
 #include "trace.h"
@@ -40,11 +42,14 @@ const char *task_kind_name(enum task_kind kind)
     return "?";
 }
 
-static void trace_task(const char *op, const struct stream *s, const struct task *t, const char *note)
+/* at_ns: the line's time (0: now); jitter_us: -1 unless a start was delayed. */
+static void trace_task_at(const char *op, const struct stream *s, const struct task *t, const char *note,
+                          uint64_t at_ns, int64_t jitter_us)
 {
     if (!trace_enabled())
         return;
     int ipc = t->kind == TASK_IPC_RECORD || t->kind == TASK_IPC_WAIT;
+    int local = t->kind == TASK_RECORD || t->kind == TASK_WAIT || t->kind == TASK_RESET;
     struct trace_record r = {
         .op = op,
         .kind = task_kind_name(t->kind),
@@ -54,8 +59,18 @@ static void trace_task(const char *op, const struct stream *s, const struct task
         .slot = ipc ? (int64_t)t->slot : -1,
         .ipc = ipc && t->event ? t->event->shm->id : 0,
         .note = note,
+        .task = t->seq,
+        .gen = ipc ? (int64_t)t->ipc_gen : local ? (int64_t)t->generation : -1,
+        .t = at_ns,
+        .rc = -1,
+        .jitter_us = jitter_us,
     };
     trace_emit(&r);
+}
+
+static void trace_task(const char *op, const struct stream *s, const struct task *t, const char *note)
+{
+    trace_task_at(op, s, t, note, 0, -1);
 }
 
 /* Drops a queued task that will never run (rt.lock held). An IPC record
@@ -74,39 +89,64 @@ static void drop_task(struct stream *s, struct task *t)
     free(t);
 }
 
-/* Runs one task; rt.lock NOT held. */
-static void run_task(struct stream *s, struct task *t)
+/* Mutant wait-latest: the wait lets go of the record it captured and binds
+ * to the event's latest record as the task runs (-1: none is pending). */
+static int64_t rebind_to_latest(struct event *ev, uint32_t captured)
 {
+    int64_t latest;
+    ipc_wait_capture(ev, &latest, NULL);
+    ipc_slot_release(ev, captured);
+    return latest;
+}
+
+/* Runs one task; rt.lock NOT held. Returns the note of its "end" line
+ * (NULL, "timeout", "abandoned"); *effect_ns is when a record took effect,
+ * taken before its waiters can see it, so that their "end" lines are never
+ * earlier than the record's. */
+static const char *run_task(struct stream *s, struct task *t, uint64_t *effect_ns)
+{
+    const char *note = NULL;
     switch (t->kind) {
     case TASK_RECORD:
         pthread_mutex_lock(&rt.lock);
+        *effect_ns = plat_monotonic_ns();
         event_local_complete(t->event, t->generation);
         pthread_mutex_unlock(&rt.lock);
         break;
     case TASK_RESET:
         pthread_mutex_lock(&rt.lock);
+        *effect_ns = plat_monotonic_ns();
         event_local_reset(t->event, t->generation);
         pthread_mutex_unlock(&rt.lock);
         break;
     case TASK_WAIT: {
         pthread_mutex_lock(&rt.lock);
+        uint64_t gen = mutant_is(MUTANT_WAIT_LATEST) ? t->event->record_gen : t->generation;
         uint64_t deadline = rt_deadline_after_ms(t->timeout_ms);
-        while (t->event->done_gen < t->generation && !s->cancelled) {
+        while (!mutant_is(MUTANT_WAIT_NOOP) && t->event->done_gen < gen && !s->cancelled) {
             if (rt_wait_progress(deadline)) {
                 s->sticky_error = ACL_ERROR_RT_WAIT_TIMEOUT;
+                note = "timeout";
                 break;
             }
         }
+        if (!note && s->cancelled && t->event->done_gen < gen)
+            note = "abandoned";
         pthread_mutex_unlock(&rt.lock);
         break;
     }
     case TASK_IPC_RECORD:
+        *effect_ns = plat_monotonic_ns();
         ipc_slot_complete(t->event, t->slot);
         break;
-    case TASK_IPC_WAIT:
-        ipc_slot_wait(t->event, t->slot, &s->cancelled);
-        ipc_slot_release(t->event, t->slot);
+    case TASK_IPC_WAIT: {
+        int64_t slot = mutant_is(MUTANT_WAIT_LATEST) ? rebind_to_latest(t->event, t->slot) : t->slot;
+        if (slot >= 0 && !mutant_is(MUTANT_WAIT_NOOP) && !ipc_slot_wait(t->event, (uint32_t)slot, &s->cancelled))
+            note = "abandoned";
+        if (slot >= 0)
+            ipc_slot_release(t->event, (uint32_t)slot);
         break;
+    }
     case TASK_HOST_FUNC:
         t->fn(t->args);
         break;
@@ -119,6 +159,7 @@ static void run_task(struct stream *s, struct task *t)
         notify_task_run(s, t);
         break;
     }
+    return note;
 }
 
 static void *executor_main(void *arg)
@@ -136,9 +177,12 @@ static void *executor_main(void *arg)
             s->tail = NULL;
         pthread_mutex_unlock(&rt.lock);
 
-        trace_task("start", s, t, NULL);
-        run_task(s, t);
-        trace_task("end", s, t, NULL);
+        uint32_t jitter_us = jitter_task_us(s->device, s->id, t->seq);
+        jitter_sleep_us(jitter_us);
+        trace_task_at("start", s, t, NULL, 0, jitter_enabled() ? (int64_t)jitter_us : -1);
+        uint64_t effect_ns = 0;
+        const char *note = run_task(s, t, &effect_ns);
+        trace_task_at("end", s, t, note, effect_ns, -1);
 
         pthread_mutex_lock(&rt.lock);
         if (t->event)
@@ -237,9 +281,29 @@ void stream_cancel(struct stream *s)
     pthread_cond_broadcast(&rt.progress);
 }
 
+/* Mutant record-instant: the record takes effect now, at submission, ahead
+ * of whatever is queued on its stream (rt.lock held; t is consumed). */
+static void run_record_at_submit(struct stream *s, struct task *t)
+{
+    trace_task("submit", s, t, NULL);
+    trace_task("start", s, t, NULL);
+    uint64_t effect_ns = plat_monotonic_ns();
+    if (t->kind == TASK_IPC_RECORD)
+        ipc_slot_complete(t->event, t->slot);
+    else
+        event_local_complete(t->event, t->generation);
+    trace_task_at("end", s, t, NULL, effect_ns, -1);
+    free(t);
+}
+
 aclError stream_submit(struct stream *s, struct task *t)
 {
     t->next = NULL;
+    t->seq = ++s->task_seq;
+    if (mutant_is(MUTANT_RECORD_INSTANT) && (t->kind == TASK_RECORD || t->kind == TASK_IPC_RECORD)) {
+        run_record_at_submit(s, t);
+        return ACL_SUCCESS;
+    }
     if (s->tail)
         s->tail->next = t;
     else
@@ -352,10 +416,12 @@ static aclError synchronize_stream(const char *call, aclrtStream stream, int32_t
         return rc;
     }
     uint64_t target = s->submitted;
+    uint64_t target_task = s->task_seq;
+    int pending = s->completed < target;
     uint64_t deadline = rt_deadline_after_ms(timeout_ms);
     int timed_out = 0;
     s->waiters++;
-    while (s->completed < target && !s->cancelled && !timed_out)
+    while (!mutant_is(MUTANT_SYNC_NOOP) && s->completed < target && !s->cancelled && !timed_out)
         timed_out = rt_wait_progress(deadline) && s->completed < target;
     s->waiters--;
     if (timed_out)
@@ -368,8 +434,17 @@ static aclError synchronize_stream(const char *call, aclrtStream stream, int32_t
         rc = stub_fail(s->sticky_error, call, "a stream wait on a local event timed out");
         s->sticky_error = 0;
     }
+    if (pending && trace_enabled()) {
+        /* what it waited for: every task up to target_task on this stream */
+        struct trace_record r = { .op = "sync", .kind = "stream", .device = s->device, .stream = s->id,
+                                  .task = target_task, .slot = -1, .gen = -1, .rc = rc, .jitter_us = -1 };
+        trace_emit(&r);
+    }
+    uint64_t stream_id = s->id;
     pthread_cond_broadcast(&rt.progress);
     rt_leave();
+    if (pending && rc == ACL_SUCCESS)
+        jitter_sleep_us(jitter_completion_us(stream_id, target_task));
     return rc;
 }
 
@@ -420,7 +495,7 @@ static aclError stream_wait_event(const char *call, aclrtStream stream, aclrtEve
     int noop;
     if (ev->is_ipc) {
         int64_t slot;
-        ipc_wait_capture(ev, &slot);
+        ipc_wait_capture(ev, &slot, &probe.ipc_gen);
         noop = slot < 0;
         probe.slot = noop ? 0 : (uint32_t)slot;
     } else {

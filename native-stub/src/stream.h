@@ -35,6 +35,8 @@ struct task {
     struct event *event; /* holds a reference */
     uint64_t generation; /* local record/wait/reset: which record (reset: the latest at submit) */
     uint32_t slot;       /* IPC: captured slot (holds a slot reference) */
+    uint32_t ipc_gen;    /* IPC: which use of that slot (the record's, for the trace) */
+    uint64_t seq;        /* task number on its stream, 1, 2, ... (the trace's "task") */
     int64_t timeout_ms;  /* local wait: 0 = none */
     aclrtHostFunc fn;
     void *args;
@@ -56,6 +58,7 @@ struct stream {
     int is_default;
     struct task *head, *tail;
     uint64_t submitted, completed;
+    uint64_t task_seq; /* last task number given out (see struct task) */
     int destroyed;   /* handle invalid; freed once the queue drains */
     uint32_t cancelled; /* aclFinalize/exit: drop queued tasks, abort waits (a futex word) */
     int waiters;     /* host threads inside synchronize (keep it allocated) */

@@ -89,6 +89,15 @@ int trace_enabled(void)
     return __atomic_load_n(&trace_fd, __ATOMIC_ACQUIRE) >= 0;
 }
 
+/* JSON integer, or null when absent. */
+static void json_int_or_null(char out[24], int present, long long value)
+{
+    if (present)
+        snprintf(out, 24, "%lld", value);
+    else
+        snprintf(out, 24, "null");
+}
+
 void trace_emit(const struct trace_record *r)
 {
     int fd = __atomic_load_n(&trace_fd, __ATOMIC_ACQUIRE);
@@ -97,17 +106,23 @@ void trace_emit(const struct trace_record *r)
     char ipc[24] = "null";
     if (r->ipc)
         snprintf(ipc, sizeof ipc, "\"%016llx\"", (unsigned long long)r->ipc);
-    char slot[24] = "null";
-    if (r->slot >= 0)
-        snprintf(slot, sizeof slot, "%lld", (long long)r->slot);
-    char line[512];
+    char slot[24], task[24], gen[24];
+    json_int_or_null(slot, r->slot >= 0, (long long)r->slot);
+    json_int_or_null(task, r->task != 0, (long long)r->task);
+    json_int_or_null(gen, r->gen >= 0, (long long)r->gen);
+    char extra[64] = "";
+    if (r->rc >= 0)
+        snprintf(extra, sizeof extra, ",\"rc\":%lld", (long long)r->rc);
+    else if (r->jitter_us >= 0)
+        snprintf(extra, sizeof extra, ",\"jitter_us\":%lld", (long long)r->jitter_us);
+    char line[600];
     int n = snprintf(line, sizeof line,
                      "{\"t\":%llu,\"pid\":%d,\"tid\":%llu,\"op\":\"%s\",\"kind\":\"%s\",\"device\":%d,"
-                     "\"stream\":%llu,\"event\":%llu,\"slot\":%s,\"ipc\":%s%s%s%s}\n",
-                     (unsigned long long)plat_monotonic_ns(), (int)getpid(),
+                     "\"stream\":%llu,\"task\":%s,\"event\":%llu,\"slot\":%s,\"gen\":%s,\"ipc\":%s%s%s%s%s}\n",
+                     (unsigned long long)(r->t ? r->t : plat_monotonic_ns()), (int)getpid(),
                      (unsigned long long)plat_thread_id(), r->op, r->kind, r->device,
-                     (unsigned long long)r->stream, (unsigned long long)r->event, slot,
-                     ipc, r->note ? ",\"note\":\"" : "", r->note ? r->note : "",
+                     (unsigned long long)r->stream, task, (unsigned long long)r->event, slot, gen,
+                     ipc, extra, r->note ? ",\"note\":\"" : "", r->note ? r->note : "",
                      r->note ? "\"" : "");
     if (n > 0 && (size_t)n < sizeof line) {
         ssize_t w = write(fd, line, (size_t)n);

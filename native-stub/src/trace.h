@@ -8,7 +8,7 @@
 
 /* One line of the trace. Ids that do not apply are -1 (slot) or 0. */
 struct trace_record {
-    const char *op;   /* "submit", "start", "end", "cancel" */
+    const char *op;   /* "submit", "start", "end", "cancel", "sync" */
     const char *kind; /* "record", "wait", "reset", "ipc_record", "ipc_wait", "host_func", ... */
     int device;
     uint64_t stream;
@@ -16,6 +16,11 @@ struct trace_record {
     int64_t slot;
     uint64_t ipc; /* shm id (handle bytes 0..7), 0 when not IPC */
     const char *note; /* optional extra word, e.g. "noop" */
+    uint64_t task;    /* per-stream task number (1, 2, ...); 0: not a queued task */
+    int64_t gen;      /* which record: local event generation, or IPC slot use; -1: none */
+    uint64_t t;       /* timestamp to write; 0: now */
+    int64_t rc;       /* "sync" lines: the return code; -1: none */
+    int64_t jitter_us; /* "start" lines under ACL_STUB_JITTER: the delay applied; -1: none */
 };
 
 /* Opens <dir>/trace-<pid>.jsonl when ACL_STUB_TRACE is set. Returns 0, or

@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import chalk from 'chalk';
 import type { AclMode, PrecheckResult } from '../orchestrator';
+import { stubTamperingNotice } from '../audit/mutants';
 import { probeDevices } from '../jest/probe';
 import { PACKAGE_ROOT } from './run';
 
@@ -19,6 +20,8 @@ export interface DoctorReport {
   ipcSupported: boolean;
   probe: PrecheckResult;
   versions: { node: string; koffi: string | null; stub: string | null; harness: string | null };
+  /** Set when ACL_STUB_MUTANT or ACL_STUB_JITTER is in the environment. */
+  stubTampering: string | null;
 }
 
 export async function collectDoctorReport(mode: AclMode): Promise<DoctorReport> {
@@ -52,6 +55,7 @@ export async function collectDoctorReport(mode: AclMode): Promise<DoctorReport> 
       stub: stubVersion(),
       harness: packageVersion(PACKAGE_ROOT),
     },
+    stubTampering: stubTamperingNotice(),
   };
 }
 
@@ -68,6 +72,7 @@ export function formatDoctorReport(r: DoctorReport): string {
   lines.push(row('koffi', r.versions.koffi ?? 'not installed'));
   lines.push(row('stub', r.versions.stub ?? 'unknown'));
   lines.push(row('harness', r.versions.harness ?? 'unknown'));
+  lines.push(row('stub tamper', r.stubTampering ? chalk.bgYellow.black(r.stubTampering) : 'none (no ACL_STUB_MUTANT, no ACL_STUB_JITTER)'));
   lines.push('');
   lines.push(
     r.probe.ok && r.ipcSupported

@@ -8,7 +8,12 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { parseMode } from '../acl/resolve'; // pure file-system code: no koffi
 import type { AclMode } from '../orchestrator';
 import { collectDoctorReport, formatDoctorReport } from './doctor';
+import { auditCommand } from './audit';
+import { parseMutantList } from '../audit/mutants';
+import { parseJitterUs, parseRepeatEach } from '../jest/repeat';
 import { BUNDLED_SPECS, UsageError, runCommand } from './run';
+
+const DEFAULT_JITTER_US = 200;
 
 function modeOption(): Option {
   return new Option('--mode <mode>', 'which libascendcl to use: auto (real if found, else stub), stub or real (default: CANN_HARNESS_MODE, else auto)')
@@ -30,6 +35,27 @@ function deviceCount(value: string): number {
   return Number(value);
 }
 
+/** A commander parser from one of our validators (their messages name the fix). */
+function validated<T>(parse: (text: string) => T): (text: string) => T {
+  return (text) => {
+    try {
+      return parse(text);
+    } catch (e) {
+      throw new InvalidArgumentError((e as Error).message);
+    }
+  };
+}
+
+function checkPatterns(patterns: string[]): void {
+  for (const p of patterns) {
+    try {
+      new RegExp(p);
+    } catch (e) {
+      throw new UsageError(`pattern ${JSON.stringify(p)} is not a valid regular expression: ${(e as Error).message}`);
+    }
+  }
+}
+
 export function buildProgram(setExitCode: (code: number) => void): Command {
   const program = new Command('cann-harness')
     .description('Multi-process, multi-device IPC event scenarios for Ascend CANN (real runtime or CPU stub)')
@@ -47,15 +73,27 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option('--echo', "echo every role's output live")
     .option('--junit <file>', 'where to write JUnit XML', 'reports/junit.xml')
     .option('-i, --run-in-band', 'run spec files one at a time in this process')
+    .option('-t, --test-name-pattern <regex>', 'only scenarios whose name matches this regular expression')
+    .option('--repeat-each <n>', 'run every scenario n times (soak); each repetition is its own test', validated((t) => parseRepeatEach(t)))
+    .option('--jitter [max_us]', 'seeded stub jitter: delay each stream task by up to max_us (default 200) microseconds, a fresh seed per repetition', validated((t) => parseJitterUs(t)))
     .action(async (patterns: string[], opts) => {
-      for (const p of patterns) {
-        try {
-          new RegExp(p);
-        } catch (e) {
-          throw new UsageError(`pattern ${JSON.stringify(p)} is not a valid regular expression: ${(e as Error).message}`);
-        }
-      }
+      checkPatterns(patterns);
+      if (opts.jitter === true) opts.jitter = DEFAULT_JITTER_US;
       setExitCode(await runCommand(patterns, { ...opts, mode: chosenMode(opts.mode) }));
+    });
+
+  program
+    .command('audit')
+    .description('run each scenario once per stub mutant and print which mutants it kills; a scenario that survives wait-noop does not test its waits')
+    .argument('[patterns...]', 'only spec files whose path matches one of these regular expressions')
+    .option('--specs <dir>', 'folder of *.spec.ts files to audit', BUNDLED_SPECS)
+    .option('--mutants <list>', 'comma-separated mutants to apply (default: all)', validated((t) => parseMutantList(t, '--mutants')))
+    .option('-t, --test-name-pattern <regex>', 'only scenarios whose name matches this regular expression')
+    .option('--strict', 'exit 1 when a scenario survives wait-noop without declaring it (audit: { expectSurvive, reason })')
+    .option('--json', 'print the table as JSON on stdout (progress goes to stderr)')
+    .action(async (patterns: string[], opts) => {
+      checkPatterns(patterns);
+      setExitCode(await auditCommand(patterns, opts));
     });
 
   program

@@ -5,9 +5,13 @@
 import { existsSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import chalk from 'chalk';
+import type { AggregatedResult } from '@jest/test-result';
+import { stubTamperingNotice } from '../audit/mutants';
 import type { AclMode, PrecheckResult } from '../orchestrator';
 import { installSessionGuard, uninstallSessionGuard } from '../orchestrator/session-guard';
 import { NO_RUNTIME_HINT, PROBE_ENV, REQUIRE_DEVICES_ENV, probeDevices } from '../jest/probe';
+import { JITTER_US_ENV, REPEAT_EACH_ENV } from '../jest/repeat';
+import { formatRepetitionReport, repetitionReport } from './repetitions';
 
 export const PACKAGE_ROOT = path.resolve(__dirname, '..', '..');
 export const BUNDLED_SPECS = path.join(PACKAGE_ROOT, 'specs');
@@ -20,6 +24,12 @@ export interface RunCommandOptions {
   echo?: boolean;
   junit: string;
   runInBand?: boolean;
+  /** Run every scenario this many times (Jest titles say which repetition). */
+  repeatEach?: number;
+  /** Seeded stub jitter of at most this many microseconds, a fresh seed per repetition. */
+  jitter?: number;
+  /** Only scenarios whose name matches this regular expression (Jest's -t). */
+  testNamePattern?: string;
 }
 
 export function describeProbe(p: PrecheckResult): string {
@@ -32,29 +42,34 @@ export function describeProbe(p: PrecheckResult): string {
   ].join(chalk.dim(' · '));
 }
 
-export async function runCommand(patterns: string[], opts: RunCommandOptions): Promise<number> {
+/** Probes the devices, prints the run header and hands the probe to Jest's workers; null when nothing can run. */
+export async function prepareRun(
+  opts: Pick<RunCommandOptions, 'mode' | 'specs'>,
+  say: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+): Promise<{ specs: string; probe: PrecheckResult } | null> {
   const specs = path.resolve(opts.specs);
   if (!existsSync(specs) || !statSync(specs).isDirectory()) {
     throw new UsageError(`--specs ${opts.specs}: no such directory (give the folder that holds your *.spec.ts files)`);
   }
-  process.stdout.write(`${chalk.bold('cann-harness')} ${chalk.dim('probing devices...')}\n`);
+  say(`${chalk.bold('cann-harness')} ${chalk.dim('probing devices...')}`);
   const probe = await probeDevices(opts.mode);
-  process.stdout.write(`${chalk.bold('cann-harness')} ${describeProbe(probe)}\n`);
+  say(`${chalk.bold('cann-harness')} ${describeProbe(probe)}`);
   if (!probe.ok) {
     // Nothing could run: say so and fail, rather than report every scenario as skipped.
     process.stderr.write(`${chalk.red(NO_RUNTIME_HINT)}\n`);
-    return 1;
+    return null;
   }
-
+  const notice = stubTamperingNotice();
+  if (notice) say(`${chalk.bold('cann-harness')} ${chalk.bgYellow.black(' NOTE ')} ${notice}`);
+  if (probe.mode === 'real') say(`${chalk.bold('cann-harness')} ${chalk.dim('happens-before check skipped: real mode (only the stub writes traces)')}`);
   // Test workers inherit these: the probe is not repeated, the mode and options are shared.
   process.env[PROBE_ENV] = JSON.stringify(probe);
   process.env.CANN_HARNESS_MODE = probe.mode;
-  if (opts.requireDevices !== undefined) process.env[REQUIRE_DEVICES_ENV] = String(opts.requireDevices);
-  if (opts.keep) process.env.CANN_HARNESS_KEEP = '1';
-  if (opts.echo) process.env.CANN_HARNESS_ECHO = '1';
+  return { specs, probe };
+}
 
-  const junit = path.resolve(opts.junit);
-  const config = {
+export function jestConfig(specs: string, reporters: unknown[]): Record<string, unknown> {
+  return {
     rootDir: PACKAGE_ROOT,
     roots: [specs],
     testMatch: ['**/*.spec.ts'],
@@ -64,37 +79,70 @@ export async function runCommand(patterns: string[], opts: RunCommandOptions): P
     globalTeardown: path.join(PACKAGE_ROOT, 'src', 'jest', 'global-teardown.ts'),
     setupFilesAfterEnv: [path.join(PACKAGE_ROOT, 'src', 'jest', 'setup.ts')],
     testTimeout: 60_000,
-    reporters: [
-      [path.join(PACKAGE_ROOT, 'src', 'report', 'summary-reporter.ts'), { junitFile: path.relative(process.cwd(), junit) }],
-      ['jest-junit', { outputDirectory: path.dirname(junit), outputName: path.basename(junit), suiteNameTemplate: '{filepath}', classNameTemplate: '{filepath}', titleTemplate: '{title}' }],
-    ],
+    reporters,
   };
+}
+
+export async function runJest(
+  patterns: string[],
+  config: Record<string, unknown>,
+  opts: { runInBand?: boolean; testNamePattern?: string; silent?: boolean },
+): Promise<AggregatedResult> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { runCLI } = require('jest') as typeof import('jest');
   // Ctrl-C, SIGTERM, SIGHUP: stop every device process of this run, remove its scenario
   // directories and shared memory, then die by the signal (Jest's global setup shares this guard).
   installSessionGuard();
-  let results: Awaited<ReturnType<typeof runCLI>>['results'];
   try {
-    ({ results } = await runCLI(
+    const { results } = await runCLI(
       {
         _: [], // patterns go in testPathPatterns only (Jest joins both lists: they would show twice)
         $0: 'cann-harness',
         config: JSON.stringify(config),
         testPathPatterns: patterns,
         runInBand: opts.runInBand,
+        testNamePattern: opts.testNamePattern,
+        silent: opts.silent,
         passWithNoTests: false,
       } as Parameters<typeof runCLI>[0],
       [PACKAGE_ROOT],
-    ));
+    );
+    return results;
   } finally {
     uninstallSessionGuard();
   }
+}
+
+export function noSpecsMatched(patterns: string[], specs: string): string {
+  return `no spec files matched ${patterns.length ? patterns.map((p) => JSON.stringify(p)).join(', ') : '*.spec.ts'} under ${specs}`;
+}
+
+export async function runCommand(patterns: string[], opts: RunCommandOptions): Promise<number> {
+  const prepared = await prepareRun(opts);
+  if (!prepared) return 1;
+  const { specs } = prepared;
+  if (opts.requireDevices !== undefined) process.env[REQUIRE_DEVICES_ENV] = String(opts.requireDevices);
+  if (opts.keep) process.env.CANN_HARNESS_KEEP = '1';
+  if (opts.echo) process.env.CANN_HARNESS_ECHO = '1';
+  if (opts.repeatEach !== undefined) process.env[REPEAT_EACH_ENV] = String(opts.repeatEach);
+  if (opts.jitter !== undefined) process.env[JITTER_US_ENV] = String(opts.jitter);
+
+  if ((opts.repeatEach ?? 1) > 1 || opts.jitter !== undefined) {
+    const jitter = opts.jitter !== undefined ? `, seeded stub jitter of up to ${opts.jitter} us with a fresh seed each time` : '';
+    process.stdout.write(`${chalk.bold('cann-harness')} each scenario runs ${opts.repeatEach ?? 1} time(s)${jitter}\n`);
+  }
+  const junit = path.resolve(opts.junit);
+  const config = jestConfig(specs, [
+    [path.join(PACKAGE_ROOT, 'src', 'report', 'summary-reporter.ts'), { junitFile: path.relative(process.cwd(), junit) }],
+    ['jest-junit', { outputDirectory: path.dirname(junit), outputName: path.basename(junit), suiteNameTemplate: '{filepath}', classNameTemplate: '{filepath}', titleTemplate: '{title}' }],
+  ]);
+  const results = await runJest(patterns, config, opts);
   if (results.numTotalTestSuites === 0) {
-    process.stderr.write(
-      chalk.red(`no spec files matched ${patterns.length ? patterns.map((p) => JSON.stringify(p)).join(', ') : '*.spec.ts'} under ${specs}\n`),
-    );
+    process.stderr.write(chalk.red(`${noSpecsMatched(patterns, specs)}\n`));
     return 1;
+  }
+  if ((opts.repeatEach ?? 1) > 1 || opts.jitter !== undefined) {
+    process.stdout.write(`${formatRepetitionReport(repetitionReport(results), opts.jitter)}\n`);
   }
   return results.success ? 0 : 1;
 }

@@ -8,6 +8,7 @@
  * skipping every scenario would let `npm test` pass having run none of them.
  */
 import { installSessionGuard } from '../orchestrator/session-guard';
+import { stubTamperingNotice } from '../audit/mutants';
 import { PROBE_ENV, parseProbe, probeDevices, requiredDevices, unusableRuntimeMessage } from './probe';
 
 export default async function globalSetup(): Promise<void> {
@@ -19,4 +20,8 @@ export default async function globalSetup(): Promise<void> {
   const probe = existing ? parseProbe(existing) : await probeDevices();
   if (!existing) process.env[PROBE_ENV] = JSON.stringify(probe);
   if (!probe.ok) throw new Error(unusableRuntimeMessage(probe));
+  const notice = stubTamperingNotice();
+  if (existing) return; // the CLI probed, and printed these lines itself
+  if (notice) process.stderr.write(`\n[cann-harness] NOTE: ${notice}\n`);
+  if (probe.mode === 'real') process.stderr.write('\n[cann-harness] happens-before check skipped: real mode (only the stub writes traces)\n');
 }

@@ -3,12 +3,14 @@
  * machine has too few devices, otherwise run through the orchestrator, failing with a readable
  * report when a role fails, then checked by the scenario's verify().
  */
+import { appendFileSync } from 'node:fs';
 import { failureFrame, formatScenarioFailure } from '../report/failure';
 import { duplicateScenario } from '../scenario/scenario';
 import { runScenario } from '../scenario/run';
 import type { ScenarioFocus } from '../scenario/scenario';
 import type { ScenarioPlan } from '../scenario/types';
 import { currentProbe, deviceGate, requestedMode } from './probe';
+import { AUDIT_LOG_ENV, freshJitterSeed, repetitionsFromEnv, replayCommand } from './repeat';
 
 /** Margin over the scenario's own timeout: the orchestrator's grace period plus reporting. */
 const JEST_TIMEOUT_MARGIN_MS = 15_000;
@@ -51,19 +53,33 @@ export function registerScenarioTest(plan: ScenarioPlan<any>, focus: ScenarioFoc
     });
     return;
   }
-  jestTest(
-    plan.name,
-    async () => {
-      const result = await runScenario(plan, {
-        specFile,
-        mode: probe.ok ? probe.mode : requestedMode(),
-        echo: process.env.CANN_HARNESS_ECHO === '1',
-      });
-      if (!result.ok) throw new ScenarioFailure(formatScenarioFailure(plan.name, result), failureFrame(result) ?? declaredAt);
-      await plan.verify?.(result);
-    },
-    plan.timeoutMs + JEST_TIMEOUT_MARGIN_MS,
-  );
+  const auditLog = process.env[AUDIT_LOG_ENV];
+  if (auditLog) appendFileSync(auditLog, `${JSON.stringify({ specFile, scenario: plan.name, audit: plan.audit ?? null })}\n`);
+  for (const rep of repetitionsFromEnv()) {
+    const seed = rep.jitterMaxUs ? freshJitterSeed() : null;
+    const jitter = seed !== null ? `${seed}:${rep.jitterMaxUs}` : null;
+    const labels = [rep.total > 1 ? `repeat ${rep.index}/${rep.total}` : null, jitter ? `jitter seed ${seed}` : null].filter(Boolean);
+    jestTest(
+      labels.length ? `${plan.name} [${labels.join(', ')}]` : plan.name,
+      async () => {
+        const result = await runScenario(plan, {
+          specFile,
+          mode: probe.ok ? probe.mode : requestedMode(),
+          echo: process.env.CANN_HARNESS_ECHO === '1',
+          env: jitter ? { ACL_STUB_JITTER: jitter } : undefined,
+        });
+        const replay = jitter ? `\n\njitter seed ${seed} (ACL_STUB_JITTER=${jitter}); replay with:\n  ${replayCommand(specFile, plan.name, jitter)}` : '';
+        if (!result.ok) throw new ScenarioFailure(formatScenarioFailure(plan.name, result) + replay, failureFrame(result) ?? declaredAt);
+        try {
+          await plan.verify?.(result);
+        } catch (e) {
+          if (replay && e instanceof Error) e.message += replay;
+          throw e;
+        }
+      },
+      plan.timeoutMs + JEST_TIMEOUT_MARGIN_MS,
+    );
+  }
 }
 
 function currentTestPath(): string {

@@ -5,6 +5,7 @@
  */
 import { reclaimStubLeftovers } from '../acl';
 import { assignBlame } from './blame';
+import { checkHappensBefore, formatHappensBefore } from '../trace/happens-before';
 import { RoleProcess } from './role-process';
 import { registerLive, unregisterLive, type Teardown } from './live-runs';
 import { createScenarioDir, keepRequested, readCancelledTasks, readTraces, removeScenarioDir, writePostMortem } from './scenario-dir';
@@ -90,15 +91,20 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   const first = assignBlame(results, stoppedByFailFast);
   // A role killed by a signal could not detach from its IPC events' shared memory.
   if (results.some((r) => r.signal !== null)) reclaimStubLeftovers({ mode });
-  const ok = !timedOut && results.every((r) => r.status === 'passed');
-  const kept = !ok || keepRequested(opts.keepDir);
+  const traces = opts.collectTraces || opts.checkHappensBefore
+    ? readTraces(dir, roleByPid)
+    : undefined;
+  const happensBefore = opts.checkHappensBefore ? checkHappensBefore(traces!) : undefined;
+  const ok = !timedOut && results.every((r) => r.status === 'passed') && happensBefore?.ok !== false;
+  // CANN_HARNESS_KEEP=0: not even failed runs (the audit fails scenarios on purpose).
+  const kept = (!ok && process.env.CANN_HARNESS_KEEP !== '0') || keepRequested(opts.keepDir);
   const durationMs = Date.now() - startedAt;
-  const summary = summarize(label, ok, durationMs, results, dir, kept, timedOut, first);
+  let summary = summarize(label, ok, durationMs, results, dir, kept, timedOut, first);
+  if (happensBefore && !happensBefore.ok) summary += `\n${formatHappensBefore(happensBefore)}`;
   const result: RunResult = { ok, dir, kept, timedOut, durationMs, roles: results, summary };
   if (first) result.firstFailure = first;
-  if (opts.collectTraces) {
-    result.traces = readTraces(dir, roleByPid);
-  }
+  if (opts.collectTraces) result.traces = traces;
+  if (happensBefore) result.happensBefore = happensBefore;
   if (kept) {
     writePostMortem(dir, results, result);
     process.stderr.write(`[cann-harness] ${label}: scenario directory kept at ${dir}\n`);

@@ -4,6 +4,7 @@
  */
 import type { Acl } from '../acl';
 import type { Rendezvous, WaitingFor } from '../rendezvous';
+import type { HappensBeforeReport } from '../trace/happens-before';
 
 /** Same union as src/acl's AclMode; repeated here so the parent never has to load src/acl. */
 export type AclMode = 'auto' | 'stub' | 'real';
@@ -47,6 +48,11 @@ export interface RunOptions {
   onEvent?: (e: RunEvent) => void;
   /** Read the stub's per-process trace files (<dir>/trace/trace-<pid>.jsonl) into RunResult.traces. */
   collectTraces?: boolean;
+  /**
+   * Check the stub's traces for happens-before violations (src/trace/happens-before.ts) once every
+   * role has ended; a violation fails the run. Runs without traces (real CANN) are reported skipped.
+   */
+  checkHappensBefore?: boolean;
 }
 
 export interface TraceFile {
@@ -149,6 +155,8 @@ export interface RunResult {
   firstFailure?: FirstFailure;
   /** Only with RunOptions.collectTraces. */
   traces?: TraceFile[];
+  /** Only with RunOptions.checkHappensBefore. */
+  happensBefore?: HappensBeforeReport;
 }
 
 export interface PrecheckOptions {

@@ -7,6 +7,7 @@
  */
 import type { CancelledTask, RoleResult, RunResult } from '../orchestrator';
 import { MAX_CAPTURE_CHARS } from '../orchestrator/output-capture';
+import { formatHappensBefore } from '../trace/happens-before';
 
 const MAX_CAPTURE_MIB = MAX_CAPTURE_CHARS / (1024 * 1024);
 
@@ -14,7 +15,7 @@ export const LOG_TAIL_LINES = 12;
 
 type AnyRole = Pick<RoleResult, 'name' | 'device' | 'pid' | 'status' | 'exitCode' | 'signal' | 'durationMs' | 'error' | 'stdout' | 'stderr' | 'waitingFor'> &
   Partial<Pick<RoleResult, 'failedAtNs' | 'errorWhileStopping' | 'consequenceOf' | 'outputLoss' | 'cancelledTasks'>>;
-type AnyRun = Pick<RunResult, 'ok' | 'dir' | 'kept' | 'timedOut' | 'durationMs'> & Partial<Pick<RunResult, 'firstFailure'>> & { roles: AnyRole[] };
+type AnyRun = Pick<RunResult, 'ok' | 'dir' | 'kept' | 'timedOut' | 'durationMs' | 'happensBefore'> & Partial<Pick<RunResult, 'firstFailure'>> & { roles: AnyRole[] };
 
 /**
  * Roles that failed, crashed or timed out (not those stopped because of them): the first failure
@@ -61,6 +62,7 @@ export function formatScenarioFailure(name: string, run: AnyRun): string {
     if (r.waitingFor && !r.error?.message.includes(r.waitingFor.what)) lines.push(`  was waiting for: ${describeWait(r.waitingFor)}`);
     lines.push(...logTail(r));
   }
+  if (run.happensBefore && !run.happensBefore.ok) lines.push('', formatHappensBefore(run.happensBefore));
   const others = run.roles.filter((r) => !guilty.includes(r));
   if (others.length > 0) {
     lines.push('');

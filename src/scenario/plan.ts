@@ -3,12 +3,13 @@
  * Each problem names what is wrong and how to fix it, because the author sees it at collection
  * time, before any process runs.
  */
+import { MUTANTS, isMutantName } from '../audit/mutants';
 import { REPLICATED } from './types';
 import type { Params, PlannedRole, ReplicatedRole, RoleDeclaration, ScenarioDeclaration, ScenarioPlan } from './types';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const MAX_TIMEOUT_MS = 600_000;
-const SCENARIO_KEYS = ['devices', 'timeoutMs', 'params', 'roles', 'verify'] as const;
+const SCENARIO_KEYS = ['devices', 'timeoutMs', 'params', 'roles', 'verify', 'audit'] as const;
 const ROLE_KEYS = ['device', 'run', 'threads', 'thread', 'env'] as const;
 /** Role names become file names in the scenario directory. */
 const ROLE_NAME = /^[A-Za-z][A-Za-z0-9_.-]*$/;
@@ -67,6 +68,7 @@ export function planScenario<P = Params>(name: unknown, decl: ScenarioDeclaratio
     problems.push(`params must be an object (got ${describe(decl.params)}): params: { rounds: 10 }`);
   }
 
+  checkAudit(decl.audit, problems);
   const roles = expandRoles(decl.roles, problems);
 
   let devices = decl.devices;
@@ -87,7 +89,30 @@ export function planScenario<P = Params>(name: unknown, decl: ScenarioDeclaratio
   }
 
   if (problems.length > 0) throw new ScenarioDeclarationError(label, problems);
-  return { name: label, devices, timeoutMs, params: (decl.params ?? {}) as P, roles, verify: decl.verify };
+  const plan: ScenarioPlan<P> = { name: label, devices, timeoutMs, params: (decl.params ?? {}) as P, roles, verify: decl.verify };
+  if (decl.audit) plan.audit = { expectSurvive: [...decl.audit.expectSurvive], reason: decl.audit.reason };
+  return plan;
+}
+
+function checkAudit(audit: unknown, problems: string[]): void {
+  if (audit === undefined) return;
+  const example = `audit: { expectSurvive: ['wait-noop'], reason: 'faithful copy of a CANN sample: its wait is a no-op' }`;
+  if (typeof audit !== 'object' || audit === null || Array.isArray(audit)) {
+    problems.push(`audit must be an object (got ${describe(audit)}): ${example}`);
+    return;
+  }
+  unknownKeys(audit, ['expectSurvive', 'reason'], 'audit', problems);
+  const { expectSurvive, reason } = audit as { expectSurvive?: unknown; reason?: unknown };
+  if (!Array.isArray(expectSurvive) || expectSurvive.length === 0) {
+    problems.push(`audit.expectSurvive must list at least one mutant (got ${describe(expectSurvive)}): ${example}`);
+  } else {
+    for (const m of expectSurvive.filter((x) => !isMutantName(x))) {
+      problems.push(`audit.expectSurvive: ${describe(m)} is not a mutant; use ${MUTANTS.join(', ')}`);
+    }
+  }
+  if (typeof reason !== 'string' || reason.trim() === '') {
+    problems.push(`audit.reason must say why the scenario survives those mutants on purpose (got ${describe(reason)}): ${example}`);
+  }
 }
 
 function expandRoles<P>(roles: ScenarioDeclaration<P>['roles'], problems: string[]): PlannedRole<P>[] {

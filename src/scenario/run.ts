@@ -16,6 +16,8 @@ export interface RunScenarioOptions {
   keepDir?: boolean;
   echo?: boolean;
   onEvent?: (e: RunEvent) => void;
+  /** Extra environment for every role (a role's own env wins), e.g. ACL_STUB_JITTER. */
+  env?: Record<string, string>;
 }
 
 export async function runScenario(plan: ScenarioPlan<any>, opts: RunScenarioOptions): Promise<ScenarioResult> {
@@ -28,11 +30,12 @@ export async function runScenario(plan: ScenarioPlan<any>, opts: RunScenarioOpti
     keepDir: opts.keepDir,
     echo: opts.echo,
     onEvent: opts.onEvent,
+    checkHappensBefore: happensBeforeWanted(opts.mode),
     roles: plan.roles.map((role) => ({
       name: role.name,
       device: role.device,
       index: role.index,
-      env: role.env,
+      env: opts.env || role.env ? { ...opts.env, ...role.env } : undefined,
       entry: {
         module: ROLE_ENTRY_MODULE,
         export: 'runScenarioRole' satisfies keyof typeof import('./role-entry'),
@@ -41,6 +44,11 @@ export async function runScenario(plan: ScenarioPlan<any>, opts: RunScenarioOpti
     })),
   });
   return toScenarioResult(plan, run);
+}
+
+/** On by default except in real mode (no stub traces); CANN_HARNESS_HB_CHECK=0 turns it off. */
+export function happensBeforeWanted(mode: AclMode | undefined, env: NodeJS.ProcessEnv = process.env): boolean {
+  return mode !== 'real' && env.CANN_HARNESS_HB_CHECK !== '0';
 }
 
 export function toScenarioResult(plan: Pick<ScenarioPlan<any>, 'name' | 'roles'>, run: RunResult): ScenarioResult {

@@ -3,6 +3,7 @@
  * Only types here: this file is imported by device processes, worker threads and Jest alike.
  */
 import type { Acl, DeviceBuffer, Event, IpcEventHandle, Latch, Notify, Stream } from '../acl';
+import type { MutantName } from '../audit/mutants';
 import type { RoleContext, RoleResult, RunResult } from '../orchestrator';
 
 /** Free-form scenario parameters; re-evaluated in every process, so keep them deterministic. */
@@ -136,6 +137,18 @@ export interface ScenarioDeclaration<P = Params> {
   roles: Record<string, RoleDeclaration<P> | ReplicatedRole<P>>;
   /** Checks on the result, in Jest (use expect). Runs only when every role succeeded. */
   verify?: (result: ScenarioResult) => void | Promise<void>;
+  /** For `cann-harness audit`: mutants this scenario survives on purpose, and why. */
+  audit?: AuditDeclaration;
+}
+
+/**
+ * `audit: { expectSurvive: ['wait-noop'], reason: 'faithful copy of CANN sample 0_ipcevent: its wait is a no-op' }`:
+ * the audit then reports those survivals as expected instead of as a scenario that does not test
+ * its waits.
+ */
+export interface AuditDeclaration {
+  expectSurvive: MutantName[];
+  reason: string;
 }
 
 /** A mark from a role's main thread (thread undefined) or one of its worker threads. */
@@ -177,6 +190,7 @@ export interface ScenarioPlan<P = Params> {
   params: P;
   roles: PlannedRole<P>[];
   verify?: (result: ScenarioResult) => void | Promise<void>;
+  audit?: AuditDeclaration;
 }
 
 /** JSON args the orchestrator passes to src/scenario/role-entry.ts. */

@@ -4,33 +4,14 @@
  * https://ui.perfetto.dev and chrome://tracing open as a timeline: one process per role, one track
  * per stream, each executed task a bar (submit -> start -> end), each mark an instant.
  */
+import { parseTraceLines, type StubTraceLine, type TraceSource } from './stub-trace';
 
-export interface TraceSource {
-  pid: number;
-  role: string | null;
-  /** The stub's trace file content: one JSON object per line. */
-  jsonl: string;
-}
+export type { TraceSource } from './stub-trace';
 
 export interface MarkSource {
   role: string;
   pid: number | null;
   marks: { name: string; tNs: string }[];
-}
-
-/** One line of the stub's trace (see native-stub/README-stub.md, "Trace format"). */
-interface StubTraceLine {
-  t: number;
-  pid: number;
-  tid: number;
-  op: 'submit' | 'start' | 'end' | 'cancel';
-  kind: string;
-  device: number;
-  stream: number;
-  event: number;
-  slot: number | null;
-  ipc: string | null;
-  note?: string;
 }
 
 interface ChromeEvent {
@@ -47,19 +28,6 @@ interface ChromeEvent {
 
 const MARKS_TRACK = 0; // stream ids start at 1
 
-function parseLines(source: TraceSource): StubTraceLine[] {
-  const lines: StubTraceLine[] = [];
-  for (const raw of source.jsonl.split('\n')) {
-    if (raw.trim() === '') continue;
-    try {
-      lines.push(JSON.parse(raw) as StubTraceLine);
-    } catch {
-      // A process killed mid-run leaves only complete lines; anything else is not ours to guess at.
-    }
-  }
-  return lines;
-}
-
 function taskName(l: StubTraceLine): string {
   // Memory and notify tasks (memcpy, memset, notify_record, notify_wait) carry no event id.
   const what = l.kind === 'host_func' ? 'host func' : l.event ? `${l.kind} ev${l.event}` : l.kind.replace('_', ' ');
@@ -67,7 +35,7 @@ function taskName(l: StubTraceLine): string {
 }
 
 export function toChromeTrace(traces: TraceSource[], marks: MarkSource[] = []): { traceEvents: ChromeEvent[] } {
-  const parsed = traces.map((t) => ({ source: t, lines: parseLines(t) }));
+  const parsed = traces.map((t) => ({ source: t, lines: parseTraceLines(t.jsonl) }));
   const allNs = [
     ...parsed.flatMap((p) => p.lines.map((l) => l.t)),
     ...marks.flatMap((m) => m.marks.map((k) => Number(BigInt(k.tNs)))),
@@ -109,8 +77,8 @@ export function toChromeTrace(traces: TraceSource[], marks: MarkSource[] = []): 
           name: taskName(l), ph: 'X', pid: source.pid, tid: l.stream, ts: us(started.start.t),
           dur: (l.t - started.start.t) / 1000, cat: l.kind, args: { ...args, queuedUs },
         });
-      } else if (l.op === 'cancel') {
-        events.push({ name: `${taskName(l)} cancelled`, ph: 'i', s: 't', pid: source.pid, tid: l.stream, ts: us(l.t), cat: 'cancel', args });
+      } else if (l.op === 'cancel' || l.op === 'sync') {
+        events.push({ name: l.op === 'sync' ? `synchronize ${l.kind} (rc ${l.rc})` : `${taskName(l)} cancelled`, ph: 'i', s: 't', pid: source.pid, tid: l.stream, ts: us(l.t), cat: l.op, args });
       }
     }
     // Started but never ended (the process was killed inside the task): show it up to its last line.

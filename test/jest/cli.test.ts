@@ -105,3 +105,43 @@ test('run: a pattern that matches nothing is an error, not a silent pass', async
   expect(r.code).toBe(1);
   expect(`${r.stdout}${r.stderr}`).toMatch(/no-such-spec-anywhere/);
 });
+
+test('run: --repeat-each 0 and a bad --jitter are usage errors naming the fix', async () => {
+  const zero = await cli(['run', '--repeat-each', '0']);
+  expect(zero.code).toBe(2);
+  expect(zero.stderr).toContain('give how many times to run each scenario, a whole number from 1 (e.g. --repeat-each 20)');
+  const jitter = await cli(['run', '--jitter', 'fast']);
+  expect(jitter.code).toBe(2);
+  expect(jitter.stderr).toContain('--jitter "fast" is invalid');
+});
+
+test('run: --repeat-each labels each repetition, --jitter gives each its own seed', async () => {
+  const r = await cli(['run', '--specs', path.join(__dirname, 'fixtures', 'cli'), '--junit', path.join(os.tmpdir(), `cann-cli-${process.pid}.xml`), '--repeat-each', '2', '--jitter', '50']);
+  rmSync(path.join(os.tmpdir(), `cann-cli-${process.pid}.xml`), { force: true });
+  expect(r.stdout).toMatch(/✓ .*cli quick scenario \[repeat 1\/2, jitter seed \d+\]/);
+  expect(r.stdout).toMatch(/✓ .*cli quick scenario \[repeat 2\/2, jitter seed \d+\]/);
+  expect(r.stdout).toContain('repetitions: 1 scenarios, 2 runs under seeded jitter of up to 50 us');
+  expect(r.code).toBe(0);
+});
+
+test('audit: scenario x mutant table as JSON; an undeclared wait-noop survivor fails --strict', async () => {
+  const r = await cli(['audit', '--specs', path.join(__dirname, 'fixtures', 'audit'), '--mutants', 'wait-noop', '--strict', '--json']);
+  const report = JSON.parse(r.stdout);
+  const rows = Object.fromEntries(report.scenarios.map((s: { scenario: string }) => [s.scenario, s]));
+  expect(report.mutants).toEqual(['wait-noop']);
+  expect(rows['audit: the wait blocks']).toMatchObject({ baseline: 'passed', mutants: { 'wait-noop': { verdict: 'killed', byHappensBefore: true } }, testsItsWaits: true, problems: [] });
+  expect(rows['audit: a no-op wait, declared']).toMatchObject({ mutants: { 'wait-noop': { verdict: 'survived', expected: true } }, problems: [] });
+  expect(rows['audit: a no-op wait, undeclared']).toMatchObject({ mutants: { 'wait-noop': { verdict: 'survived', expected: false } }, testsItsWaits: false });
+  expect(rows['audit: a no-op wait, undeclared'].problems[0]).toContain('does not test its waits');
+  expect(r.stderr).toMatch(/audit mutant wait-noop +1 of 3 killed/);
+  expect(r.code).toBe(1);
+}, 120_000);
+
+test('audit: refuses to run with a mutant already in the environment, or an unknown --mutants name', async () => {
+  const env = await cli(['audit'], { ACL_STUB_MUTANT: 'wait-noop' });
+  expect(env.code).toBe(2);
+  expect(env.stderr).toContain('ACL_STUB_MUTANT is set (wait-noop): unset it, the audit chooses the mutants itself (--mutants)');
+  const bad = await cli(['audit', '--mutants', 'wait-noop,slow']);
+  expect(bad.code).toBe(2);
+  expect(bad.stderr).toContain('--mutants: unknown mutant "slow"; use a comma-separated list of wait-noop, record-instant, wait-latest, sync-noop');
+});

@@ -129,3 +129,28 @@ describe('planScenario: each bad declaration is rejected with the problem and th
     );
   });
 });
+
+describe('audit declarations', () => {
+  const roles = { a: { device: 0, run: () => 1 } };
+  test('a valid declaration is kept in the plan', () => {
+    const plan = planScenario('s', { roles, audit: { expectSurvive: ['wait-noop'], reason: 'a faithful sample copy' } });
+    expect(plan.audit).toEqual({ expectSurvive: ['wait-noop'], reason: 'a faithful sample copy' });
+  });
+  test('unknown mutants, an empty list and a missing reason are rejected with the fix', () => {
+    const problems = (audit: unknown) => {
+      try {
+        planScenario('s', { roles, audit } as never);
+      } catch (e) {
+        return (e as { problems: string[] }).problems;
+      }
+      return [];
+    };
+    expect(problems({ expectSurvive: ['wait-nop'], reason: 'r' })).toEqual([
+      'audit.expectSurvive: "wait-nop" is not a mutant; use wait-noop, record-instant, wait-latest, sync-noop',
+    ]);
+    expect(problems({ expectSurvive: [], reason: 'r' })).toEqual([expect.stringMatching(/^audit.expectSurvive must list at least one mutant/)]);
+    expect(problems({ expectSurvive: ['wait-noop'] })).toEqual([expect.stringMatching(/^audit.reason must say why/)]);
+    expect(problems({ expectSurvive: ['wait-noop'], reason: 'r', because: 1 })).toEqual([expect.stringMatching(/^audit: unknown key "because"/)]);
+    expect(problems('wait-noop')).toEqual([expect.stringMatching(/^audit must be an object/)]);
+  });
+});

@@ -1,0 +1,94 @@
+/**
+ * `cann-harness audit [patterns...]`: the suite once without a mutant, then once per stub mutant
+ * (ACL_STUB_MUTANT), then the table of scenario x mutant -> killed or survived (src/audit/report.ts).
+ * Always stub mode: mutants exist only in the stub.
+ */
+import { readFileSync, rmSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import chalk from 'chalk';
+import type { AggregatedResult } from '@jest/test-result';
+import { MUTANTS, MUTANT_ENV, JITTER_ENV, type MutantName } from '../audit/mutants';
+import { auditFails, buildAuditRows, formatAuditTable, type AuditInput, type TestOutcome } from '../audit/report';
+import { AUDIT_LOG_ENV, JITTER_US_ENV, REPEAT_EACH_ENV } from '../jest/repeat';
+import { UsageError, jestConfig, noSpecsMatched, prepareRun, runJest } from './run';
+
+export interface AuditCommandOptions {
+  specs: string;
+  mutants?: MutantName[];
+  testNamePattern?: string;
+  strict?: boolean;
+  json?: boolean;
+}
+
+export async function auditCommand(patterns: string[], opts: AuditCommandOptions): Promise<number> {
+  for (const name of [MUTANT_ENV, JITTER_ENV, REPEAT_EACH_ENV, JITTER_US_ENV]) {
+    if (process.env[name]) throw new UsageError(`${name} is set (${process.env[name]}): unset it, the audit chooses the mutants itself (--mutants)`);
+  }
+  const progress = (text: string) => (opts.json ? process.stderr : process.stdout).write(`${text}\n`);
+  const prepared = await prepareRun({ mode: 'stub', specs: opts.specs }, progress);
+  if (!prepared) return 1;
+  const mutants = opts.mutants ?? [...MUTANTS];
+  const log = path.join(os.tmpdir(), `cann-harness-audit-${process.pid}.jsonl`);
+  process.env[AUDIT_LOG_ENV] = log;
+  process.env.CANN_HARNESS_KEEP = '0'; // scenarios killed on purpose leave no directories
+  const started = Date.now();
+  try {
+    const config = jestConfig(prepared.specs, []);
+    const run = async (mutant: MutantName | null): Promise<TestOutcome[] | null> => {
+      if (mutant) process.env[MUTANT_ENV] = mutant;
+      else delete process.env[MUTANT_ENV];
+      const t0 = Date.now();
+      const results = await runJest(patterns, config, { testNamePattern: opts.testNamePattern, silent: true });
+      delete process.env[MUTANT_ENV];
+      if (results.numTotalTestSuites === 0) return null;
+      const outcomes = toOutcomes(results);
+      const failed = outcomes.filter((o) => o.outcome === 'failed').length;
+      const ran = outcomes.filter((o) => o.outcome !== 'skipped').length;
+      const what = mutant ? `mutant ${mutant}` : 'no mutant';
+      progress(`${chalk.bold('audit')} ${what.padEnd(22)} ${mutant ? `${failed} of ${ran} killed` : `${ran - failed} of ${ran} passed`} ${chalk.dim(`(${((Date.now() - t0) / 1000).toFixed(1)} s)`)}`);
+      return outcomes;
+    };
+    const baseline = await run(null);
+    if (!baseline) {
+      process.stderr.write(chalk.red(`${noSpecsMatched(patterns, prepared.specs)}\n`));
+      return 1;
+    }
+    const input: AuditInput = { mutants, baseline, perMutant: {}, declarations: [] };
+    for (const m of mutants) input.perMutant[m] = (await run(m)) ?? [];
+    input.declarations = readDeclarations(log);
+    const rows = buildAuditRows(input);
+    const seconds = (Date.now() - started) / 1000;
+    if (opts.json) {
+      process.stdout.write(`${JSON.stringify({ mutants, seconds, scenarios: rows }, null, 2)}\n`);
+    } else {
+      process.stdout.write(`\n${formatAuditTable(rows, mutants)}\n${chalk.dim(`audit took ${seconds.toFixed(1)} s`)}\n`);
+    }
+    return auditFails(rows, opts.strict ?? false) ? 1 : 0;
+  } finally {
+    delete process.env[AUDIT_LOG_ENV];
+    rmSync(log, { force: true });
+  }
+}
+
+function toOutcomes(results: AggregatedResult): TestOutcome[] {
+  return results.testResults.flatMap((file) =>
+    file.testResults.map((tc) => ({
+      file: file.testFilePath,
+      title: tc.title,
+      outcome: tc.status === 'passed' ? 'passed' : tc.status === 'failed' ? 'failed' : 'skipped',
+      failureText: tc.failureMessages.join('\n'),
+    })),
+  );
+}
+
+/** Each scenario logs its declaration once per Jest run; the first copy is enough. */
+function readDeclarations(file: string): AuditInput['declarations'] {
+  let text = '';
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return [];
+  }
+  return text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as AuditInput['declarations'][number]);
+}

@@ -1,0 +1,61 @@
+/**
+ * Repetitions and seeded jitter of scenario tests (`cann-harness run --repeat-each N --jitter [max_us]`),
+ * handed to Jest workers through the environment, and the replay command printed with a failure.
+ */
+import { randomInt } from 'node:crypto';
+import * as path from 'node:path';
+
+export const REPEAT_EACH_ENV = 'CANN_HARNESS_REPEAT_EACH';
+export const JITTER_US_ENV = 'CANN_HARNESS_JITTER_US';
+/** Set by `cann-harness audit`: each registered scenario appends its audit declaration here. */
+export const AUDIT_LOG_ENV = 'CANN_HARNESS_AUDIT_LOG';
+export const MAX_JITTER_US = 1_000_000; // the stub's own limit
+
+export interface Repetition {
+  /** 1-based */
+  index: number;
+  total: number;
+  /** 0: no jitter */
+  jitterMaxUs: number;
+}
+
+export function parseRepeatEach(text: string, what = '--repeat-each'): number {
+  if (!/^\d+$/.test(text.trim()) || Number(text) < 1 || Number(text) > 100_000) {
+    throw new Error(`${what} ${JSON.stringify(text)} is invalid: give how many times to run each scenario, a whole number from 1 (e.g. ${what} 20)`);
+  }
+  return Number(text);
+}
+
+export function parseJitterUs(text: string, what = '--jitter'): number {
+  if (!/^\d+$/.test(text.trim()) || Number(text) < 1 || Number(text) > MAX_JITTER_US) {
+    const pattern = /^\d+$/.test(text.trim()) ? '' : ` (a spec pattern right after ${what} is taken as its value: put patterns first, or write ${what} 200)`;
+    throw new Error(`${what} ${JSON.stringify(text)} is invalid: give the largest delay in microseconds, a whole number from 1 to ${MAX_JITTER_US} (e.g. ${what} 200)${pattern}`);
+  }
+  return Number(text);
+}
+
+export function repetitionsFromEnv(env: NodeJS.ProcessEnv = process.env): Repetition[] {
+  const total = env[REPEAT_EACH_ENV] ? parseRepeatEach(env[REPEAT_EACH_ENV]!, REPEAT_EACH_ENV) : 1;
+  const jitterMaxUs = env[JITTER_US_ENV] ? parseJitterUs(env[JITTER_US_ENV]!, JITTER_US_ENV) : 0;
+  return Array.from({ length: total }, (_, i) => ({ index: i + 1, total, jitterMaxUs }));
+}
+
+/** A fresh seed for each repetition (printed in the test title and with any failure). */
+export function freshJitterSeed(): number {
+  return randomInt(1, 2 ** 31);
+}
+
+/** The one command that runs this scenario again with exactly this jitter. */
+export function replayCommand(specFile: string, scenario: string, jitter: string, cwd = process.cwd()): string {
+  const specsDir = path.relative(cwd, path.dirname(specFile)) || '.';
+  const file = `${escapeRegex(path.basename(specFile))}$`;
+  return `ACL_STUB_JITTER=${jitter} npx cann-harness run --specs ${shellQuote(specsDir)} ${shellQuote(file)} -t ${shellQuote(`^${escapeRegex(scenario)}$`)}`;
+}
+
+export function escapeRegex(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}
+
+function shellQuote(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
