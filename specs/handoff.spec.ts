@@ -9,4 +9,10 @@ import { handoff, scenario } from '../src';
 scenario('handoff via an IPC event: 3 consumers on devices 1..3 read the fresh bytes', handoff({ consumers: 3 }));
 scenario('handoff via IPC notifies (one per consumer, waited on its own device)', handoff({ consumers: 2, sync: 'notify' }));
 scenario('handoff on one device, 1 MiB buffer', handoff({ consumers: 2, sameDevice: true, bytes: 1 << 20 }));
-scenario('data-race control: consumers that skip the wait read the stale bytes', handoff({ consumers: 2, wait: false }));
+scenario('data-race control: consumers that skip the wait read the stale bytes', {
+  ...handoff({ consumers: 2, wait: false }),
+  audit: {
+    expectSurvive: ['wait-noop', 'wait-latest'],
+    reason: 'control: its consumers skip the wait on purpose, to show that the byte check sees a missing wait',
+  },
+});

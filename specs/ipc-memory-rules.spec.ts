@@ -23,6 +23,10 @@ function writeByte(ctx: ScenarioContext, mem: DeviceBuffer, value: number): void
 
 scenario('whitelist: an importer not on the list is refused, a listed one imports', {
   devices: 3,
+  audit: {
+    expectSurvive: ['wait-noop', 'record-instant', 'wait-latest'],
+    reason: 'tests IPC memory rules (whitelist, close order) with host-side calls only: it has no stream wait to prove',
+  },
   roles: {
     exporter: {
       device: 0,
@@ -71,6 +75,10 @@ scenario('whitelist: an importer not on the list is refused, a listed one import
 
 scenario('close order: after the exporter closes, new imports fail and an earlier import keeps working', {
   devices: 3,
+  audit: {
+    expectSurvive: ['wait-noop', 'record-instant', 'wait-latest'],
+    reason: 'tests IPC memory rules (whitelist, close order) with host-side calls only: it has no stream wait to prove',
+  },
   roles: {
     exporter: {
       device: 0,

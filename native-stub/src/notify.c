@@ -11,6 +11,8 @@
  */
 #include "notify.h"
 
+#include "mutant.h"
+
 #include "platform.h"
 #include "runtime.h"
 #include "stream.h"
@@ -204,6 +206,10 @@ void notify_task_run(struct stream *s, struct task *t)
     if (t->kind == TASK_NOTIFY_RECORD) {
         __atomic_store_n(flag, 1, __ATOMIC_RELEASE);
         plat_wake_word(flag);
+        return;
+    }
+    if (mutant_is(MUTANT_WAIT_NOOP)) {
+        (void)take_record(flag); /* mutant wait-noop: never blocks (a record already there is still taken) */
         return;
     }
     uint64_t deadline = t->timeout_s ? plat_monotonic_ns() + (uint64_t)t->timeout_s * 1000000000ull : 0;

@@ -288,11 +288,15 @@ static void run_record_at_submit(struct stream *s, struct task *t)
     trace_task("submit", s, t, NULL);
     trace_task("start", s, t, NULL);
     uint64_t effect_ns = plat_monotonic_ns();
-    if (t->kind == TASK_IPC_RECORD)
+    if (t->kind == TASK_NOTIFY_RECORD)
+        notify_task_run(s, t);
+    else if (t->kind == TASK_IPC_RECORD)
         ipc_slot_complete(t->event, t->slot);
     else
         event_local_complete(t->event, t->generation);
     trace_task_at("end", s, t, NULL, effect_ns, -1);
+    if (t->kind == TASK_NOTIFY_RECORD)
+        notify_task_release(t);
     free(t);
 }
 
@@ -300,7 +304,8 @@ aclError stream_submit(struct stream *s, struct task *t)
 {
     t->next = NULL;
     t->seq = ++s->task_seq;
-    if (mutant_is(MUTANT_RECORD_INSTANT) && (t->kind == TASK_RECORD || t->kind == TASK_IPC_RECORD)) {
+    if (mutant_is(MUTANT_RECORD_INSTANT) &&
+        (t->kind == TASK_RECORD || t->kind == TASK_IPC_RECORD || t->kind == TASK_NOTIFY_RECORD)) {
         run_record_at_submit(s, t);
         return ACL_SUCCESS;
     }

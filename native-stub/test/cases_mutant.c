@@ -140,6 +140,35 @@ CT_CASE(mutant_wait_latest_binds_a_wait_to_the_latest_record_when_it_runs)
     EXPECT_STREAM_DRAINS(held);
 }
 
+CT_CASE(mutant_wait_noop_lets_notify_waits_drain_without_a_record)
+{
+    setenv("ACL_STUB_MUTANT", "wait-noop", 1);
+    acl_up(0);
+    aclrtNotify n = NULL;
+    CT_OK(aclrtCreateNotify(&n, ACL_NOTIFY_DEFAULT));
+    aclrtStream waiter = stream_new();
+    CT_OK(aclrtWaitAndResetNotify(n, waiter, 0)); /* faithful: blocks until a record */
+    EXPECT_STREAM_DRAINS(waiter);
+    CT_OK(aclrtDestroyNotify(n));
+}
+
+CT_CASE(mutant_record_instant_sets_a_notify_behind_a_held_stream)
+{
+    setenv("ACL_STUB_MUTANT", "record-instant", 1);
+    acl_up(0);
+    aclrtNotify n = NULL;
+    CT_OK(aclrtCreateNotify(&n, ACL_NOTIFY_DEFAULT));
+    aclrtStream held = stream_new(), waiter = stream_new();
+    struct gate *g = gate_hold(held);
+    CT_OK(aclrtRecordNotify(n, held)); /* faithful: runs only after the gate */
+    CT_OK(aclrtWaitAndResetNotify(n, waiter, 0));
+    EXPECT_STREAM_DRAINS(waiter);
+    EXPECT_STREAM_BLOCKED(held); /* the gate itself still holds the stream */
+    gate_release(g);
+    EXPECT_STREAM_DRAINS(held);
+    CT_OK(aclrtDestroyNotify(n));
+}
+
 static void noop_host_func(void *arg)
 {
     (void)arg;
