@@ -7,8 +7,8 @@ export const MUTANTS = ['wait-noop', 'record-instant', 'wait-latest', 'sync-noop
 export type MutantName = (typeof MUTANTS)[number];
 
 export const MUTANT_DESCRIPTIONS: Record<MutantName, string> = {
-  'wait-noop': 'IPC and local stream waits never block',
-  'record-instant': 'records complete at submission, ignoring stream order',
+  'wait-noop': 'IPC event, local event and notify waits never block',
+  'record-instant': 'event and notify records complete at submission, ignoring stream order',
   'wait-latest': 'a wait binds, when it runs, to the latest record instead of the one pending when issued',
   'sync-noop': 'synchronize calls return at once',
 };
