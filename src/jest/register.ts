@@ -6,7 +6,7 @@
 import { failureFrame, formatScenarioFailure } from '../report/failure';
 import { duplicateScenario } from '../scenario/scenario';
 import { runScenario } from '../scenario/run';
-import type { ScenarioFocus } from '../scenario/scenario';
+import type { ScenarioFocus } from '../scenario/sink';
 import type { ScenarioPlan } from '../scenario/types';
 import { currentProbe, deviceGate, requestedMode } from './probe';
 
