@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 struct runtime rt = {
-    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .lock = SYNC_MUTEX_INITIALIZER,
     .progress = PTHREAD_COND_INITIALIZER,
 };
 

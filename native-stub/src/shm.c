@@ -24,7 +24,7 @@ enum shm_test_death shm_test_die_in_lock;
 
 /* Process-local list of mapped objects, guarded by list_lock. Lock order:
  * list_lock, then an object's shared lock. */
-static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t list_lock = SYNC_MUTEX_INITIALIZER;
 static struct shm_object *objects;
 
 /* An object whose creator died before marking it ready is reclaimed once

@@ -182,19 +182,19 @@ aclError stream_create(int device, int is_default, struct stream **out)
     s->id = ++rt.next_stream_id;
     s->device = device;
     s->is_default = is_default;
-    pthread_cond_init(&s->wake, NULL);
+    SYNC_CHECKED("pthread_cond_init", pthread_cond_init(&s->wake, NULL));
 
     /* executors never take signals: those belong to the user's threads */
     sigset_t all, old;
     sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
+    SYNC_CHECKED("pthread_sigmask", pthread_sigmask(SIG_SETMASK, &all, &old));
     pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    SYNC_CHECKED("pthread_attr_init", pthread_attr_init(&attr));
+    SYNC_CHECKED("pthread_attr_setdetachstate", pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED));
     pthread_t thread;
-    int rc = pthread_create(&thread, &attr, executor_main, s);
-    pthread_attr_destroy(&attr);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    int rc = pthread_create(&thread, &attr, executor_main, s); /* EAGAIN is an error to report, not a bug */
+    SYNC_CHECKED("pthread_attr_destroy", pthread_attr_destroy(&attr));
+    SYNC_CHECKED("pthread_sigmask", pthread_sigmask(SIG_SETMASK, &old, NULL));
     if (rc != 0) {
         sync_cond_destroy(&s->wake);
         free(s);

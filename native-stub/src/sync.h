@@ -12,6 +12,11 @@
 
 #include <pthread.h>
 
+/* Process-local locks are error-checking: an unlock by a thread that does not
+ * hold the lock, or a second lock by its holder, fails (and so aborts through
+ * the wrappers below) instead of corrupting the lock or deadlocking. */
+#define SYNC_MUTEX_INITIALIZER PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP
+
 /* Prints "cannstub: <what> failed at <file>:<line>: <strerror(rc)>" and aborts. */
 __attribute__((noreturn, cold)) void sync_fatal(const char *what, int rc, const char *file, int line);
 
