@@ -135,6 +135,10 @@ static void measure_wake(enum sync_kind kind, int rounds, double *median_us, dou
     else
         CHECK(aclrtCreateNotify(&n, ACL_NOTIFY_DEFAULT));
     uint64_t *lat = calloc((size_t)rounds, sizeof *lat);
+    if (!lat) {
+        fprintf(stderr, "out of memory for %d latency samples\n", rounds);
+        exit(2);
+    }
     for (int r = 0; r < rounds; r++) {
         struct gate g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
         uint64_t t_exec = 0, t_resume = 0;

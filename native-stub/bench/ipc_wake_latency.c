@@ -128,6 +128,10 @@ static int run_recorder(int rounds, int in_fd, int out_fd)
     write_all(out_fd, &handle, sizeof handle);
 
     uint64_t *lat = calloc((size_t)rounds, sizeof *lat);
+    if (!lat) {
+        fprintf(stderr, "out of memory for %d latency samples\n", rounds);
+        exit(2);
+    }
     uint64_t t_exec = 0;
     int not_blocked = 0;
     for (int i = 0; i < rounds; i++) {

@@ -29,18 +29,14 @@ const char *stub_error_name(aclError code)
     }
 }
 
-aclError stub_fail(aclError code, const char *call, const char *fmt, ...)
+void stub_record_failure(aclError code, const char *call, const char *fmt, va_list ap)
 {
     char reason[400];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(reason, sizeof reason, fmt, ap);
-    va_end(ap);
     snprintf(recent_message, sizeof recent_message, "%s: %s (%s %d)", call, reason,
              stub_error_name(code), code);
     has_recent_message = 1;
     stub_log(LOG_ERROR, "%s", recent_message);
-    return code;
 }
 
 STUB_EXPORT const char *aclGetRecentErrMsg(void)

@@ -14,8 +14,10 @@
 #include "platform.h"
 #include "runtime.h"
 #include "stream.h"
+#include "sync.h"
 #include "trace.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +40,7 @@ void event_ref(struct event *ev)
 
 void event_unref(struct event *ev)
 {
+    assert(ev->refs > 0);
     if (--ev->refs > 0)
         return;
     if (ev->is_ipc)
@@ -53,6 +56,7 @@ void event_destroy(struct event *ev)
             break;
         }
     }
+    assert(!ev->destroyed);
     ev->next = NULL;
     ev->destroyed = 1;
     if (ev->is_ipc && ev->is_creator)
@@ -66,7 +70,7 @@ void event_local_complete(struct event *ev, uint64_t generation)
         ev->done_gen = generation;
     ev->done_timestamp_ns = plat_monotonic_ns();
     ev->ever_completed = 1;
-    pthread_cond_broadcast(&rt.progress);
+    sync_cond_broadcast(&rt.progress);
 }
 
 void event_local_reset(struct event *ev, uint64_t generation)
@@ -79,7 +83,7 @@ void event_local_reset(struct event *ev, uint64_t generation)
         return;
     ev->done_gen = generation;
     ev->ever_completed = 0;
-    pthread_cond_broadcast(&rt.progress);
+    sync_cond_broadcast(&rt.progress);
 }
 
 static void list_event(struct event *ev)
@@ -142,33 +146,32 @@ static aclError ex_flag_rule(const char *call, uint32_t flag)
 static aclError new_event(const char *call, aclrtEvent *event, uint32_t flag, flag_rule rule, int new_mode,
                           event_binder bind, const unsigned char *handle)
 {
+    struct event *ev;
+    int d;
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
-    int d;
-    if (!event)
+    if (!event) {
         rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "event is NULL");
-    else if (rule)
-        rc = rule(call, flag);
-    if (rc || (rc = rt_require_device(call, &d))) {
-        rt_leave();
-        return rc;
+        goto out;
     }
-    struct event *ev = event_alloc(d, flag);
+    if ((rule && (rc = rule(call, flag))) || (rc = rt_require_device(call, &d)))
+        goto out;
+    ev = event_alloc(d, flag);
     if (!ev) {
-        rt_leave();
-        return stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "out of memory");
+        rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "out of memory");
+        goto out;
     }
     ev->new_mode = new_mode;
     if (bind && (rc = bind(call, ev, handle))) {
         free(ev);
-        rt_leave();
-        return rc;
+        goto out;
     }
     list_event(ev);
     *event = rt_event_handle(ev);
+out:
     rt_leave();
-    return ACL_SUCCESS;
+    return rc;
 }
 
 /* CANN's aclrtCreateEvent passes RT_EVENT_DEFAULT (0x4 | 0x8 | 0x2) to the
@@ -308,11 +311,9 @@ static aclError enter_with_event(const char *call, aclrtEvent event, enum event_
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
-    rc = find_event(call, event, out);
-    if (!rc)
-        rc = event_check_kind(call, *out, op);
-    if (rc)
+    if ((rc = find_event(call, event, out)) || (rc = event_check_kind(call, *out, op)))
         rt_leave();
+    assert(rc || *out);
     return rc;
 }
 
@@ -321,8 +322,11 @@ static aclError enter_with_event(const char *call, aclrtEvent event, enum event_
 static aclError enter_with_event_output(const char *call, aclrtEvent event, const void *output,
                                         const char *output_name, enum event_op op, struct event **out)
 {
-    if (!output)
-        return rt_reject(ACL_ERROR_INVALID_PARAM, call, "%s is NULL", output_name);
+    if (!output) {
+        aclError rc = rt_reject(ACL_ERROR_INVALID_PARAM, call, "%s is NULL", output_name);
+        assert(rc != ACL_SUCCESS);
+        return rc;
+    }
     return enter_with_event(call, event, op, out);
 }
 
@@ -337,6 +341,7 @@ static aclError enter_with_event_and_stream(const char *call, aclrtEvent event, 
     if ((rc = find_event(call, event, out)) || (rc = stream_check_handle(call, stream)) ||
         (rc = event_check_kind(call, *out, op)))
         rt_leave();
+    assert(rc || *out);
     return rc;
 }
 
@@ -356,33 +361,30 @@ STUB_EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
     static const char *call = "aclrtRecordEvent";
     struct event *ev = NULL;
     struct stream *s = NULL;
+    struct task *t;
     aclError rc = enter_with_event_and_stream(call, event, stream, EVENT_OP_RECORD, &ev);
     if (rc)
         return rc;
-    if ((rc = stream_resolve(call, stream, &s)) || (rc = stream_check_context(call, s))) {
-        rt_leave();
-        return rc;
-    }
+    if ((rc = stream_resolve(call, stream, &s)) || (rc = stream_check_context(call, s)))
+        goto out;
     if (ev->device != s->device) {
         /* stub rule S2 (docs/acl-contract.md section 7); formatted before
          * rt_leave: another thread may destroy ev or s right after */
         rc = stub_fail(ACL_ERROR_RT_STREAM_CONTEXT, call,
                        "event belongs to device %d but the stream to device %d", ev->device, s->device);
-        rt_leave();
-        return rc;
+        goto out;
     }
-    struct task *t = calloc(1, sizeof *t);
+    t = calloc(1, sizeof *t);
     if (!t) {
-        rt_leave();
-        return stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "out of memory");
+        rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "out of memory");
+        goto out;
     }
     t->event = ev;
     if (ev->is_ipc) {
         uint32_t slot;
         if ((rc = ipc_record_take_slot(call, ev, s, &slot, &t->ipc_gen))) {
             free(t);
-            rt_leave();
-            return rc;
+            goto out;
         }
         t->kind = TASK_IPC_RECORD;
         t->slot = slot;
@@ -391,8 +393,9 @@ STUB_EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
         t->generation = ++ev->record_gen;
     }
     stream_submit(s, t);
+out:
     rt_leave();
-    return ACL_SUCCESS;
+    return rc;
 }
 
 STUB_EXPORT aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
@@ -400,27 +403,27 @@ STUB_EXPORT aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
     static const char *call = "aclrtResetEvent";
     struct event *ev = NULL;
     struct stream *s = NULL;
+    struct task *t;
+    int d;
     aclError rc = enter_with_event_and_stream(call, event, stream, EVENT_OP_RESET, &ev);
     if (rc)
         return rc;
     /* CANN judges the new mode after the current device and before the stream's device */
-    int d;
     if ((rc = rt_require_device(call, &d)) || (rc = refuse_new_mode(call, ev)) ||
-        (rc = stream_resolve(call, stream, &s)) || (rc = stream_check_context(call, s))) {
-        rt_leave();
-        return rc;
-    }
-    struct task *t = calloc(1, sizeof *t);
+        (rc = stream_resolve(call, stream, &s)) || (rc = stream_check_context(call, s)))
+        goto out;
+    t = calloc(1, sizeof *t);
     if (!t) {
-        rt_leave();
-        return stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "out of memory");
+        rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "out of memory");
+        goto out;
     }
     t->kind = TASK_RESET;
     t->event = ev;
     t->generation = ev->record_gen;
     stream_submit(s, t);
+out:
     rt_leave();
-    return ACL_SUCCESS;
+    return rc;
 }
 
 static int local_complete(const struct event *ev)
@@ -466,43 +469,43 @@ STUB_EXPORT aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitS
 static aclError synchronize_event(const char *call, aclrtEvent event, int32_t timeout_ms)
 {
     struct event *ev = NULL;
+    int pending = 0;
+    uint64_t target = 0, event_id = 0;
     aclError rc = enter_with_event(call, event, EVENT_OP_ANY, &ev);
     if (rc)
         return rc;
     if ((rc = rt_check_sync_timeout_nonzero(call, timeout_ms)) ||
-        (rc = event_check_kind(call, ev, EVENT_OP_SYNCHRONIZE))) {
-        rt_leave();
-        return rc;
-    }
+        (rc = event_check_kind(call, ev, EVENT_OP_SYNCHRONIZE)))
+        goto out;
+    /* the reference keeps ev alive while rt.lock is released (a destroy from
+     * another thread only unlists it) */
+    event_ref(ev);
     if (ev->is_ipc) {
-        event_ref(ev);
         rt_leave();
         rc = ipc_synchronize(call, ev, timeout_ms);
-        pthread_mutex_lock(&rt.lock);
-        event_unref(ev);
-        rt_leave();
-        return rc;
+        sync_lock(&rt.lock);
+    } else {
+        target = ev->record_gen;
+        pending = ev->done_gen < target;
+        event_id = ev->id;
+        uint64_t deadline = rt_deadline_after_ms(timeout_ms);
+        int timed_out = 0;
+        while (!mutant_is(MUTANT_SYNC_NOOP) && ev->done_gen < target && !timed_out && rt.initialized)
+            timed_out = rt_wait_progress(deadline) && ev->done_gen < target;
+        if (timed_out)
+            rc = stub_fail(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, call,
+                           "the event's latest record has not executed after %d ms", (int)timeout_ms);
+        else if (ev->done_gen < target && !mutant_is(MUTANT_SYNC_NOOP))
+            rc = stub_fail(ACL_ERROR_RT_INTERNAL_ERROR, call, "aclFinalize ran while waiting");
+        if (pending) {
+            /* what it waited for: the record of generation target (or a later one, or a reset) */
+            struct trace_record r = { .op = "sync", .kind = "event", .device = ev->device, .event = ev->id,
+                                      .slot = -1, .gen = (int64_t)target, .rc = rc, .jitter_us = -1 };
+            trace_emit(&r);
+        }
     }
-    uint64_t target = ev->record_gen;
-    int pending = ev->done_gen < target;
-    uint64_t deadline = rt_deadline_after_ms(timeout_ms);
-    event_ref(ev);
-    int timed_out = 0;
-    while (!mutant_is(MUTANT_SYNC_NOOP) && ev->done_gen < target && !timed_out && rt.initialized)
-        timed_out = rt_wait_progress(deadline) && ev->done_gen < target;
-    if (timed_out)
-        rc = stub_fail(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, call, "the event's latest record has not executed after %d ms",
-                       (int)timeout_ms);
-    else if (ev->done_gen < target && !mutant_is(MUTANT_SYNC_NOOP))
-        rc = stub_fail(ACL_ERROR_RT_INTERNAL_ERROR, call, "aclFinalize ran while waiting");
-    if (pending) {
-        /* what it waited for: the record of generation target (or a later one, or a reset) */
-        struct trace_record r = { .op = "sync", .kind = "event", .device = ev->device, .event = ev->id,
-                                  .slot = -1, .gen = (int64_t)target, .rc = rc, .jitter_us = -1 };
-        trace_emit(&r);
-    }
-    uint64_t event_id = ev->id;
     event_unref(ev);
+out:
     rt_leave();
     if (pending && rc == ACL_SUCCESS)
         jitter_sleep_us(jitter_completion_us(event_id, target));

@@ -18,6 +18,7 @@
 #include "platform.h"
 #include "runtime.h"
 #include "stream.h"
+#include "sync.h"
 #include "trace.h"
 
 #include <signal.h>
@@ -174,7 +175,7 @@ aclError ipc_record_take_slot(const char *call, struct event *ev, struct stream 
         break;
     }
     s->waiters--;
-    pthread_cond_broadcast(&rt.progress); /* an executor may wait for waiters == 0 */
+    sync_cond_broadcast(&rt.progress); /* an executor may wait for waiters == 0 */
     event_unref(ev);
     return rc;
 }

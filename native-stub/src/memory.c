@@ -14,9 +14,11 @@
 #include "platform.h"
 #include "runtime.h"
 #include "stream.h"
+#include "sync.h"
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -68,6 +70,7 @@ static void region_unlist(struct mem_region *r)
 
 static void region_unref(struct mem_region *r)
 {
+    assert(r->refs > 0);
     if (--r->refs > 0)
         return;
     if (r->kind == MEM_HOST)
@@ -379,18 +382,17 @@ STUB_EXPORT aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, siz
     struct task t = { .kind = TASK_MEMCPY, .dst = dst, .src = src, .count = count };
     int d, noop = 0;
     if ((rc = check_copy(call, dst, destMax, src, count, kind, 1, t.regions, &noop)) || noop ||
-        (rc = rt_require_device(call, &d))) {
-        rt_leave();
-        return rc;
-    }
+        (rc = rt_require_device(call, &d)))
+        goto out;
     /* copy outside rt.lock: references keep both ranges mapped meanwhile */
     ref_regions(t.regions);
     rt_leave();
     memory_task_run(&t);
-    pthread_mutex_lock(&rt.lock);
+    sync_lock(&rt.lock);
     memory_task_release(&t);
+out:
     rt_leave();
-    return ACL_SUCCESS;
+    return rc;
 }
 
 /* Queues t (a copy of *proto) on stream for call; rt.lock held. */
@@ -563,6 +565,13 @@ STUB_EXPORT aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint
     int d;
     struct shm_object *obj = NULL;
     enum shm_open_result opened = SHM_OK;
+    struct mem_shared *m;
+    int32_t self = (int32_t)getpid();
+    int exported, allowed, device;
+    size_t bytes;
+    void *view = NULL;
+    size_t view_size = 0;
+    struct mem_region *r = NULL;
     if (!devPtr || !key)
         rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "%s is NULL", !devPtr ? "devPtr" : "key");
     else if (flags > ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS)
@@ -580,21 +589,15 @@ STUB_EXPORT aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint
                        "key \"%.64s\" names no live export: %s", key,
                        opened == SHM_FULL ? "too many processes have this memory open"
                                           : "the exporter freed the memory, exited, or never exported it");
-    if (rc) {
-        rt_leave();
-        return rc;
-    }
-    struct mem_shared *m = (struct mem_shared *)obj->hdr;
-    int32_t self = (int32_t)getpid();
+    if (rc)
+        goto out;
+    m = (struct mem_shared *)obj->hdr;
     shm_lock(obj);
-    int exported = m->exported;
-    int allowed = ipc_whitelist_allows(&m->whitelist, self, m->hdr.creator.pid);
-    int device = m->device;
-    size_t bytes = (size_t)m->bytes;
+    exported = m->exported;
+    allowed = ipc_whitelist_allows(&m->whitelist, self, m->hdr.creator.pid);
+    device = m->device;
+    bytes = (size_t)m->bytes;
     shm_unlock(obj);
-    void *view = NULL;
-    size_t view_size = 0;
-    struct mem_region *r = NULL;
     if (!exported)
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
                        "key \"%.64s\" was closed by its exporter (aclrtIpcMemClose): import before the exporter "
@@ -618,6 +621,7 @@ STUB_EXPORT aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint
         r->view_size = view_size;
         *devPtr = r->base;
     }
+out:
     rt_leave();
     return rc;
 }

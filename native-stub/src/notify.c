@@ -16,9 +16,11 @@
 #include "platform.h"
 #include "runtime.h"
 #include "stream.h"
+#include "sync.h"
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -47,6 +49,7 @@ static struct notify *find_notify(void *handle)
 
 static void notify_unref(struct notify *n)
 {
+    assert(n->refs > 0);
     if (--n->refs > 0)
         return;
     shm_release(n->shm);
@@ -92,6 +95,7 @@ static aclError enter_with_notify(const char *call, aclrtNotify notify, struct n
                        "notify %p is not a live notify (destroyed, or never created)", notify);
     if (rc)
         rt_leave();
+    assert(rc || *out);
     return rc;
 }
 
@@ -219,9 +223,9 @@ void notify_task_run(struct stream *s, struct task *t)
         if (__atomic_load_n(&s->cancelled, __ATOMIC_SEQ_CST))
             return;
         if (deadline && plat_monotonic_ns() >= deadline) {
-            pthread_mutex_lock(&rt.lock);
+            sync_lock(&rt.lock);
             s->sticky_error = ACL_ERROR_RT_WAIT_TIMEOUT; /* reported by the next synchronize */
-            pthread_mutex_unlock(&rt.lock);
+            sync_unlock(&rt.lock);
             return;
         }
         plat_wait_on_word_or_cancel(flag, 0, &s->cancelled, 0, deadline);
@@ -328,6 +332,10 @@ STUB_EXPORT aclError aclrtNotifyImportByKey(aclrtNotify *notify, const char *key
     int d;
     struct shm_object *obj = NULL;
     enum shm_open_result opened = SHM_OK;
+    struct notify_shared *sh;
+    int32_t self = (int32_t)getpid();
+    int exported, allowed;
+    struct notify *n = NULL;
     if (!notify || !key)
         rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "%s is NULL", !notify ? "notify" : "key");
     else if (flags > 0x3)
@@ -343,17 +351,13 @@ STUB_EXPORT aclError aclrtNotifyImportByKey(aclrtNotify *notify, const char *key
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "key \"%.64s\" names no live notify: %s", key,
                        opened == SHM_FULL ? "too many processes have this notify open"
                                           : "its creator destroyed it or exited");
-    if (rc) {
-        rt_leave();
-        return rc;
-    }
-    struct notify_shared *sh = (struct notify_shared *)obj->hdr;
-    int32_t self = (int32_t)getpid();
+    if (rc)
+        goto out;
+    sh = (struct notify_shared *)obj->hdr;
     shm_lock(obj);
-    int exported = sh->exported;
-    int allowed = ipc_whitelist_allows(&sh->whitelist, self, sh->hdr.creator.pid);
+    exported = sh->exported;
+    allowed = ipc_whitelist_allows(&sh->whitelist, self, sh->hdr.creator.pid);
     shm_unlock(obj);
-    struct notify *n = NULL;
     if (!exported)
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "key \"%.64s\" was never exported", key);
     else if (!allowed)
@@ -368,6 +372,7 @@ STUB_EXPORT aclError aclrtNotifyImportByKey(aclrtNotify *notify, const char *key
         shm_release(obj);
     else
         *notify = handle_of(n);
+out:
     rt_leave();
     return rc;
 }

@@ -4,7 +4,9 @@
  * Everything that differs between Linux and a future macOS port (futexes,
  * robust process-shared mutexes, shared-memory naming and enumeration,
  * process identity) sits behind these few functions; platform_linux.c
- * implements them for Linux.
+ * implements them for Linux, and platform_linux.h sizes the opaque shared
+ * lock. (Process-local pthread objects are POSIX, shared by both OSes, and
+ * are called through sync.h's checked wrappers.)
  */
 #ifndef CANNSTUB_PLATFORM_H
 #define CANNSTUB_PLATFORM_H
@@ -12,6 +14,13 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* The OS's header defines PLAT_SHARED_LOCK_BYTES (and nothing else). */
+#if defined(__linux__)
+#include "platform_linux.h"
+#else
+#error "no platform_<os>.h for this OS: a port adds one, plus platform_<os>.c and its Makefile source list"
+#endif
 
 /* CLOCK_MONOTONIC in nanoseconds (the clock of the trace and the harness). */
 uint64_t plat_monotonic_ns(void);
@@ -35,15 +44,25 @@ void plat_wake_word(uint32_t *word);
 /* Wakes every thread of this process blocked on a cancel word. */
 void plat_wake_local_word(uint32_t *word);
 
-/* Initialises a mutex in shared memory: process-shared and robust. */
-int plat_shared_mutex_init(pthread_mutex_t *m);
+/* A lock that lives in shared memory, used by several processes. Opaque:
+ * its size is fixed per OS and architecture by the OS's header (it is part
+ * of the shared layout of shm.h, so it must not change silently), and only
+ * platform_<os>.c looks inside. */
+struct plat_shared_lock {
+    _Alignas(8) unsigned char opaque[PLAT_SHARED_LOCK_BYTES];
+};
 
-/* Locks a shared mutex. Returns 0, or 1 when the previous owner died while
+/* Initialises a shared lock in shared memory: process-shared and robust. */
+int plat_shared_lock_init(struct plat_shared_lock *lock);
+
+/* Locks a shared lock. Returns 0, or 1 when the previous owner died while
  * holding it: the caller must repair the protected state and then call
- * plat_shared_mutex_mark_consistent(). Returns -1 on failure. */
-int plat_shared_mutex_lock(pthread_mutex_t *m);
-void plat_shared_mutex_mark_consistent(pthread_mutex_t *m);
-void plat_shared_mutex_unlock(pthread_mutex_t *m);
+ * plat_shared_lock_mark_consistent(). Returns -1 when the lock is
+ * unrecoverable. Any other failure aborts. */
+int plat_shared_lock_lock(struct plat_shared_lock *lock);
+void plat_shared_lock_mark_consistent(struct plat_shared_lock *lock);
+/* Aborts on failure (unlocking a lock the caller does not hold). */
+void plat_shared_lock_unlock(struct plat_shared_lock *lock);
 
 /* Initialises a process-local condition variable whose timed waits run on
  * CLOCK_MONOTONIC, so that a step of the wall clock cannot stretch them

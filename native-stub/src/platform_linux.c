@@ -2,6 +2,7 @@
  * platform_linux.c - Linux implementation of platform.h.
  */
 #include "platform.h"
+#include "sync.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -94,7 +95,17 @@ void plat_wake_local_word(uint32_t *word)
     syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
-int plat_shared_mutex_init(pthread_mutex_t *m)
+_Static_assert(sizeof(pthread_mutex_t) == PLAT_SHARED_LOCK_BYTES,
+               "PLAT_SHARED_LOCK_BYTES (platform_linux.h) must be sizeof(pthread_mutex_t)");
+_Static_assert(_Alignof(pthread_mutex_t) <= _Alignof(struct plat_shared_lock),
+               "struct plat_shared_lock is less aligned than pthread_mutex_t");
+
+static pthread_mutex_t *shared_mutex(struct plat_shared_lock *lock)
+{
+    return (pthread_mutex_t *)(void *)lock->opaque;
+}
+
+int plat_shared_lock_init(struct plat_shared_lock *lock)
 {
     pthread_mutexattr_t attr;
     int rc = pthread_mutexattr_init(&attr);
@@ -103,29 +114,31 @@ int plat_shared_mutex_init(pthread_mutex_t *m)
     if (rc == 0)
         rc = pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST);
     if (rc == 0)
-        rc = pthread_mutex_init(m, &attr);
+        rc = pthread_mutex_init(shared_mutex(lock), &attr);
     pthread_mutexattr_destroy(&attr);
     return rc;
 }
 
-int plat_shared_mutex_lock(pthread_mutex_t *m)
+int plat_shared_lock_lock(struct plat_shared_lock *lock)
 {
-    int rc = pthread_mutex_lock(m);
+    int rc = pthread_mutex_lock(shared_mutex(lock));
     if (rc == 0)
         return 0;
     if (rc == EOWNERDEAD)
         return 1;
-    return -1;
+    if (rc == ENOTRECOVERABLE)
+        return -1;
+    sync_fatal("pthread_mutex_lock (shared)", rc, __FILE__, __LINE__);
 }
 
-void plat_shared_mutex_mark_consistent(pthread_mutex_t *m)
+void plat_shared_lock_mark_consistent(struct plat_shared_lock *lock)
 {
-    pthread_mutex_consistent(m);
+    SYNC_CHECKED("pthread_mutex_consistent", pthread_mutex_consistent(shared_mutex(lock)));
 }
 
-void plat_shared_mutex_unlock(pthread_mutex_t *m)
+void plat_shared_lock_unlock(struct plat_shared_lock *lock)
 {
-    pthread_mutex_unlock(m);
+    SYNC_CHECKED("pthread_mutex_unlock (shared)", pthread_mutex_unlock(shared_mutex(lock)));
 }
 
 int plat_cond_init_monotonic(pthread_cond_t *cv)
@@ -143,7 +156,9 @@ int plat_cond_init_monotonic(pthread_cond_t *cv)
 void plat_cond_wait_until(pthread_cond_t *cv, pthread_mutex_t *m, uint64_t deadline_ns)
 {
     struct timespec ts = {(time_t)(deadline_ns / 1000000000ull), (long)(deadline_ns % 1000000000ull)};
-    pthread_cond_timedwait(cv, m, &ts);
+    int rc = pthread_cond_timedwait(cv, m, &ts);
+    if (rc != 0 && rc != ETIMEDOUT)
+        sync_fatal("pthread_cond_timedwait", rc, __FILE__, __LINE__);
 }
 
 int plat_mutex_lock_timeout(pthread_mutex_t *m, int timeout_ms)

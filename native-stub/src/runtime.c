@@ -14,6 +14,7 @@
 #include "platform.h"
 #include "shm.h"
 #include "stream.h"
+#include "sync.h"
 #include "trace.h"
 
 #include <errno.h>
@@ -24,7 +25,7 @@
 #include <unistd.h>
 
 struct runtime rt = {
-    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .lock = SYNC_MUTEX_INITIALIZER,
     .progress = PTHREAD_COND_INITIALIZER,
 };
 
@@ -40,25 +41,22 @@ static _Thread_local uint32_t tls_generation;
 
 aclError rt_enter(const char *call)
 {
-    pthread_mutex_lock(&rt.lock);
-    if (!rt.initialized) {
-        int finalized = rt.ever_initialized; /* read under the lock: aclInit writes it */
-        pthread_mutex_unlock(&rt.lock);
-        return stub_fail(ACL_ERROR_UNINITIALIZE, call,
-                         finalized ? "the runtime was finalized (aclFinalize already ran)"
-                                   : "aclInit has not been called");
-    }
-    aclError injected = fault_check(call);
-    if (injected) {
-        pthread_mutex_unlock(&rt.lock);
-        return stub_fail(injected, call, "injected fault (ACL_STUB_FAULT)");
-    }
-    return ACL_SUCCESS;
+    aclError rc = ACL_SUCCESS;
+    sync_lock(&rt.lock);
+    if (!rt.initialized) /* ever_initialized read under the lock: aclInit writes it */
+        rc = stub_fail(ACL_ERROR_UNINITIALIZE, call,
+                       rt.ever_initialized ? "the runtime was finalized (aclFinalize already ran)"
+                                           : "aclInit has not been called");
+    else if ((rc = fault_check(call)))
+        rc = stub_fail(rc, call, "injected fault (ACL_STUB_FAULT)");
+    if (rc)
+        sync_unlock(&rt.lock);
+    return rc;
 }
 
 void rt_leave(void)
 {
-    pthread_mutex_unlock(&rt.lock);
+    sync_unlock(&rt.lock);
 }
 
 aclError rt_reject(aclError code, const char *call, const char *fmt, ...)
@@ -157,7 +155,7 @@ aclError rt_check_sync_timeout_nonzero(const char *call, int32_t timeout)
 int rt_wait_progress(uint64_t deadline_ns)
 {
     if (deadline_ns == 0) {
-        pthread_cond_wait(&rt.progress, &rt.lock);
+        sync_cond_wait(&rt.progress, &rt.lock);
         return 0;
     }
     if (plat_monotonic_ns() >= deadline_ns)
@@ -184,6 +182,7 @@ static int parse_device_count(uint32_t *out, const char **bad)
 }
 
 static void exit_cleanup(void);
+static aclError init_locked(const char *call, const char *configPath, uint32_t *count_out);
 
 /* A bad environment variable is always reported on stderr (whatever
  * ACL_STUB_LOG says): the user must see it to fix it. */
@@ -236,52 +235,57 @@ static void shutdown_locked(uint64_t wait_ns)
     memory_shutdown();
     shm_detach_all();
     rt.shutting_down = 0;
-    pthread_cond_broadcast(&rt.progress);
+    sync_cond_broadcast(&rt.progress);
 }
 
 STUB_EXPORT aclError aclInit(const char *configPath)
 {
     static const char *call = "aclInit";
-    static int atexit_registered;
     const char *bad = NULL;
     if (stub_log_configure(&bad) != 0)
         return stub_fail(ACL_ERROR_INVALID_PARAM, call,
                          "ACL_STUB_LOG=%s is not a level: use error, warn, info, debug or off", bad);
-    pthread_mutex_lock(&rt.lock);
+    uint32_t count = 0;
+    sync_lock(&rt.lock);
+    aclError rc = init_locked(call, configPath, &count);
+    sync_unlock(&rt.lock);
+    if (rc)
+        return rc;
+    ipc_reclaim_stale();
+    memory_reclaim_stale();
+    notify_reclaim_stale();
+    stub_log(LOG_INFO, "aclInit: %u device(s), pid %d", count, (int)getpid());
+    return ACL_SUCCESS;
+}
+
+/* aclInit's checks and set-up, rt.lock held (it stays held throughout). */
+static aclError init_locked(const char *call, const char *configPath, uint32_t *count_out)
+{
+    static int atexit_registered;
+    const char *bad = NULL;
     if (!rt.progress_is_monotonic) {
         /* Nothing can wait on rt.progress before the first aclInit (every
          * waiter is past the init check), so it is swapped here, once. */
-        pthread_cond_destroy(&rt.progress);
-        if (plat_cond_init_monotonic(&rt.progress) != 0) {
-            pthread_mutex_unlock(&rt.lock);
+        sync_cond_destroy(&rt.progress);
+        if (plat_cond_init_monotonic(&rt.progress) != 0)
             return stub_fail(ACL_ERROR_RT_INTERNAL_ERROR, call, "cannot create a condition variable");
-        }
         rt.progress_is_monotonic = 1;
     }
     while (rt.shutting_down) /* an aclFinalize on another thread must finish first */
-        pthread_cond_wait(&rt.progress, &rt.lock);
-    if (rt.initialized) {
-        pthread_mutex_unlock(&rt.lock);
+        sync_cond_wait(&rt.progress, &rt.lock);
+    if (rt.initialized)
         return stub_fail(ACL_ERROR_REPEAT_INITIALIZE, call, "aclInit was already called in this process");
-    }
     uint32_t count;
-    if (parse_device_count(&count, &bad) != 0) {
-        pthread_mutex_unlock(&rt.lock);
+    if (parse_device_count(&count, &bad) != 0)
         return config_fail("ACL_STUB_DEVICE_COUNT=%s is invalid: use an integer from 1 to %d", bad,
                            STUB_MAX_DEVICES);
-    }
-    if (configPath && *configPath && access(configPath, R_OK) != 0) {
-        int saved = errno;
-        pthread_mutex_unlock(&rt.lock);
+    if (configPath && *configPath && access(configPath, R_OK) != 0)
         return stub_fail(ACL_ERROR_INVALID_PARAM, call, "cannot read config file %s (%s): pass NULL or an existing file",
-                         configPath, strerror(saved));
-    }
+                         configPath, strerror(errno));
     char err[400];
     if (fault_configure(err, sizeof err) != 0 || mutant_configure(err, sizeof err) != 0 ||
-        jitter_configure(err, sizeof err) != 0 || trace_open(err, sizeof err) != 0) {
-        pthread_mutex_unlock(&rt.lock);
+        jitter_configure(err, sizeof err) != 0 || trace_open(err, sizeof err) != 0)
         return config_fail("%s", err);
-    }
     const char *die = getenv("ACL_STUB_TEST_DIE_IN_LOCK");
     shm_test_die_in_lock = !die                      ? SHM_TEST_DIE_NEVER
                            : strcmp(die, "1") == 0      ? SHM_TEST_DIE_IN_SLOT_RELEASE
@@ -300,33 +304,27 @@ STUB_EXPORT aclError aclInit(const char *configPath)
         atexit_registered = 1;
         atexit(exit_cleanup);
     }
-    pthread_mutex_unlock(&rt.lock);
-    ipc_reclaim_stale();
-    memory_reclaim_stale();
-    notify_reclaim_stale();
-    stub_log(LOG_INFO, "aclInit: %u device(s), pid %d", count, (int)getpid());
+    *count_out = count;
     return ACL_SUCCESS;
 }
 
 STUB_EXPORT aclError aclFinalize(void)
 {
     static const char *call = "aclFinalize";
-    pthread_mutex_lock(&rt.lock);
+    aclError rc = ACL_SUCCESS;
+    sync_lock(&rt.lock);
     if (!rt.initialized) {
-        int ever = rt.ever_initialized || rt.shutting_down;
-        pthread_mutex_unlock(&rt.lock);
-        if (ever)
-            return stub_fail(ACL_ERROR_REPEAT_FINALIZE, call, "aclFinalize was already called");
-        return stub_fail(ACL_ERROR_UNINITIALIZE, call, "aclInit has not been called");
+        if (rt.ever_initialized || rt.shutting_down)
+            rc = stub_fail(ACL_ERROR_REPEAT_FINALIZE, call, "aclFinalize was already called");
+        else
+            rc = stub_fail(ACL_ERROR_UNINITIALIZE, call, "aclInit has not been called");
+    } else if ((rc = fault_check(call))) {
+        rc = stub_fail(rc, call, "injected fault (ACL_STUB_FAULT)");
+    } else {
+        shutdown_locked(FINALIZE_EXECUTOR_WAIT_NS);
     }
-    aclError injected = fault_check(call);
-    if (injected) {
-        pthread_mutex_unlock(&rt.lock);
-        return stub_fail(injected, call, "injected fault (ACL_STUB_FAULT)");
-    }
-    shutdown_locked(FINALIZE_EXECUTOR_WAIT_NS);
-    pthread_mutex_unlock(&rt.lock);
-    return ACL_SUCCESS;
+    sync_unlock(&rt.lock);
+    return rc;
 }
 
 /* The user forgot aclFinalize (or exited from a signal-free error path):
@@ -342,5 +340,5 @@ static void exit_cleanup(void)
     }
     if (rt.initialized)
         shutdown_locked(EXIT_EXECUTOR_WAIT_NS);
-    pthread_mutex_unlock(&rt.lock);
+    sync_unlock(&rt.lock);
 }

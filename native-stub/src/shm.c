@@ -5,18 +5,26 @@
 #include "shm.h"
 
 #include "errors.h"
+#include "sync.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stddef.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* The header is a layout shared by every process of every stub build that
+ * meets an object: a change to it must bump SHM_MAGIC (shm.h). */
+_Static_assert(offsetof(struct shm_header, lock) == 32, "shm_header layout changed: bump SHM_MAGIC");
+_Static_assert(offsetof(struct shm_header, users) == 56 + PLAT_SHARED_LOCK_BYTES,
+               "shm_header layout changed: bump SHM_MAGIC");
+
 enum shm_test_death shm_test_die_in_lock;
 
 /* Process-local list of mapped objects, guarded by list_lock. Lock order:
  * list_lock, then an object's shared lock. */
-static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t list_lock = SYNC_MUTEX_INITIALIZER;
 static struct shm_object *objects;
 
 /* An object whose creator died before marking it ready is reclaimed once
@@ -101,14 +109,14 @@ static void unlink_unused(struct shm_header *hdr, const char *name)
 /* Locks hdr; if the previous owner died inside, repairs users and payload. */
 static void lock_header(struct shm_header *hdr, shm_repair_fn repair)
 {
-    int rc = plat_shared_mutex_lock(&hdr->lock);
+    int rc = plat_shared_lock_lock(&hdr->lock);
     if (rc == 1) {
         stub_log(LOG_WARN, "a process died holding the lock of IPC object %016llx: repairing",
                  (unsigned long long)hdr->id);
         prune_dead_users(hdr);
         if (repair)
             repair(hdr);
-        plat_shared_mutex_mark_consistent(&hdr->lock);
+        plat_shared_lock_mark_consistent(&hdr->lock);
     } else if (rc < 0) {
         /* unrecoverable (ENOTRECOVERABLE): nothing sane to do but report */
         stub_log(LOG_ERROR, "lock of IPC object %016llx is unrecoverable", (unsigned long long)hdr->id);
@@ -122,7 +130,7 @@ void shm_lock(struct shm_object *obj)
 
 void shm_unlock(struct shm_object *obj)
 {
-    plat_shared_mutex_unlock(&obj->hdr->lock);
+    plat_shared_lock_unlock(&obj->hdr->lock);
 }
 
 int shm_create(const char *prefix, size_t size, void (*init)(struct shm_header *), shm_repair_fn repair,
@@ -151,7 +159,7 @@ int shm_create(const char *prefix, size_t size, void (*init)(struct shm_header *
     hdr->magic = SHM_MAGIC;
     hdr->id = obj->id;
     hdr->size = size;
-    if (plat_shared_mutex_init(&hdr->lock) != 0) {
+    if (plat_shared_lock_init(&hdr->lock) != 0) {
         plat_shm_unmap(map, size);
         plat_shm_unlink(obj->name);
         free(obj);
@@ -168,10 +176,10 @@ int shm_create(const char *prefix, size_t size, void (*init)(struct shm_header *
     obj->local_refs = 1;
     obj->is_creator = 1;
     obj->repair = repair;
-    pthread_mutex_lock(&list_lock);
+    sync_lock(&list_lock);
     obj->next = objects;
     objects = obj;
-    pthread_mutex_unlock(&list_lock);
+    sync_unlock(&list_lock);
     *out = obj;
     return 0;
 }
@@ -198,26 +206,37 @@ static enum shm_open_result check_openable(struct shm_header *hdr)
     return SHM_OK;
 }
 
+/* Opens id through this process's own mapping when it has one: returns 1
+ * with *result set (and *out on SHM_OK), or 0 when id is not mapped here. */
+static int open_mapped(uint64_t id, struct shm_object **out, enum shm_open_result *result)
+{
+    int found = 0;
+    sync_lock(&list_lock);
+    for (struct shm_object *o = objects; o; o = o->next) {
+        if (o->id == id && !o->detached) {
+            lock_header(o->hdr, o->repair);
+            *result = check_openable(o->hdr);
+            shm_unlock(o);
+            if (*result == SHM_OK) {
+                o->local_refs++;
+                *out = o;
+            }
+            found = 1;
+            break;
+        }
+    }
+    sync_unlock(&list_lock);
+    return found;
+}
+
 enum shm_open_result shm_open_by_id(const char *prefix, uint64_t id, size_t size, shm_repair_fn repair,
                                     struct shm_object **out)
 {
     struct plat_process_id self;
     plat_self_process_id(&self);
-    pthread_mutex_lock(&list_lock);
-    for (struct shm_object *o = objects; o; o = o->next) {
-        if (o->id == id && !o->detached) {
-            lock_header(o->hdr, o->repair);
-            enum shm_open_result r = check_openable(o->hdr);
-            shm_unlock(o);
-            if (r == SHM_OK) {
-                o->local_refs++;
-                *out = o;
-            }
-            pthread_mutex_unlock(&list_lock);
-            return r;
-        }
-    }
-    pthread_mutex_unlock(&list_lock);
+    enum shm_open_result mapped;
+    if (open_mapped(id, out, &mapped))
+        return mapped;
 
     char name[PLAT_SHM_NAME_MAX];
     plat_shm_name(name, prefix, id);
@@ -240,7 +259,7 @@ enum shm_open_result shm_open_by_id(const char *prefix, uint64_t id, size_t size
     }
     if (r != SHM_OK && !any_live_user(hdr))
         unlink_unused(hdr, name); /* every user is dead: reclaim it now */
-    plat_shared_mutex_unlock(&hdr->lock);
+    plat_shared_lock_unlock(&hdr->lock);
     if (r != SHM_OK) {
         plat_shm_unmap(map, actual);
         return r;
@@ -250,7 +269,7 @@ enum shm_open_result shm_open_by_id(const char *prefix, uint64_t id, size_t size
     if (!obj) {
         lock_header(hdr, repair);
         remove_user(hdr, &self);
-        plat_shared_mutex_unlock(&hdr->lock);
+        plat_shared_lock_unlock(&hdr->lock);
         plat_shm_unmap(map, actual);
         return SHM_SYSTEM_ERROR;
     }
@@ -260,10 +279,10 @@ enum shm_open_result shm_open_by_id(const char *prefix, uint64_t id, size_t size
     obj->size = actual;
     obj->local_refs = 1;
     obj->repair = repair;
-    pthread_mutex_lock(&list_lock);
+    sync_lock(&list_lock);
     obj->next = objects;
     objects = obj;
-    pthread_mutex_unlock(&list_lock);
+    sync_unlock(&list_lock);
     *out = obj;
     return SHM_OK;
 }
@@ -300,31 +319,33 @@ void shm_release(struct shm_object *obj)
 {
     struct plat_process_id self;
     plat_self_process_id(&self);
-    pthread_mutex_lock(&list_lock);
-    if (--obj->local_refs > 0) {
-        pthread_mutex_unlock(&list_lock);
-        return;
-    }
-    leave(obj, &self);
-    for (struct shm_object **pp = &objects; *pp; pp = &(*pp)->next) {
-        if (*pp == obj) {
-            *pp = obj->next;
-            break;
+    sync_lock(&list_lock);
+    assert(obj->local_refs > 0);
+    int last = --obj->local_refs == 0;
+    if (last) {
+        leave(obj, &self);
+        for (struct shm_object **pp = &objects; *pp; pp = &(*pp)->next) {
+            if (*pp == obj) {
+                *pp = obj->next;
+                break;
+            }
         }
     }
-    pthread_mutex_unlock(&list_lock);
-    plat_shm_unmap(obj->hdr, obj->size);
-    free(obj);
+    sync_unlock(&list_lock);
+    if (last) {
+        plat_shm_unmap(obj->hdr, obj->size);
+        free(obj);
+    }
 }
 
 void shm_detach_all(void)
 {
     struct plat_process_id self;
     plat_self_process_id(&self);
-    pthread_mutex_lock(&list_lock);
+    sync_lock(&list_lock);
     for (struct shm_object *o = objects; o; o = o->next)
         leave(o, &self);
-    pthread_mutex_unlock(&list_lock);
+    sync_unlock(&list_lock);
 }
 
 /* The header fields every stub version shares (the users table's size has
@@ -364,7 +385,7 @@ static void reclaim_one(const char *name, void *ctx)
         unlink_unused(hdr, name);
         stub_log(LOG_INFO, "reclaimed %s: all its users are dead", name);
     }
-    plat_shared_mutex_unlock(&hdr->lock);
+    plat_shared_lock_unlock(&hdr->lock);
     plat_shm_unmap(map, actual);
 }
 

@@ -11,7 +11,6 @@
 #ifndef CANNSTUB_SHM_H
 #define CANNSTUB_SHM_H
 
-#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,7 +29,7 @@ struct shm_header {
     uint32_t unlinked; /* the name is gone: opens must fail */
     uint64_t id;
     uint64_t size;
-    pthread_mutex_t lock;
+    struct plat_shared_lock lock;
     struct plat_process_id creator;
     uint32_t creator_gone; /* creator destroyed its object (or exited cleanly) */
     uint32_t users_used;   /* entries at and above this index were never used (all zero) */

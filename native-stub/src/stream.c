@@ -20,8 +20,10 @@
 #include "platform.h"
 #include "runtime.h"
 #include "trace.h"
+#include "sync.h"
 
 #include <signal.h>
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,19 +110,19 @@ static const char *run_task(struct stream *s, struct task *t, uint64_t *effect_n
     const char *note = NULL;
     switch (t->kind) {
     case TASK_RECORD:
-        pthread_mutex_lock(&rt.lock);
+        sync_lock(&rt.lock);
         *effect_ns = plat_monotonic_ns();
         event_local_complete(t->event, t->generation);
-        pthread_mutex_unlock(&rt.lock);
+        sync_unlock(&rt.lock);
         break;
     case TASK_RESET:
-        pthread_mutex_lock(&rt.lock);
+        sync_lock(&rt.lock);
         *effect_ns = plat_monotonic_ns();
         event_local_reset(t->event, t->generation);
-        pthread_mutex_unlock(&rt.lock);
+        sync_unlock(&rt.lock);
         break;
     case TASK_WAIT: {
-        pthread_mutex_lock(&rt.lock);
+        sync_lock(&rt.lock);
         uint64_t gen = mutant_is(MUTANT_WAIT_LATEST) ? t->event->record_gen : t->generation;
         uint64_t deadline = rt_deadline_after_ms(t->timeout_ms);
         while (!mutant_is(MUTANT_WAIT_NOOP) && t->event->done_gen < gen && !s->cancelled) {
@@ -132,7 +134,7 @@ static const char *run_task(struct stream *s, struct task *t, uint64_t *effect_n
         }
         if (!note && s->cancelled && t->event->done_gen < gen)
             note = "abandoned";
-        pthread_mutex_unlock(&rt.lock);
+        sync_unlock(&rt.lock);
         break;
     }
     case TASK_IPC_RECORD:
@@ -165,17 +167,17 @@ static const char *run_task(struct stream *s, struct task *t, uint64_t *effect_n
 static void *executor_main(void *arg)
 {
     struct stream *s = arg;
-    pthread_mutex_lock(&rt.lock);
+    sync_lock(&rt.lock);
     for (;;) {
         while (!s->head && !s->destroyed && !__atomic_load_n(&s->cancelled, __ATOMIC_SEQ_CST))
-            pthread_cond_wait(&s->wake, &rt.lock);
+            sync_cond_wait(&s->wake, &rt.lock);
         if (__atomic_load_n(&s->cancelled, __ATOMIC_SEQ_CST) || !s->head)
             break;
         struct task *t = s->head;
         s->head = t->next;
         if (!s->head)
             s->tail = NULL;
-        pthread_mutex_unlock(&rt.lock);
+        sync_unlock(&rt.lock);
 
         uint32_t jitter_us = jitter_task_us(s->device, s->id, t->seq);
         jitter_sleep_us(jitter_us);
@@ -184,14 +186,14 @@ static void *executor_main(void *arg)
         const char *note = run_task(s, t, &effect_ns);
         trace_task_at("end", s, t, note, effect_ns, -1);
 
-        pthread_mutex_lock(&rt.lock);
+        sync_lock(&rt.lock);
         if (t->event)
             event_unref(t->event);
         memory_task_release(t);
         notify_task_release(t);
         free(t);
         s->completed++;
-        pthread_cond_broadcast(&rt.progress);
+        sync_cond_broadcast(&rt.progress);
     }
     while (s->head) {
         struct task *t = s->head;
@@ -199,9 +201,9 @@ static void *executor_main(void *arg)
         drop_task(s, t);
     }
     s->tail = NULL;
-    pthread_cond_broadcast(&rt.progress);
+    sync_cond_broadcast(&rt.progress);
     while (s->waiters > 0)
-        pthread_cond_wait(&rt.progress, &rt.lock);
+        sync_cond_wait(&rt.progress, &rt.lock);
     for (struct stream **pp = &rt.all_streams; *pp; pp = &(*pp)->all_next) {
         if (*pp == s) {
             *pp = s->all_next;
@@ -209,9 +211,9 @@ static void *executor_main(void *arg)
         }
     }
     rt.live_executors--;
-    pthread_cond_broadcast(&rt.progress);
-    pthread_mutex_unlock(&rt.lock);
-    pthread_cond_destroy(&s->wake);
+    sync_cond_broadcast(&rt.progress);
+    sync_unlock(&rt.lock);
+    sync_cond_destroy(&s->wake);
     free(s);
     return NULL;
 }
@@ -224,21 +226,21 @@ aclError stream_create(int device, int is_default, struct stream **out)
     s->id = ++rt.next_stream_id;
     s->device = device;
     s->is_default = is_default;
-    pthread_cond_init(&s->wake, NULL);
+    SYNC_CHECKED("pthread_cond_init", pthread_cond_init(&s->wake, NULL));
 
     /* executors never take signals: those belong to the user's threads */
     sigset_t all, old;
     sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
+    SYNC_CHECKED("pthread_sigmask", pthread_sigmask(SIG_SETMASK, &all, &old));
     pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    SYNC_CHECKED("pthread_attr_init", pthread_attr_init(&attr));
+    SYNC_CHECKED("pthread_attr_setdetachstate", pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED));
     pthread_t thread;
-    int rc = pthread_create(&thread, &attr, executor_main, s);
-    pthread_attr_destroy(&attr);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    int rc = pthread_create(&thread, &attr, executor_main, s); /* EAGAIN is an error to report, not a bug */
+    SYNC_CHECKED("pthread_attr_destroy", pthread_attr_destroy(&attr));
+    SYNC_CHECKED("pthread_sigmask", pthread_sigmask(SIG_SETMASK, &old, NULL));
     if (rc != 0) {
-        pthread_cond_destroy(&s->wake);
+        sync_cond_destroy(&s->wake);
         free(s);
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
     }
@@ -268,7 +270,7 @@ void stream_destroy(struct stream *s)
     if (rt.devices[s->device].default_stream == s)
         rt.devices[s->device].default_stream = NULL;
     s->destroyed = 1;
-    pthread_cond_signal(&s->wake);
+    sync_cond_signal(&s->wake);
 }
 
 void stream_cancel(struct stream *s)
@@ -277,8 +279,8 @@ void stream_cancel(struct stream *s)
         stream_destroy(s);
     __atomic_store_n(&s->cancelled, 1, __ATOMIC_SEQ_CST);
     plat_wake_local_word(&s->cancelled); /* an executor blocked in an IPC wait */
-    pthread_cond_signal(&s->wake);
-    pthread_cond_broadcast(&rt.progress);
+    sync_cond_signal(&s->wake);
+    sync_cond_broadcast(&rt.progress);
 }
 
 /* Mutant record-instant: the record takes effect now, at submission, ahead
@@ -318,7 +320,7 @@ aclError stream_submit(struct stream *s, struct task *t)
     if (t->event)
         event_ref(t->event);
     trace_task("submit", s, t, NULL);
-    pthread_cond_signal(&s->wake);
+    sync_cond_signal(&s->wake);
     return ACL_SUCCESS;
 }
 
@@ -415,19 +417,20 @@ static aclError synchronize_stream(const char *call, aclrtStream stream, int32_t
     if (rc)
         return rc;
     struct stream *s = NULL;
-    if ((rc = stream_check_handle(call, stream)) || (rc = rt_check_sync_timeout_nonzero(call, timeout_ms)) ||
-        (rc = stream_resolve(call, stream, &s))) {
-        rt_leave();
-        return rc;
-    }
-    uint64_t target = s->submitted;
-    uint64_t target_task = s->task_seq;
-    int pending = s->completed < target;
-    uint64_t deadline = rt_deadline_after_ms(timeout_ms);
+    uint64_t target = 0, target_task = 0, stream_id = 0, deadline;
+    int pending = 0;
     int timed_out = 0;
+    if ((rc = stream_check_handle(call, stream)) || (rc = rt_check_sync_timeout_nonzero(call, timeout_ms)) ||
+        (rc = stream_resolve(call, stream, &s)))
+        goto out;
+    target = s->submitted;
+    target_task = s->task_seq;
+    pending = s->completed < target;
+    deadline = rt_deadline_after_ms(timeout_ms);
     s->waiters++;
     while (!mutant_is(MUTANT_SYNC_NOOP) && s->completed < target && !s->cancelled && !timed_out)
         timed_out = rt_wait_progress(deadline) && s->completed < target;
+    assert(s->waiters > 0);
     s->waiters--;
     if (timed_out)
         rc = stub_fail(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, call,
@@ -445,8 +448,9 @@ static aclError synchronize_stream(const char *call, aclrtStream stream, int32_t
                                   .task = target_task, .slot = -1, .gen = -1, .rc = rc, .jitter_us = -1 };
         trace_emit(&r);
     }
-    uint64_t stream_id = s->id;
-    pthread_cond_broadcast(&rt.progress);
+    stream_id = s->id;
+    sync_cond_broadcast(&rt.progress);
+out:
     rt_leave();
     if (pending && rc == ACL_SUCCESS)
         jitter_sleep_us(jitter_completion_us(stream_id, target_task));
@@ -476,6 +480,8 @@ static aclError stream_wait_event(const char *call, aclrtStream stream, aclrtEve
         return rc;
     struct stream *s = NULL;
     struct event *ev = NULL;
+    struct task probe = {0}, *t;
+    int noop;
     /* CANN's order: the acl layer's NULL check (aclrtStreamWaitEvent only),
      * both handles, the runtime's NULL check (107000), what the event's kind
      * refuses, then the current device and the stream's device. */
@@ -492,12 +498,11 @@ static aclError stream_wait_event(const char *call, aclrtStream stream, aclrtEve
         ;
     else if ((rc = stream_resolve(call, stream, &s)) == ACL_SUCCESS)
         rc = stream_check_context(call, s);
-    if (rc) {
-        rt_leave();
-        return rc;
-    }
-    struct task probe = { .kind = ev->is_ipc ? TASK_IPC_WAIT : TASK_WAIT, .event = ev };
-    int noop;
+    if (rc)
+        goto out;
+    assert(ev && s);
+    probe.kind = ev->is_ipc ? TASK_IPC_WAIT : TASK_WAIT;
+    probe.event = ev;
     if (ev->is_ipc) {
         int64_t slot;
         ipc_wait_capture(ev, &slot, &probe.ipc_gen);
@@ -511,21 +516,21 @@ static aclError stream_wait_event(const char *call, aclrtStream stream, aclrtEve
         /* nothing pending: the wait is a no-op (traced, not queued) */
         probe.slot = ev->is_ipc ? __atomic_load_n(&ev->ipc->current, __ATOMIC_RELAXED) : 0;
         trace_task("submit", s, &probe, "noop");
-        rt_leave();
-        return ACL_SUCCESS;
+        goto out;
     }
-    struct task *t = malloc(sizeof *t);
+    t = malloc(sizeof *t);
     if (!t) {
         if (ev->is_ipc)
             ipc_slot_release(ev, probe.slot);
-        rt_leave();
-        return stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "out of memory");
+        rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "out of memory");
+        goto out;
     }
     *t = probe;
     t->timeout_ms = ev->is_ipc ? 0 : timeout_ms;
     stream_submit(s, t);
+out:
     rt_leave();
-    return ACL_SUCCESS;
+    return rc;
 }
 
 STUB_EXPORT aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)

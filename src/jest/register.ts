@@ -7,7 +7,7 @@ import { appendFileSync } from 'node:fs';
 import { failureFrame, formatScenarioFailure } from '../report/failure';
 import { duplicateScenario } from '../scenario/scenario';
 import { runScenario } from '../scenario/run';
-import type { ScenarioFocus } from '../scenario/scenario';
+import type { ScenarioFocus } from '../scenario/sink';
 import type { ScenarioPlan } from '../scenario/types';
 import { currentProbe, deviceGate, requestedMode } from './probe';
 import { AUDIT_LOG_ENV, freshJitterSeed, repetitionsFromEnv, replayCommand } from './repeat';

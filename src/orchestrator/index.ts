@@ -1,7 +1,7 @@
 export { runRoles, DEFAULT_GRACE_MS } from './run-roles';
 export { precheck } from './precheck';
 export { RunOptionsError } from './validate';
-export { SCENARIO_DIR_PREFIX, scenarioBaseDir } from './scenario-dir';
+export { scenarioBaseDir } from './scenario-dir';
 export type {
   AclMode,
   RoleEntry,

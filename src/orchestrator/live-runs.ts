@@ -70,7 +70,3 @@ export function unregisterLive(item: Teardown): void {
   live.delete(item);
   if (live.size === 0) uninstall();
 }
-
-export function liveCount(): number {
-  return live.size;
-}

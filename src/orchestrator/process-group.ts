@@ -11,13 +11,3 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
     throw e;
   }
 }
-
-/** True while any process of the group exists (zombies included). */
-export function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -3,22 +3,12 @@
  * orchestrator's RoleContext. Everything it creates is tracked and released when the body ends,
  * so specs carry no clean-up code.
  */
-import type { Acl, Event, IpcEventHandle as IpcEventHandleT, Latch, Stream } from '../acl';
-import type { RoleContext } from '../orchestrator';
+import type { Event, IpcEventHandle as IpcEventHandleT, Latch, Stream } from '../acl';
+import type { BaseContext } from './base-context';
 import { createDataContext } from './data-context';
 import type { AwaitOptions, PlannedRole, ScenarioContext, ScenarioPlan, ThreadContext } from './types';
 
-/** The parts of a RoleContext the scenario context needs (a worker thread builds its own). */
-export interface BaseContext {
-  readonly acl: Acl;
-  device: number;
-  role: string;
-  index: number;
-  dir: string;
-  rendezvous: RoleContext['rendezvous'];
-  log(...args: unknown[]): void;
-  mark(name: string): void;
-}
+export type { BaseContext } from './base-context';
 
 export interface OwnedContext<C> {
   ctx: C;
@@ -46,6 +36,7 @@ export function createScenarioContext(
   const timeLeftMs = () => Math.max(1, deadlineMs - Date.now());
   const timeoutOf = (opts?: { timeoutMs?: number }) => opts?.timeoutMs ?? timeLeftMs();
   // Loaded on demand so that importing this module never loads koffi.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const aclModule = () => require('../acl') as typeof import('../acl');
   const data = createDataContext(base, plan, role, timeoutOf);
 

@@ -6,7 +6,7 @@
  * with before it publishes the key.
  */
 import type { Acl, DeviceBuffer, Notify } from '../acl';
-import type { BaseContext } from './context';
+import type { BaseContext } from './base-context';
 import type { AwaitOptions, DataContext, PlannedRole, ScenarioPlan, ShareOptions } from './types';
 
 interface SharedRecord {

@@ -1,43 +1,32 @@
 /**
  * `scenario(name, declaration)`: the one call a spec makes per scenario.
  *
- * The same spec file is loaded in two places:
- *  - in Jest, where each scenario becomes a test (src/jest/register.ts);
- *  - in a device process or worker thread (collect mode), where it only records the validated
- *    plans so role-entry can find its role's body. Collect mode never touches Jest globals.
+ * The same spec file is loaded in two places, each of which installs the sink that receives the
+ * validated plans (./sink.ts):
+ *  - in Jest, where each scenario becomes a test (src/jest/setup.ts, src/jest/register.ts);
+ *  - in a device process or worker thread (collect mode, collectScenarios below), where it only
+ *    records the plans so role-entry can find its role's body. Collect mode never touches Jest.
  */
 import * as path from 'node:path';
 import { planScenario } from './plan';
+import { currentScenarioSink, installScenarioSink, type ScenarioFocus } from './sink';
 import type { Params, ScenarioDeclaration, ScenarioPlan } from './types';
 
-const COLLECTOR = Symbol.for('cann-ipc-harness.scenario-collector');
-
-interface Collector {
-  specFile: string;
-  plans: Map<string, ScenarioPlan<any>>;
-}
-
-type GlobalWithCollector = typeof globalThis & { [COLLECTOR]?: Collector };
-
-export type ScenarioFocus = 'normal' | 'only' | 'skip';
+export type { ScenarioFocus } from './sink';
 
 function declare<P extends Params>(name: string, declaration: ScenarioDeclaration<P>, focus: ScenarioFocus): void {
   const plan = planScenario(name, declaration);
-  const collector = (globalThis as GlobalWithCollector)[COLLECTOR];
-  if (collector) {
-    if (collector.plans.has(plan.name)) throw duplicateScenario(plan.name, collector.specFile);
-    collector.plans.set(plan.name, plan);
-    return;
-  }
-  if (typeof (globalThis as { test?: unknown }).test !== 'function') {
+  const sink = currentScenarioSink();
+  if (!sink) {
     throw new Error(
-      `scenario(${JSON.stringify(name)}) was called outside Jest: run spec files with \`npx jest\` or \`npx cann-harness run\`, ` +
-        'not with node directly',
+      typeof (globalThis as { test?: unknown }).test === 'function'
+        ? `scenario(${JSON.stringify(name)}): this Jest run does not load the harness's setup file: add ` +
+            'src/jest/setup.ts to setupFilesAfterEnv (and src/jest/global-setup.ts as globalSetup), as jest.config.ts does'
+        : `scenario(${JSON.stringify(name)}) was called outside Jest: run spec files with \`npx jest\` or \`npx cann-harness run\`, ` +
+            'not with node directly',
     );
   }
-  // Loaded lazily: device processes never need (or have) Jest.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  (require('../jest/register') as typeof import('../jest/register')).registerScenarioTest(plan, focus);
+  sink.declare(plan, focus);
 }
 
 /** Declare a scenario: one Jest test, one process per role. */
@@ -63,24 +52,23 @@ export function duplicateScenario(name: string, specFile: string): Error {
  * threads, where the spec's role bodies must run.
  */
 export function collectScenarios(specFile: string): Map<string, ScenarioPlan<any>> {
-  const g = globalThis as GlobalWithCollector;
-  const collector: Collector = { specFile, plans: new Map() };
-  const previous = g[COLLECTOR];
-  g[COLLECTOR] = collector;
+  const plans = new Map<string, ScenarioPlan<any>>();
+  const uninstall = installScenarioSink({
+    declare(plan) {
+      if (plans.has(plan.name)) throw duplicateScenario(plan.name, specFile);
+      plans.set(plan.name, plan);
+    },
+  });
   // Specs may group scenarios with describe(): outside Jest it just runs the block.
-  const withDescribe = g as { describe?: unknown };
+  const withDescribe = globalThis as { describe?: unknown };
   const hadDescribe = 'describe' in withDescribe;
   if (!hadDescribe) withDescribe.describe = (_name: string, block: () => void) => block();
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     require(specFile);
   } finally {
-    g[COLLECTOR] = previous;
+    uninstall();
     if (!hadDescribe) delete withDescribe.describe;
   }
-  return collector.plans;
-}
-
-export function isCollecting(): boolean {
-  return (globalThis as GlobalWithCollector)[COLLECTOR] !== undefined;
+  return plans;
 }

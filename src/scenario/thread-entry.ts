@@ -12,7 +12,11 @@ export async function runScenarioThread(task: ThreadTask): Promise<ThreadOutcome
   const marks: ScenarioMark[] = [];
   let cleanup = () => {};
   try {
+    // Loaded here, inside the try: importing this module never loads koffi, and a binding that
+    // fails to load becomes this thread's reported error.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { loadAcl } = require('../acl') as typeof import('../acl');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { Rendezvous } = require('../rendezvous') as typeof import('../rendezvous');
     const acl = loadAcl();
     acl.setDevice(task.device);

@@ -5,7 +5,7 @@
  * so kept scenario directories never outlive the test.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
@@ -46,7 +46,7 @@ function runFixtures(pattern: string, env: Record<string, string> = {}): Promise
   const out = mkdtempSync(path.join(os.tmpdir(), 'cann-nested-jest-'));
   scratch.push(out);
   const tmp = path.join(out, 'tmp');
-  require('node:fs').mkdirSync(tmp);
+  mkdirSync(tmp);
   const jsonFile = path.join(out, 'result.json');
   const childEnv: NodeJS.ProcessEnv = { ...process.env, FIXTURE_OUT: out, TMPDIR: tmp, ...env };
   for (const k of ['CANN_HARNESS_PROBE', 'CANN_HARNESS_REQUIRE_DEVICES', 'JEST_WORKER_ID']) if (!(k in env)) delete childEnv[k];

@@ -1,0 +1,18 @@
+/**
+ * The parts of the orchestrator's RoleContext that a scenario context is built on (a worker
+ * thread builds its own). Its own module so that context.ts and data-context.ts both depend on
+ * it without depending on each other.
+ */
+import type { Acl } from '../acl';
+import type { RoleContext } from '../orchestrator';
+
+export interface BaseContext {
+  readonly acl: Acl;
+  device: number;
+  role: string;
+  index: number;
+  dir: string;
+  rendezvous: RoleContext['rendezvous'];
+  log(...args: unknown[]): void;
+  mark(name: string): void;
+}

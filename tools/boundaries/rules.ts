@@ -1,0 +1,98 @@
+/**
+ * The allowed imports of each part of the repository (a DEPS list, as in Chromium): checked by
+ * test/architecture/boundaries.test.ts in `npm test`, and by `npm run check:boundaries`.
+ *
+ * A part is a folder (or one file); a file belongs to the longest part that contains it. Inside
+ * a part, files import each other freely (but never in a cycle). Node's built-in modules are
+ * always allowed. Type-only imports count like any other: a type import is still a dependency.
+ * docs/interfaces.md ("Layers and import rules") shows the same rules as a picture.
+ */
+
+export interface PartRule {
+  /** What the part is, in a few words (shown with a broken rule). */
+  role: string;
+  /** The other parts it may import. */
+  mayImport: readonly string[];
+}
+
+/** Lowest layer first. */
+export const PARTS: Readonly<Record<string, PartRule>> = {
+  'src/rendezvous': { role: 'file rendezvous between processes (plain files)', mayImport: [] },
+  'src/trace': { role: 'stub traces: Chrome trace JSON and the happens-before check', mayImport: [] },
+  'src/audit/mutants.ts': { role: 'the public names of the stub mutants', mayImport: [] },
+  'src/acl': { role: 'the koffi binding of libascendcl', mayImport: ['src/rendezvous'] },
+  'src/orchestrator': {
+    role: 'one forked OS process per role',
+    mayImport: ['src/acl', 'src/rendezvous', 'src/trace'],
+  },
+  harness: {
+    role: 'device-side entry points (run in the forked processes)',
+    mayImport: ['src/acl', 'src/orchestrator', 'src/rendezvous'],
+  },
+  'src/scenario': {
+    role: 'the scenario DSL and its device-side runner',
+    mayImport: ['src/acl', 'src/orchestrator', 'src/rendezvous', 'harness', 'src/audit/mutants.ts'],
+  },
+  'src/audit': { role: 'the mutant audit: verdicts and table', mayImport: ['src/scenario', 'src/audit/mutants.ts'] },
+  'src/report': { role: 'failure reports and the summary reporter', mayImport: ['src/orchestrator', 'src/trace'] },
+  'src/jest': {
+    role: 'Jest integration (setup, probe, one test per scenario)',
+    mayImport: ['src/acl', 'src/orchestrator', 'src/report', 'src/scenario', 'src/audit/mutants.ts'],
+  },
+  'src/cli': {
+    role: 'the cann-harness command',
+    mayImport: ['src/acl', 'src/orchestrator', 'src/jest', 'src/audit', 'src/audit/mutants.ts'],
+  },
+  'src/index.ts': {
+    role: 'the public API that specs import',
+    mayImport: ['src/acl', 'src/jest', 'src/report', 'src/scenario'],
+  },
+  bin: { role: 'the installed command', mayImport: ['src/cli'] },
+  specs: { role: "user-style spec files: the public API only", mayImport: ['src/index.ts'] },
+  bench: { role: 'benchmarks', mayImport: ['src/index.ts', 'src/orchestrator', 'src/rendezvous', 'src/trace'] },
+  'jest.config.ts': { role: 'the Jest configuration', mayImport: [] },
+  tools: { role: 'repository tooling (this check)', mayImport: [] },
+  test: {
+    role: 'tests (may reach anything they test)',
+    mayImport: [
+      'src/rendezvous',
+      'src/trace',
+      'src/audit/mutants.ts',
+      'src/audit',
+      'src/acl',
+      'src/orchestrator',
+      'harness',
+      'src/scenario',
+      'src/report',
+      'src/jest',
+      'src/cli',
+      'src/index.ts',
+      'bin',
+      'specs',
+      'tools',
+    ],
+  },
+};
+
+/** Packages only some parts may use (every other package: any part). */
+export const RESTRICTED_PACKAGES: Readonly<Record<string, readonly string[]>> = {
+  // "src/acl is the only code that knows koffi"; tests check the binding against it directly.
+  koffi: ['src/acl', 'test'],
+  typescript: ['tools', 'test'],
+};
+
+/**
+ * Known violations, each with the issue that will remove it. The check passes while they stay
+ * as they are, fails on any new violation, and fails on an entry that no longer occurs (delete
+ * it: the list only shrinks).
+ *   import: "from -> to" (repo-relative files);
+ *   cycle: the files of one import cycle, sorted, joined by " | ".
+ */
+export interface KnownViolation {
+  kind: 'import' | 'cycle';
+  what: string;
+  issue: string;
+  why: string;
+}
+
+export const KNOWN_VIOLATIONS: readonly KnownViolation[] = [];
