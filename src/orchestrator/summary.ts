@@ -53,7 +53,7 @@ export function summarize(
       }
     }
     for (const loss of r.outputLoss ?? []) {
-      out.push(`        ${loss.stream} incomplete: ${loss.notKeptChars} characters not kept, ${loss.unflushedBytes} bytes never flushed`);
+      out.push(`        ${loss.stream} incomplete: ${loss.notKeptChars} characters not kept, at most ${loss.unflushedBytes} bytes never flushed`);
     }
   }
   return out.join('\n');

@@ -142,6 +142,6 @@ function logTail(r: AnyRole): string[] {
 export function describeLoss(loss: NonNullable<RoleResult['outputLoss']>[number]): string {
   const parts: string[] = [];
   if (loss.notKeptChars > 0) parts.push(`the first ${loss.notKeptChars} characters were not kept (the harness keeps the last ${MAX_CAPTURE_MIB} MiB)`);
-  if (loss.unflushedBytes > 0) parts.push(`the last ${loss.unflushedBytes} bytes were never flushed (the process exited first)`);
+  if (loss.unflushedBytes > 0) parts.push(`the last ${loss.unflushedBytes} bytes (at most: a write still in progress counts whole) were never flushed (the process exited first)`);
   return `${loss.stream} is incomplete: ${parts.join('; ')}`;
 }
