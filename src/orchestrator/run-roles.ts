@@ -7,6 +7,8 @@ import { reclaimStubLeftovers } from '../acl';
 import { assignBlame } from './blame';
 import { checkHappensBefore, formatHappensBefore } from '../trace/happens-before';
 import { RoleProcess } from './role-process';
+import { collectWaitGraph } from './hang-report';
+import type { WaitGraph } from './wait-graph';
 import { registerLive, unregisterLive, type Teardown } from './live-runs';
 import { createScenarioDir, keepRequested, readCancelledTasks, readTraces, removeScenarioDir, writePostMortem } from './scenario-dir';
 import { summarize } from './summary';
@@ -45,6 +47,7 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   registerLive(teardown);
 
   let timedOut = false;
+  let waitGraph: WaitGraph | undefined;
   let deadline: NodeJS.Timeout | undefined;
   const stoppedByFailFast = new Set<string>();
   try {
@@ -61,12 +64,17 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
     };
     for (const r of roles) r.start(onEnd);
 
-    deadline = setTimeout(() => {
-      const alive = roles.filter((r) => r.alive);
-      if (alive.length === 0) return;
+    deadline = setTimeout(async () => {
+      if (!roles.some((r) => r.alive)) return;
       timedOut = true;
-      emit({ type: 'timeout', roles: alive.map((r) => r.name) });
-      for (const r of alive) {
+      emit({ type: 'timeout', roles: roles.filter((r) => r.alive).map((r) => r.name) });
+      // Before any signal: ask every role where it is stuck (bounded, see hang-report.ts).
+      try {
+        waitGraph = await collectWaitGraph(roles, dir);
+      } catch (e) {
+        process.stderr.write(`[cann-harness] ${label}: could not build the wait-for graph: ${(e as Error).message}\n`);
+      }
+      for (const r of roles.filter((x) => x.alive)) {
         const w = r.currentWait;
         const waiting = w ? `; it was waiting for ${w.what}${w.from ? ` from role "${w.from}"` : ''}` : '';
         r.stop('timeout', `still running when the ${opts.timeoutMs} ms deadline of "${label}" expired${waiting}`, graceMs);
@@ -100,11 +108,13 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   const kept = (!ok && process.env.CANN_HARNESS_KEEP !== '0') || keepRequested(opts.keepDir);
   const durationMs = Date.now() - startedAt;
   let summary = summarize(label, ok, durationMs, results, dir, kept, timedOut, first);
+  if (waitGraph) summary = `${waitGraph.lines.join('\n')}\n${summary}`;
   if (happensBefore && !happensBefore.ok) summary += `\n${formatHappensBefore(happensBefore)}`;
   const result: RunResult = { ok, dir, kept, timedOut, durationMs, roles: results, summary };
   if (first) result.firstFailure = first;
   if (opts.collectTraces) result.traces = traces;
   if (happensBefore) result.happensBefore = happensBefore;
+  if (waitGraph) result.waitGraph = waitGraph;
   if (kept) {
     writePostMortem(dir, results, result);
     process.stderr.write(`[cann-harness] ${label}: scenario directory kept at ${dir}\n`);

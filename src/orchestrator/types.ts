@@ -3,6 +3,7 @@
  * receives inside its device process.
  */
 import type { Acl } from '../acl';
+import type { WaitGraph } from './wait-graph';
 import type { Rendezvous, WaitingFor } from '../rendezvous';
 import type { HappensBeforeReport } from '../trace/happens-before';
 
@@ -157,6 +158,8 @@ export interface RunResult {
   traces?: TraceFile[];
   /** Only with RunOptions.checkHappensBefore. */
   happensBefore?: HappensBeforeReport;
+  /** Only when the run timed out: who waited for whom at the deadline (its lines head `summary`). */
+  waitGraph?: WaitGraph;
 }
 
 export interface PrecheckOptions {
