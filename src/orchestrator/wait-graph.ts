@@ -50,6 +50,8 @@ export interface WaitGraph {
   deadlock: boolean;
   /** The lines for the top of the timeout report. */
   lines: string[];
+  /** The ACL call each role was in, by role name. */
+  calls: Record<string, CallInProgress>;
 }
 
 interface Task {
@@ -163,7 +165,8 @@ export function buildWaitGraph(roles: RoleState[], traces: TraceSource[], ctx: G
   const deadlock = shown.some((c) => c.deadlock);
   const lines = ['wait-for graph at the deadline (read "A ← B" as "A waits for B"):', ...shown.map((c) => `  ${c.text}`)];
   if (shown.length === 0) lines.push('  (no role was still running)');
-  return { chains: shown, deadlock, lines };
+  const calls = Object.fromEntries(roles.filter((r) => r.call).map((r) => [r.name, r.call!]));
+  return { chains: shown, deadlock, lines, calls };
 }
 
 function sameCycle(a: string[], b: string[]): boolean {
