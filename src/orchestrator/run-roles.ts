@@ -6,6 +6,7 @@
 import { reclaimStubLeftovers } from '../acl';
 import { assignBlame } from './blame';
 import { checkHappensBefore, formatHappensBefore } from '../trace/happens-before';
+import { formatTextTimeline } from '../trace/text-timeline';
 import { RoleProcess } from './role-process';
 import { collectWaitGraph } from './hang-report';
 import type { WaitGraph } from './wait-graph';
@@ -48,6 +49,7 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
 
   let timedOut = false;
   let waitGraph: WaitGraph | undefined;
+  let deadlineNs: bigint | undefined;
   let deadline: NodeJS.Timeout | undefined;
   const stoppedByFailFast = new Set<string>();
   try {
@@ -67,6 +69,7 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
     deadline = setTimeout(async () => {
       if (!roles.some((r) => r.alive)) return;
       timedOut = true;
+      deadlineNs = process.hrtime.bigint();
       emit({ type: 'timeout', roles: roles.filter((r) => r.alive).map((r) => r.name) });
       // Before any signal: ask every role where it is stuck (bounded, see hang-report.ts).
       try {
@@ -111,6 +114,11 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   let summary = summarize(label, ok, durationMs, results, dir, kept, timedOut, first);
   if (waitGraph) summary = `${waitGraph.lines.join('\n')}\n${summary}`;
   if (happensBefore && !happensBefore.ok) summary += `\n${formatHappensBefore(happensBefore)}`;
+  if (!ok) {
+    // For CI logs: what ran on which stream, when (only failures pay for reading the traces).
+    const timeline = formatTextTimeline(traces ?? readTraces(dir, roleByPid), { endNs: deadlineNs });
+    if (timeline.length) summary += `\n${timeline.join('\n')}`;
+  }
   const result: RunResult = { ok, dir, kept, timedOut, durationMs, roles: results, summary };
   if (first) result.firstFailure = first;
   if (opts.collectTraces) result.traces = traces;
