@@ -21,6 +21,8 @@ export interface RunCommandOptions {
   specs: string;
   requireDevices?: number;
   keep?: boolean;
+  /** Keep every scenario directory with its timeline (trace.json), passing ones too. */
+  trace?: boolean;
   echo?: boolean;
   junit: string;
   runInBand?: boolean;
@@ -123,6 +125,7 @@ export async function runCommand(patterns: string[], opts: RunCommandOptions): P
   const { specs } = prepared;
   if (opts.requireDevices !== undefined) process.env[REQUIRE_DEVICES_ENV] = String(opts.requireDevices);
   if (opts.keep) process.env.CANN_HARNESS_KEEP = '1';
+  if (opts.trace) process.env.CANN_HARNESS_TRACE = '1';
   if (opts.echo) process.env.CANN_HARNESS_ECHO = '1';
   if (opts.repeatEach !== undefined) process.env[REPEAT_EACH_ENV] = String(opts.repeatEach);
   if (opts.jitter !== undefined) process.env[JITTER_US_ENV] = String(opts.jitter);

@@ -18,6 +18,22 @@ import type { RunEvent, RunOptions, RunResult } from './types';
 
 export const DEFAULT_GRACE_MS = 2000;
 
+/**
+ * For a run made with `deferRemoval` that passed: keep its directory (with logs, result.json and
+ * trace.json) when a later check failed (a scenario's verify), else remove it as usual.
+ */
+export function settleDeferredRun(result: RunResult, laterCheckFailed: boolean, label = 'run'): void {
+  if (!result.removalDeferred) return;
+  result.removalDeferred = false;
+  if (laterCheckFailed && process.env.CANN_HARNESS_KEEP !== '0') {
+    result.kept = true;
+    writePostMortem(result.dir, result.roles, result);
+    process.stderr.write(`[cann-harness] ${label}: scenario directory kept at ${result.dir}\n`);
+  } else {
+    removeScenarioDir(result.dir);
+  }
+}
+
 export async function runRoles(opts: RunOptions): Promise<RunResult> {
   validateRunOptions(opts);
   const mode = checkMode(opts.mode, 'runRoles'); // validated above; this only narrows the type
@@ -114,19 +130,20 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   let summary = summarize(label, ok, durationMs, results, dir, kept, timedOut, first);
   if (waitGraph) summary = `${waitGraph.lines.join('\n')}\n${summary}`;
   if (happensBefore && !happensBefore.ok) summary += `\n${formatHappensBefore(happensBefore)}`;
-  if (!ok) {
-    // For CI logs: what ran on which stream, when (only failures pay for reading the traces).
-    const timeline = formatTextTimeline(traces ?? readTraces(dir, roleByPid), { endNs: deadlineNs });
-    if (timeline.length) summary += `\n${timeline.join('\n')}`;
-  }
+  // For CI logs: what ran on which stream, when (only failures pay for reading the traces).
+  const timeline = ok ? [] : formatTextTimeline(traces ?? readTraces(dir, roleByPid), { endNs: deadlineNs });
+  if (timeline.length) summary += `\n${timeline.join('\n')}`;
   const result: RunResult = { ok, dir, kept, timedOut, durationMs, roles: results, summary };
   if (first) result.firstFailure = first;
   if (opts.collectTraces) result.traces = traces;
   if (happensBefore) result.happensBefore = happensBefore;
   if (waitGraph) result.waitGraph = waitGraph;
+  if (timeline.length) result.timeline = timeline;
   if (kept) {
-    writePostMortem(dir, results, result);
+    writePostMortem(dir, results, result, deadlineNs);
     process.stderr.write(`[cann-harness] ${label}: scenario directory kept at ${dir}\n`);
+  } else if (opts.deferRemoval && ok) {
+    result.removalDeferred = true; // settleDeferredRun() keeps or removes it once verify() has run
   } else {
     removeScenarioDir(dir);
   }
