@@ -6,6 +6,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { runRoles, type RoleSpec, type RunEvent, type RunResult } from '../../src/orchestrator';
 import { repoRoot } from '../support/run-child';
+import { traceCommand } from '../../src/cli/trace';
 import { leakedShmOf, shmObjectsOfRun, survivors, waitUntil } from '../support/leftovers';
 
 const STUB = path.join(repoRoot, 'native-stub', 'build', 'lib64', 'libascendcl.so');
@@ -61,6 +62,15 @@ withStub('wait-for graph at the deadline (stub)', () => {
     // The diagnostic report: the producer's loop was free (it awaits a signal), the consumer's was blocked.
     expect(existsSync(path.join(r.dir, 'hang', `producer.${r.roles[0].pid}.report.json`))).toBe(true);
     expect(existsSync(path.join(r.dir, 'hang', `consumer.${r.roles[1].pid}.report.json`))).toBe(false);
+    // Stopping the producer released its latch (clean-up), so the timeline shows the record waking
+    // the consumer: a flow arrow between the two processes. `cann-harness trace` rebuilds the file.
+    const kept = readFileSync(path.join(r.dir, 'trace.json'), 'utf8');
+    const flows = (JSON.parse(kept) as { traceEvents: { ph: string; pid: number }[] }).traceEvents.filter((e) => e.ph === 's' || e.ph === 'f');
+    expect(flows.map((e) => [e.ph, e.pid])).toEqual([['s', r.roles[0].pid], ['f', r.roles[1].pid]]);
+    rmSync(path.join(r.dir, 'trace.json'));
+    expect(traceCommand(r.dir)).toContain(path.join(r.dir, 'trace.json'));
+    expect(readFileSync(path.join(r.dir, 'trace.json'), 'utf8')).toBe(kept);
+    expect(() => traceCommand(path.join(r.dir, 'hang'))).toThrow(/has no trace\/ folder of stub traces/);
   });
 
   test('3-role cycle: a awaits b, b awaits c, c synchronizes on a record a holds', async () => {
