@@ -11,6 +11,7 @@ const TEXT_BYTES = 1024;
 const HEADER_BYTES = 16;
 const SINCE_OFFSET = HEADER_BYTES;
 const TEXT_OFFSET = SINCE_OFFSET + 8;
+const encoder = new TextEncoder();
 
 export interface CallInProgress {
   /** e.g. 'aclrtSynchronizeStream' */
@@ -42,7 +43,7 @@ export class CallRecord {
 
   begin(name: string, args: string): void {
     Atomics.add(this.#words, 0, 1); // odd: writing
-    const { written } = new TextEncoder().encodeInto(`${name}\n${args}`, this.#text);
+    const { written } = encoder.encodeInto(`${name}\n${args}`, this.#text);
     Atomics.store(this.#words, 2, written);
     Atomics.store(this.#since, 0, process.hrtime.bigint());
     Atomics.store(this.#words, 1, 1);

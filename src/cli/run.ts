@@ -12,6 +12,7 @@ import { installSessionGuard, uninstallSessionGuard } from '../orchestrator/sess
 import { NO_RUNTIME_HINT, PROBE_ENV, REQUIRE_DEVICES_ENV, probeDevices } from '../jest/probe';
 import { JITTER_US_ENV, REPEAT_EACH_ENV } from '../jest/repeat';
 import { formatRepetitionReport, repetitionReport } from './repetitions';
+import { startProgress } from '../report/progress';
 
 export const PACKAGE_ROOT = path.resolve(__dirname, '..', '..');
 export const BUNDLED_SPECS = path.join(PACKAGE_ROOT, 'specs');
@@ -139,7 +140,14 @@ export async function runCommand(patterns: string[], opts: RunCommandOptions): P
     [path.join(PACKAGE_ROOT, 'src', 'report', 'summary-reporter.ts'), { junitFile: path.relative(process.cwd(), junit) }],
     ['jest-junit', { outputDirectory: path.dirname(junit), outputName: path.basename(junit), suiteNameTemplate: '{filepath}', classNameTemplate: '{filepath}', titleTemplate: '{title}' }],
   ]);
-  const results = await runJest(patterns, config, opts);
+  // Which scenarios run long, and each role's state (src/report/progress.ts); silent while all is quick.
+  const progress = startProgress();
+  let results: AggregatedResult;
+  try {
+    results = await runJest(patterns, config, opts);
+  } finally {
+    progress.stop();
+  }
   if (results.numTotalTestSuites === 0) {
     process.stderr.write(chalk.red(`${noSpecsMatched(patterns, specs)}\n`));
     return 1;

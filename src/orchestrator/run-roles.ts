@@ -9,6 +9,7 @@ import { checkHappensBefore, formatHappensBefore } from '../trace/happens-before
 import { formatTextTimeline } from '../trace/text-timeline';
 import { RoleProcess } from './role-process';
 import { collectWaitGraph } from './hang-report';
+import { progressFile } from './progress-file';
 import type { WaitGraph } from './wait-graph';
 import { registerLive, unregisterLive, type Teardown } from './live-runs';
 import { createScenarioDir, keepRequested, readCancelledTasks, readTraces, removeScenarioDir, writePostMortem } from './scenario-dir';
@@ -40,7 +41,9 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   const failFast = opts.failFast ?? true;
   const graceMs = opts.graceMs ?? DEFAULT_GRACE_MS;
   const label = opts.label ?? 'run';
+  const progress = progressFile(label, opts.roles.map((r) => r.name));
   const emit = (e: RunEvent) => {
+    progress?.onEvent(e);
     try {
       opts.onEvent?.(e);
     } catch (err) {
@@ -66,6 +69,7 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   let timedOut = false;
   let waitGraph: WaitGraph | undefined;
   let deadlineNs: bigint | undefined;
+  let graphCollected: Promise<void> = Promise.resolve();
   let deadline: NodeJS.Timeout | undefined;
   const stoppedByFailFast = new Set<string>();
   try {
@@ -87,11 +91,16 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
       timedOut = true;
       deadlineNs = process.hrtime.bigint();
       emit({ type: 'timeout', roles: roles.filter((r) => r.alive).map((r) => r.name) });
-      // Before any signal: ask every role where it is stuck (bounded, see hang-report.ts).
+      // Before any signal: ask every role where it is stuck (bounded, see hang-report.ts). The run's
+      // result waits for it even if every role ends meanwhile (e.g. one fails and fail-fast stops the rest).
+      let collected!: () => void;
+      graphCollected = new Promise((r) => (collected = r));
       try {
         waitGraph = await collectWaitGraph(roles, dir);
       } catch (e) {
         process.stderr.write(`[cann-harness] ${label}: could not build the wait-for graph: ${(e as Error).message}\n`);
+      } finally {
+        collected();
       }
       for (const r of roles.filter((x) => x.alive)) {
         const w = r.currentWait;
@@ -102,12 +111,14 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
     }, opts.timeoutMs);
 
     await Promise.all(roles.map((r) => r.finished));
+    await graphCollected;
   } catch (e) {
     // Unexpected (e.g. fork threw): take everything down before reporting.
     teardown.emergencyStop();
     unregisterLive(teardown);
     throw e;
   } finally {
+    progress?.close();
     if (deadline) clearTimeout(deadline);
     for (const r of roles) r.killNow(); // no-op for exited groups
   }

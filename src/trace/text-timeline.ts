@@ -28,7 +28,9 @@ export function formatTextTimeline(traces: TraceSource[], opts: { endNs?: bigint
   if (parsed.length === 0) return [];
   const origin = Math.min(...parsed.map((p) => p.lines[0].t));
   const ms = (ns: number) => `+${((ns - origin) / 1e6).toFixed(1)}`;
-  const out = ['timeline (ms from the first trace line; per role and stream, the last tasks):'];
+  // Tasks that end after the deadline ended while the run was being stopped (clean-up releases latches).
+  const deadline = opts.endNs === undefined ? '' : `; the deadline was at ${ms(Number(opts.endNs))}`;
+  const out = [`timeline (ms from the first trace line; per role and stream, the last tasks${deadline}):`];
   for (const { source, lines } of parsed) {
     const streams = new Map<number, Task[]>();
     const byKey = new Map<string, Task>();

@@ -19,7 +19,7 @@ describe('formatTextTimeline', () => {
 
   test('per role and stream: what ran, when, and what never finished', () => {
     expect(formatTextTimeline([producer, consumer], { endNs: 11_000_000n })).toEqual([
-      'timeline (ms from the first trace line; per role and stream, the last tasks):',
+      'timeline (ms from the first trace line; per role and stream, the last tasks; the deadline was at +10.0):',
       '  producer (pid 10)',
       '    stream 1 (device 0): host func +0.0..+10.0 UNFINISHED; ipc_record abcdef01 slot 0 queued +0.5, never ran',
       '  consumer (pid 20)',
