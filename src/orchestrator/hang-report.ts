@@ -12,9 +12,9 @@ import { readTraces } from './scenario-dir';
 import { buildWaitGraph, type RoleState, type WaitGraph } from './wait-graph';
 
 /** How long to wait for the roles' watcher threads (they poll every 50 ms; allow for a loaded machine). */
-export const ANSWER_BOUND_MS = 1500;
+export const ANSWER_BOUND_MS = 2000;
 /** After the watchers answered, how long main threads get to answer (a free event loop answers at once). */
-const LOOP_ANSWER_MS = 300;
+const LOOP_ANSWER_MS = 1000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

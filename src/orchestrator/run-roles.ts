@@ -91,7 +91,7 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
       timedOut = true;
       deadlineNs = process.hrtime.bigint();
       emit({ type: 'timeout', roles: roles.filter((r) => r.alive).map((r) => r.name) });
-      // Before any signal: ask every role where it is stuck (bounded, see hang-report.ts). The run's
+      // Before any signal: ask every role where it is stuck (bounded by 2 s, see hang-report.ts). The run's
       // result waits for it even if every role ends meanwhile (e.g. one fails and fail-fast stops the rest).
       let collected!: () => void;
       graphCollected = new Promise((r) => (collected = r));
