@@ -187,7 +187,7 @@ function stepsOf(r: RoleState, view: StubView, byPid: Map<number, RoleState>, ct
   if (r.call) {
     const head = `${r.name} (${r.call.name}${r.call.args ? ` ${r.call.args}` : ''}, for ${seconds(r.call.sinceNs, ctx.nowNs)})`;
     if (r.pid === null || !view.unfinished.has(r.pid)) return [{ text: `${head}: no stub trace to follow (real mode)` }];
-    const blocked = pickBlockedHead(view.heads(r.pid));
+    const blocked = pickBlockedHead(view.heads(r.pid), r.call.args, view.unfinished.get(r.pid) ?? []);
     if (!blocked) return [{ text: `${head}: its streams have no unfinished task` }];
     return [{ text: head }, ...followTask(blocked, view, byPid, ctx, 0)];
   }
@@ -198,8 +198,30 @@ function stepsOf(r: RoleState, view: StubView, byPid: Map<number, RoleState>, ct
   return [{ text: `${r.name} did not answer (no watcher thread)` }];
 }
 
-/** Of a process's stream heads, the one a synchronize is stuck behind: a wait or host function first, else the oldest. */
-function pickBlockedHead(heads: Task[]): Task | undefined {
+/**
+ * Stub handles are a tag plus the per-process id the traces use (native-stub/src/runtime.h:
+ * 0x5a1… streams, 0x5e1… events, id in the low 36 bits), so the call's own stream or event can be
+ * found in the trace. With real CANN handles (pointers) nothing matches and the heuristic below is used.
+ */
+const STUB_HANDLE = { stream: 0x5a1n, event: 0x5e1n } as const;
+function stubHandleId(args: string, kind: keyof typeof STUB_HANDLE): number | null {
+  const m = new RegExp(`${kind}=0x([0-9a-f]+)`).exec(args);
+  if (!m) return null;
+  const h = BigInt(`0x${m[1]}`);
+  return h >> 36n === STUB_HANDLE[kind] ? Number(h & 0xfffffffffn) : null;
+}
+
+/**
+ * The task a synchronize is stuck behind: the head of the call's own stream (or of the stream that
+ * holds the call's event's record), else a wait or host function at some stream's head, else the oldest.
+ */
+function pickBlockedHead(heads: Task[], args: string, unfinished: Task[]): Task | undefined {
+  const streamId = stubHandleId(args, 'stream');
+  const own = streamId !== null ? heads.find((h) => h.stream === streamId) : undefined;
+  if (own) return own;
+  const eventId = stubHandleId(args, 'event');
+  const record = eventId !== null ? unfinished.find((t) => t.submit.event === eventId && t.submit.kind.endsWith('record')) : undefined;
+  if (record) return heads.find((h) => h.stream === record.stream);
   const blocking = heads.filter((h) => isWait(h) || h.submit.kind === 'host_func' || h.submit.kind === 'notify_wait');
   const pool = blocking.length ? blocking : heads;
   return pool.sort((a, b) => a.submit.t - b.submit.t)[0];
