@@ -57,11 +57,15 @@ export function startProgress(opts: ProgressOptions = {}): { stop(): void } {
     for (const line of formatProgress(readProgress(dir), now(), quietMs)) out.write(`${line}\n`);
   }, opts.intervalMs ?? (out.isTTY ? 2_000 : 10_000));
   timer.unref();
+  const remove = () => rmSync(dir, { recursive: true, force: true });
+  // Jest may end the process itself (process.exit) before stop() runs, e.g. when no test matched.
+  process.once('exit', remove);
   return {
     stop() {
       clearInterval(timer);
       delete process.env[PROGRESS_DIR_ENV];
-      rmSync(dir, { recursive: true, force: true });
+      process.removeListener('exit', remove);
+      remove();
     },
   };
 }
