@@ -13,6 +13,7 @@ import { unsendablePart } from '../src/orchestrator/json-value';
 import type { FromChild, Job, ToChild } from '../src/orchestrator/protocol';
 import type { RoleBody } from '../src/orchestrator/types';
 import { createRoleContext, type RoleContextHandle } from './role-context';
+import { answerDiagnose } from './hang-watch';
 
 type Outcome = Extract<FromChild, { type: 'result' }>;
 
@@ -133,7 +134,13 @@ process.once('SIGTERM', () => {
   setTimeout(die, 1000).unref(); // the parent SIGKILLs after its grace period anyway
 });
 
+// A hang report asks for a Node diagnostic report; only a free event loop gets here to answer.
+process.on('message', (m: ToChild) => {
+  if (m?.type === 'diagnose') answerDiagnose((reply) => send(reply));
+});
+
 process.once('message', (m: ToChild) => {
+  if (m?.type === 'diagnose') return; // (not expected before the job)
   if (!m || m.type !== 'job') {
     process.stderr.write(`device-process: expected a job message, got ${JSON.stringify(m)}\n`);
     process.exit(2);

@@ -4,6 +4,8 @@
  *  - a tiny worker thread that polls our parent pid: it keeps working while the main thread is
  *    blocked inside a native call or spinning in a tight loop (where no JS event can be delivered);
  *  - the same poll on an unref'd main-thread timer, in case the worker could not start or died.
+ * The worker also answers hang reports (hang-watch.ts): it is the thread that still runs when the
+ * main thread does not.
  * Any of them removes the scenario directory (the parent can no longer do it; honours
  * CANN_HARNESS_KEEP=1) and then kills our whole process group, the role's own descendants included.
  *
@@ -18,6 +20,7 @@
  */
 import { rmSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
+import { HANG_WATCH_SOURCE, hangWatchData } from './hang-watch';
 
 const POLL_MS = 200;
 /** How often a watchdog worker that failed to start or died is started again. */
@@ -72,6 +75,8 @@ function check() {
 }
 check();
 setInterval(check, ${POLL_MS});
+${HANG_WATCH_SOURCE}
+if (workerData.hang) serveHangRequests(workerData.hang);
 `;
 
 function startWatchdog(ppid: number, restartsLeft: number): void {
@@ -79,7 +84,7 @@ function startWatchdog(ppid: number, restartsLeft: number): void {
   try {
     watchdog = new Worker(WATCHDOG_SOURCE, {
       eval: true,
-      workerData: { ppid, orphaned: orphanedInfo() },
+      workerData: { ppid, orphaned: orphanedInfo(), hang: hangWatchData() },
       stdout: false,
       stderr: false,
       // No TypeScript in the watchdog: skip the -r esbuild-register preload (and its start-up cost).

@@ -12,6 +12,7 @@ import type { LibraryChoice } from './resolve';
 import { createNotify, importBuffer, importNotify, mallocBuffer } from './data';
 import type { DataRuntime } from './data';
 import { hex, Owned } from './owned';
+import { callRecord, recordCall } from './call-record';
 import type { Acl, DeviceBuffer, Event, Latch, Notify, Stream } from './types';
 
 
@@ -101,7 +102,7 @@ export class AclRuntime implements Acl, DataRuntime {
   finalize(): void {
     // A latch still holding a stream would make the runtime wait forever for that stream.
     this.releaseAllLatches();
-    this.check(this.raw.aclFinalize(), 'aclFinalize', '');
+    this.check(recordCall('aclFinalize', '', () => this.raw.aclFinalize()), 'aclFinalize', '');
     this.#initialized = false;
     for (const o of [...this.#live]) {
       o.retire({ code: AclErrorCode.ACL_ERROR_UNINITIALIZE, detail: `aclFinalize() was called, the ${o.kind} no longer exists` });
@@ -288,12 +289,14 @@ class StreamImpl extends Owned<AclRuntime> implements Stream {
   synchronize(timeoutMs?: number): void {
     if (timeoutMs === undefined) {
       const s = this.handleFor('aclrtSynchronizeStream');
-      this.rt.check(this.rt.raw.aclrtSynchronizeStream(s), 'aclrtSynchronizeStream', this.describe());
+      const args = this.describe();
+      this.rt.check(recordCall('aclrtSynchronizeStream', args, () => this.rt.raw.aclrtSynchronizeStream(s)), 'aclrtSynchronizeStream', args);
     } else {
       const args = `${this.describe()}, timeout=${timeoutMs}`;
       const s = this.handleFor('aclrtSynchronizeStreamWithTimeout', args);
       checkInt(timeoutMs, 'stream synchronize timeout (ms)', INT32_MIN, INT32_MAX);
-      this.rt.check(this.rt.raw.aclrtSynchronizeStreamWithTimeout(s, timeoutMs), 'aclrtSynchronizeStreamWithTimeout', args);
+      const rc = recordCall('aclrtSynchronizeStreamWithTimeout', args, () => this.rt.raw.aclrtSynchronizeStreamWithTimeout(s, timeoutMs));
+      this.rt.check(rc, 'aclrtSynchronizeStreamWithTimeout', args);
     }
   }
 
@@ -416,12 +419,14 @@ class EventImpl extends Owned<AclRuntime> implements Event {
   synchronize(timeoutMs?: number): void {
     if (timeoutMs === undefined) {
       const e = this.handleFor('aclrtSynchronizeEvent');
-      this.rt.check(this.rt.raw.aclrtSynchronizeEvent(e), 'aclrtSynchronizeEvent', this.describe());
+      const args = this.describe();
+      this.rt.check(recordCall('aclrtSynchronizeEvent', args, () => this.rt.raw.aclrtSynchronizeEvent(e)), 'aclrtSynchronizeEvent', args);
     } else {
       const args = `${this.describe()}, timeout=${timeoutMs}`;
       const e = this.handleFor('aclrtSynchronizeEventWithTimeout', args);
       checkInt(timeoutMs, 'event synchronize timeout (ms)', INT32_MIN, INT32_MAX);
-      this.rt.check(this.rt.raw.aclrtSynchronizeEventWithTimeout(e, timeoutMs), 'aclrtSynchronizeEventWithTimeout', args);
+      const rc = recordCall('aclrtSynchronizeEventWithTimeout', args, () => this.rt.raw.aclrtSynchronizeEventWithTimeout(e, timeoutMs));
+      this.rt.check(rc, 'aclrtSynchronizeEventWithTimeout', args);
     }
   }
 
@@ -483,6 +488,7 @@ class LatchImpl implements Latch {
     private readonly onReleased: () => void,
   ) {
     this.#native = native;
+    callRecord.latchOpened();
   }
 
   get released(): boolean {
@@ -495,6 +501,7 @@ class LatchImpl implements Latch {
     this.#native = null;
     this.hold.latchRelease(native);
     this.hold.latchDestroy(native);
+    callRecord.latchReleased();
     this.onReleased();
   }
 

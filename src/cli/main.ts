@@ -1,6 +1,7 @@
 /**
  * The `cann-harness` command (bin/cann-harness.js loads this):
  *   cann-harness run [patterns...]   run the scenario suite (stub mode unless real hardware is found)
+ *   cann-harness trace <dir>         build trace.json from a scenario directory
  *   cann-harness doctor              what would run here, and why
  */
 import chalk from 'chalk';
@@ -12,6 +13,7 @@ import { auditCommand } from './audit';
 import { parseMutantList } from '../audit/mutants';
 import { parseJitterUs, parseRepeatEach } from '../jest/repeat';
 import { BUNDLED_SPECS, UsageError, runCommand } from './run';
+import { traceCommand } from './trace';
 
 const DEFAULT_JITTER_US = 200;
 
@@ -70,6 +72,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option('--specs <dir>', 'folder of *.spec.ts files to run', BUNDLED_SPECS)
     .option('--require-devices <n>', 'fail (instead of skip) scenarios needing up to n devices when fewer exist', deviceCount)
     .option('--keep', 'keep every scenario directory (failed ones are always kept)')
+    .option('--trace', 'keep every scenario directory with its timeline trace.json, passing ones too (also CANN_HARNESS_TRACE=1)')
     .option('--echo', "echo every role's output live")
     .option('--junit <file>', 'where to write JUnit XML', 'reports/junit.xml')
     .option('-i, --run-in-band', 'run spec files one at a time in this process')
@@ -94,6 +97,14 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .action(async (patterns: string[], opts) => {
       checkPatterns(patterns);
       setExitCode(await auditCommand(patterns, opts));
+    });
+
+  program
+    .command('trace')
+    .description('build trace.json (a timeline for ui.perfetto.dev) from a kept scenario directory')
+    .argument('<dir>', 'the scenario directory (printed as "scenario directory kept at ...")')
+    .action((dir: string) => {
+      process.stdout.write(`${traceCommand(dir)}\n`);
     });
 
   program

@@ -12,6 +12,7 @@ import { installSessionGuard, uninstallSessionGuard } from '../orchestrator/sess
 import { NO_RUNTIME_HINT, PROBE_ENV, REQUIRE_DEVICES_ENV, probeDevices } from '../jest/probe';
 import { JITTER_US_ENV, REPEAT_EACH_ENV } from '../jest/repeat';
 import { formatRepetitionReport, repetitionReport } from './repetitions';
+import { startProgress } from '../report/progress';
 
 export const PACKAGE_ROOT = path.resolve(__dirname, '..', '..');
 export const BUNDLED_SPECS = path.join(PACKAGE_ROOT, 'specs');
@@ -21,6 +22,8 @@ export interface RunCommandOptions {
   specs: string;
   requireDevices?: number;
   keep?: boolean;
+  /** Keep every scenario directory with its timeline (trace.json), passing ones too. */
+  trace?: boolean;
   echo?: boolean;
   junit: string;
   runInBand?: boolean;
@@ -123,6 +126,7 @@ export async function runCommand(patterns: string[], opts: RunCommandOptions): P
   const { specs } = prepared;
   if (opts.requireDevices !== undefined) process.env[REQUIRE_DEVICES_ENV] = String(opts.requireDevices);
   if (opts.keep) process.env.CANN_HARNESS_KEEP = '1';
+  if (opts.trace) process.env.CANN_HARNESS_TRACE = '1';
   if (opts.echo) process.env.CANN_HARNESS_ECHO = '1';
   if (opts.repeatEach !== undefined) process.env[REPEAT_EACH_ENV] = String(opts.repeatEach);
   if (opts.jitter !== undefined) process.env[JITTER_US_ENV] = String(opts.jitter);
@@ -136,7 +140,14 @@ export async function runCommand(patterns: string[], opts: RunCommandOptions): P
     [path.join(PACKAGE_ROOT, 'src', 'report', 'summary-reporter.ts'), { junitFile: path.relative(process.cwd(), junit) }],
     ['jest-junit', { outputDirectory: path.dirname(junit), outputName: path.basename(junit), suiteNameTemplate: '{filepath}', classNameTemplate: '{filepath}', titleTemplate: '{title}' }],
   ]);
-  const results = await runJest(patterns, config, opts);
+  // Which scenarios run long, and each role's state (src/report/progress.ts); silent while all is quick.
+  const progress = startProgress();
+  let results: AggregatedResult;
+  try {
+    results = await runJest(patterns, config, opts);
+  } finally {
+    progress.stop();
+  }
   if (results.numTotalTestSuites === 0) {
     process.stderr.write(chalk.red(`${noSpecsMatched(patterns, specs)}\n`));
     return 1;

@@ -67,13 +67,19 @@ export function registerScenarioTest(plan: ScenarioPlan<any>, focus: ScenarioFoc
           mode: probe.ok ? probe.mode : requestedMode(),
           echo: process.env.CANN_HARNESS_ECHO === '1',
           env: jitter ? { ACL_STUB_JITTER: jitter } : undefined,
+          deferRemoval: plan.verify !== undefined, // a failed verify keeps the directory like any failure
         });
         const replay = jitter ? `\n\njitter seed ${seed} (ACL_STUB_JITTER=${jitter}); replay with:\n  ${replayCommand(specFile, plan.name, jitter)}` : '';
         if (!result.ok) throw new ScenarioFailure(formatScenarioFailure(plan.name, result) + replay, failureFrame(result) ?? declaredAt);
+        // Lazily, like runScenario: spec files are loaded again in device processes.
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const { settleDeferredRun } = require('../orchestrator') as typeof import('../orchestrator');
         try {
           await plan.verify?.(result);
+          settleDeferredRun(result, false);
         } catch (e) {
-          if (replay && e instanceof Error) e.message += replay;
+          settleDeferredRun(result, true, `scenario "${plan.name}" (verify failed)`);
+          if (e instanceof Error) e.message += `${result.kept ? `\n\nscenario directory kept at ${result.dir}` : ''}${replay}`;
           throw e;
         }
       },

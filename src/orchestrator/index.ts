@@ -1,4 +1,4 @@
-export { runRoles, DEFAULT_GRACE_MS } from './run-roles';
+export { runRoles, settleDeferredRun, DEFAULT_GRACE_MS } from './run-roles';
 export { precheck } from './precheck';
 export { RunOptionsError } from './validate';
 export { scenarioBaseDir } from './scenario-dir';

@@ -11,11 +11,12 @@ export interface Job {
   entry: RoleEntry;
 }
 
-export type ToChild = { type: 'job'; job: Job };
+export type ToChild = { type: 'job'; job: Job } | { type: 'diagnose' };
 
 export type FromChild =
   | { type: 'waiting'; waitingFor: WaitingFor | null }
   | { type: 'mark'; name: string; tNs: string }
+  | { type: 'diagnosed'; file: string | null }
   | ({ type: 'result'; ok: true; value?: unknown } & ResultExtras)
   | ({ type: 'result'; ok: false; error: RoleError } & ResultExtras);
 

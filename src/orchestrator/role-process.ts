@@ -173,6 +173,19 @@ export class RoleProcess {
     this.signal('SIGKILL');
   }
 
+  /** Hang report: asks the main thread for a Node diagnostic report (answered only if its loop is free). */
+  requestDiagnosticReport(): void {
+    if (!this.alive || !this.child?.connected) return;
+    this.child.send({ type: 'diagnose' } satisfies ToChild, () => undefined);
+  }
+
+  /** The diagnostic report file the main thread wrote when asked (null: it failed to; undefined: no answer). */
+  diagnosticReport: string | null | undefined;
+
+  get exitedBeforeNow(): boolean {
+    return this.exited;
+  }
+
   get currentWait(): WaitingFor | null {
     return this.waitingWhenStopped ?? this.waitingFor;
   }
@@ -238,6 +251,9 @@ export class RoleProcess {
       case 'waiting':
         this.waitingFor = m.waitingFor;
         this.launch.emit({ type: 'waiting', role: this.name, waitingFor: m.waitingFor });
+        break;
+      case 'diagnosed':
+        this.diagnosticReport = m.file;
         break;
       case 'mark':
         this.marks.push({ name: m.name, tNs: m.tNs });

@@ -6,7 +6,11 @@
 import { reclaimStubLeftovers } from '../acl';
 import { assignBlame } from './blame';
 import { checkHappensBefore, formatHappensBefore } from '../trace/happens-before';
+import { formatTextTimeline } from '../trace/text-timeline';
 import { RoleProcess } from './role-process';
+import { collectWaitGraph } from './hang-report';
+import { progressFile } from './progress-file';
+import type { WaitGraph } from './wait-graph';
 import { registerLive, unregisterLive, type Teardown } from './live-runs';
 import { createScenarioDir, keepRequested, readCancelledTasks, readTraces, removeScenarioDir, writePostMortem } from './scenario-dir';
 import { summarize } from './summary';
@@ -15,13 +19,31 @@ import type { RunEvent, RunOptions, RunResult } from './types';
 
 export const DEFAULT_GRACE_MS = 2000;
 
+/**
+ * For a run made with `deferRemoval` that passed: keep its directory (with logs, result.json and
+ * trace.json) when a later check failed (a scenario's verify), else remove it as usual.
+ */
+export function settleDeferredRun(result: RunResult, laterCheckFailed: boolean, label = 'run'): void {
+  if (!result.removalDeferred) return;
+  result.removalDeferred = false;
+  if (laterCheckFailed && process.env.CANN_HARNESS_KEEP !== '0') {
+    result.kept = true;
+    writePostMortem(result.dir, result.roles, result);
+    process.stderr.write(`[cann-harness] ${label}: scenario directory kept at ${result.dir}\n`);
+  } else {
+    removeScenarioDir(result.dir);
+  }
+}
+
 export async function runRoles(opts: RunOptions): Promise<RunResult> {
   validateRunOptions(opts);
   const mode = checkMode(opts.mode, 'runRoles'); // validated above; this only narrows the type
   const failFast = opts.failFast ?? true;
   const graceMs = opts.graceMs ?? DEFAULT_GRACE_MS;
   const label = opts.label ?? 'run';
+  const progress = progressFile(label, opts.roles.map((r) => r.name));
   const emit = (e: RunEvent) => {
+    progress?.onEvent(e);
     try {
       opts.onEvent?.(e);
     } catch (err) {
@@ -45,6 +67,9 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   registerLive(teardown);
 
   let timedOut = false;
+  let waitGraph: WaitGraph | undefined;
+  let deadlineNs: bigint | undefined;
+  let graphCollected: Promise<void> = Promise.resolve();
   let deadline: NodeJS.Timeout | undefined;
   const stoppedByFailFast = new Set<string>();
   try {
@@ -61,25 +86,39 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
     };
     for (const r of roles) r.start(onEnd);
 
-    deadline = setTimeout(() => {
-      const alive = roles.filter((r) => r.alive);
-      if (alive.length === 0) return;
+    deadline = setTimeout(async () => {
+      if (!roles.some((r) => r.alive)) return;
       timedOut = true;
-      emit({ type: 'timeout', roles: alive.map((r) => r.name) });
-      for (const r of alive) {
+      deadlineNs = process.hrtime.bigint();
+      emit({ type: 'timeout', roles: roles.filter((r) => r.alive).map((r) => r.name) });
+      // Before any signal: ask every role where it is stuck (bounded by 2 s, see hang-report.ts). The run's
+      // result waits for it even if every role ends meanwhile (e.g. one fails and fail-fast stops the rest).
+      let collected!: () => void;
+      graphCollected = new Promise((r) => (collected = r));
+      try {
+        waitGraph = await collectWaitGraph(roles, dir);
+      } catch (e) {
+        process.stderr.write(`[cann-harness] ${label}: could not build the wait-for graph: ${(e as Error).message}\n`);
+      } finally {
+        collected();
+      }
+      for (const r of roles.filter((x) => x.alive)) {
         const w = r.currentWait;
-        const waiting = w ? `; it was waiting for ${w.what}${w.from ? ` from role "${w.from}"` : ''}` : '';
+        const call = waitGraph?.calls[r.name];
+        const waiting = w ? `; it was waiting for ${w.what}${w.from ? ` from role "${w.from}"` : ''}` : call ? `; it was in ${call.name}(${call.args})` : '';
         r.stop('timeout', `still running when the ${opts.timeoutMs} ms deadline of "${label}" expired${waiting}`, graceMs);
       }
     }, opts.timeoutMs);
 
     await Promise.all(roles.map((r) => r.finished));
+    await graphCollected;
   } catch (e) {
     // Unexpected (e.g. fork threw): take everything down before reporting.
     teardown.emergencyStop();
     unregisterLive(teardown);
     throw e;
   } finally {
+    progress?.close();
     if (deadline) clearTimeout(deadline);
     for (const r of roles) r.killNow(); // no-op for exited groups
   }
@@ -100,14 +139,22 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   const kept = (!ok && process.env.CANN_HARNESS_KEEP !== '0') || keepRequested(opts.keepDir);
   const durationMs = Date.now() - startedAt;
   let summary = summarize(label, ok, durationMs, results, dir, kept, timedOut, first);
+  if (waitGraph) summary = `${waitGraph.lines.join('\n')}\n${summary}`;
   if (happensBefore && !happensBefore.ok) summary += `\n${formatHappensBefore(happensBefore)}`;
+  // For CI logs: what ran on which stream, when (only failures pay for reading the traces).
+  const timeline = ok ? [] : formatTextTimeline(traces ?? readTraces(dir, roleByPid), { endNs: deadlineNs });
+  if (timeline.length) summary += `\n${timeline.join('\n')}`;
   const result: RunResult = { ok, dir, kept, timedOut, durationMs, roles: results, summary };
   if (first) result.firstFailure = first;
   if (opts.collectTraces) result.traces = traces;
   if (happensBefore) result.happensBefore = happensBefore;
+  if (waitGraph) result.waitGraph = waitGraph;
+  if (timeline.length) result.timeline = timeline;
   if (kept) {
-    writePostMortem(dir, results, result);
+    writePostMortem(dir, results, result, deadlineNs);
     process.stderr.write(`[cann-harness] ${label}: scenario directory kept at ${dir}\n`);
+  } else if (opts.deferRemoval && ok) {
+    result.removalDeferred = true; // settleDeferredRun() keeps or removes it once verify() has run
   } else {
     removeScenarioDir(dir);
   }

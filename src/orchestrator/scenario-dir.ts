@@ -53,11 +53,12 @@ export function removeScenarioDir(dir: string): void {
 }
 
 export function keepRequested(keepDir: boolean | undefined, env: NodeJS.ProcessEnv = process.env): boolean {
-  return keepDir === true || env.CANN_HARNESS_KEEP === '1';
+  // CANN_HARNESS_TRACE=1 (run --trace): keep passing runs too, for their timeline (trace.json).
+  return keepDir === true || env.CANN_HARNESS_KEEP === '1' || env.CANN_HARNESS_TRACE === '1';
 }
 
 /** When a directory is kept, leave the logs and the result next to the rendezvous files. */
-export function writePostMortem(dir: string, roles: RoleResult[], result: unknown): void {
+export function writePostMortem(dir: string, roles: RoleResult[], result: unknown, endNs?: bigint): void {
   try {
     const logs = path.join(dir, LAYOUT.logs);
     // Not recursive: if the directory is gone (removed by a watchdog, or by hand), it stays gone.
@@ -67,15 +68,24 @@ export function writePostMortem(dir: string, roles: RoleResult[], result: unknow
       writeFileSync(path.join(logs, `${r.name}.stderr.log`), r.stderr);
     }
     writeFileSync(path.join(dir, 'result.json'), JSON.stringify(result, null, 2));
-    // One timeline of every process's stream tasks and marks, for ui.perfetto.dev / chrome://tracing.
-    const traces = readTraces(dir, new Map(roles.filter((r) => r.pid !== null).map((r) => [r.pid!, r.name])));
-    if (traces.length > 0) {
-      const marks = roles.map((r) => ({ role: r.name, pid: r.pid, marks: r.marks }));
-      writeFileSync(path.join(dir, 'trace.json'), JSON.stringify(toChromeTrace(traces, marks)));
-    }
+    writeTimeline(dir, roles, endNs);
   } catch {
     /* the directory is kept for inspection; missing logs are not worth failing the run */
   }
+}
+
+/**
+ * One timeline of every process's stream tasks and marks, for ui.perfetto.dev / chrome://tracing:
+ * `<dir>/trace.json`. `endNs` (the deadline of a run that timed out) is where unfinished tasks end.
+ * Returns the file, or null when the directory has no stub traces.
+ */
+export function writeTimeline(dir: string, roles: Pick<RoleResult, 'name' | 'pid' | 'marks'>[], endNs?: bigint): string | null {
+  const traces = readTraces(dir, new Map(roles.filter((r) => r.pid !== null).map((r) => [r.pid!, r.name])));
+  if (traces.length === 0) return null;
+  const marks = roles.map((r) => ({ role: r.name, pid: r.pid, marks: r.marks }));
+  const file = path.join(dir, 'trace.json');
+  writeFileSync(file, JSON.stringify(toChromeTrace(traces, marks, { endNs: endNs === undefined ? undefined : Number(endNs) })));
+  return file;
 }
 
 /** Tasks the stub cancelled (trace lines with "op":"cancel"), by the role whose process queued them. */

@@ -3,6 +3,7 @@
  * receives inside its device process.
  */
 import type { Acl } from '../acl';
+import type { WaitGraph } from './wait-graph';
 import type { Rendezvous, WaitingFor } from '../rendezvous';
 import type { HappensBeforeReport } from '../trace/happens-before';
 
@@ -48,6 +49,8 @@ export interface RunOptions {
   onEvent?: (e: RunEvent) => void;
   /** Read the stub's per-process trace files (<dir>/trace/trace-<pid>.jsonl) into RunResult.traces. */
   collectTraces?: boolean;
+  /** Leave a passing run's directory in place for settleDeferredRun() (a check still to come may fail). */
+  deferRemoval?: boolean;
   /**
    * Check the stub's traces for happens-before violations (src/trace/happens-before.ts) once every
    * role has ended; a violation fails the run. Runs without traces (real CANN) are reported skipped.
@@ -157,6 +160,12 @@ export interface RunResult {
   traces?: TraceFile[];
   /** Only with RunOptions.checkHappensBefore. */
   happensBefore?: HappensBeforeReport;
+  /** With RunOptions.deferRemoval: the passing run's directory is still there (settleDeferredRun). */
+  removalDeferred?: boolean;
+  /** Only when the run failed: a few lines per role of what ran on which stream, when (stub mode). */
+  timeline?: string[];
+  /** Only when the run timed out: who waited for whom at the deadline (its lines head `summary`). */
+  waitGraph?: WaitGraph;
 }
 
 export interface PrecheckOptions {

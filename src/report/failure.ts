@@ -15,7 +15,7 @@ export const LOG_TAIL_LINES = 12;
 
 type AnyRole = Pick<RoleResult, 'name' | 'device' | 'pid' | 'status' | 'exitCode' | 'signal' | 'durationMs' | 'error' | 'stdout' | 'stderr' | 'waitingFor'> &
   Partial<Pick<RoleResult, 'failedAtNs' | 'errorWhileStopping' | 'consequenceOf' | 'outputLoss' | 'cancelledTasks'>>;
-type AnyRun = Pick<RunResult, 'ok' | 'dir' | 'kept' | 'timedOut' | 'durationMs' | 'happensBefore'> & Partial<Pick<RunResult, 'firstFailure'>> & { roles: AnyRole[] };
+type AnyRun = Pick<RunResult, 'ok' | 'dir' | 'kept' | 'timedOut' | 'durationMs' | 'happensBefore'> & Partial<Pick<RunResult, 'firstFailure' | 'waitGraph' | 'timeline'>> & { roles: AnyRole[] };
 
 /**
  * Roles that failed, crashed or timed out (not those stopped because of them): the first failure
@@ -42,6 +42,7 @@ export function formatScenarioFailure(name: string, run: AnyRun): string {
   const lines: string[] = [];
   const what = run.timedOut ? 'timed out' : 'failed';
   lines.push(`scenario "${name}" ${what} after ${run.durationMs} ms`);
+  if (run.waitGraph) lines.push('', ...run.waitGraph.lines);
   if (run.firstFailure && guilty.length > 1) {
     lines.push(`first failure: role ${run.firstFailure.role} (${run.firstFailure.status}); the others came after it`);
   }
@@ -80,10 +81,11 @@ export function formatScenarioFailure(name: string, run: AnyRun): string {
     lines.push('device work cancelled when its role ended (queued, never run):');
     for (const r of cancelled) for (const t of r.cancelledTasks!) lines.push(`  ${r.name.padEnd(14)} ${describeTask(t)}`);
   }
+  if (run.timeline?.length) lines.push('', ...run.timeline);
   lines.push('');
   lines.push(
     run.kept
-      ? `kept directory: ${run.dir} (logs/, result.json, trace/, rendezvous files)`
+      ? `kept directory: ${run.dir} (logs/, result.json, trace/, trace.json, hang/, rendezvous files)`
       : `scenario directory ${run.dir} was removed (set CANN_HARNESS_KEEP=1 to keep it)`,
   );
   return lines.join('\n');

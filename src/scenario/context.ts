@@ -22,6 +22,9 @@ export interface OwnedContext<C> {
   cleanup(): void;
 }
 
+/** How long past the deadline a ctx wait without its own timeout lasts (see timeoutOf). */
+export const DEFAULT_WAIT_MARGIN_MS = 3_000;
+
 export function createScenarioContext(
   base: BaseContext,
   plan: ScenarioPlan<any>,
@@ -34,7 +37,10 @@ export function createScenarioContext(
   let ownStream: Stream | undefined;
 
   const timeLeftMs = () => Math.max(1, deadlineMs - Date.now());
-  const timeoutOf = (opts?: { timeoutMs?: number }) => opts?.timeoutMs ?? timeLeftMs();
+  // A wait without its own timeout outlasts the deadline by a margin: the orchestrator stops the run
+  // at the deadline after asking every role where it is stuck (the wait-for graph), and a wait that
+  // gave up first would have cleaned up (released its latches) before anyone could look.
+  const timeoutOf = (opts?: { timeoutMs?: number }) => opts?.timeoutMs ?? timeLeftMs() + DEFAULT_WAIT_MARGIN_MS;
   // Loaded on demand so that importing this module never loads koffi.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const aclModule = () => require('../acl') as typeof import('../acl');

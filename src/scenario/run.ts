@@ -18,6 +18,8 @@ export interface RunScenarioOptions {
   onEvent?: (e: RunEvent) => void;
   /** Extra environment for every role (a role's own env wins), e.g. ACL_STUB_JITTER. */
   env?: Record<string, string>;
+  /** See RunOptions.deferRemoval (the Jest integration keeps the directory when verify fails). */
+  deferRemoval?: boolean;
 }
 
 export async function runScenario(plan: ScenarioPlan<any>, opts: RunScenarioOptions): Promise<ScenarioResult> {
@@ -30,6 +32,7 @@ export async function runScenario(plan: ScenarioPlan<any>, opts: RunScenarioOpti
     keepDir: opts.keepDir,
     echo: opts.echo,
     onEvent: opts.onEvent,
+    deferRemoval: opts.deferRemoval,
     checkHappensBefore: happensBeforeWanted(opts.mode),
     roles: plan.roles.map((role) => ({
       name: role.name,

@@ -16,7 +16,9 @@ export interface MarkSource {
 
 interface ChromeEvent {
   name: string;
-  ph: 'X' | 'i' | 'M';
+  ph: 'X' | 'i' | 'M' | 's' | 'f';
+  id?: number;
+  bp?: 'e';
   pid: number;
   tid: number;
   ts?: number;
@@ -34,7 +36,12 @@ function taskName(l: StubTraceLine): string {
   return l.slot === null ? what : `${what} slot ${l.slot}`;
 }
 
-export function toChromeTrace(traces: TraceSource[], marks: MarkSource[] = []): { traceEvents: ChromeEvent[] } {
+export interface ChromeTraceOptions {
+  /** CLOCK_MONOTONIC ns at which the run was stopped (its deadline): unfinished tasks end there. */
+  endNs?: number;
+}
+
+export function toChromeTrace(traces: TraceSource[], marks: MarkSource[] = [], opts: ChromeTraceOptions = {}): { traceEvents: ChromeEvent[] } {
   const parsed = traces.map((t) => ({ source: t, lines: parseTraceLines(t.jsonl) }));
   const allNs = [
     ...parsed.flatMap((p) => p.lines.map((l) => l.t)),
@@ -81,17 +88,21 @@ export function toChromeTrace(traces: TraceSource[], marks: MarkSource[] = []): 
         events.push({ name: l.op === 'sync' ? `synchronize ${l.kind} (rc ${l.rc})` : `${taskName(l)} cancelled`, ph: 'i', s: 't', pid: source.pid, tid: l.stream, ts: us(l.t), cat: l.op, args });
       }
     }
-    // Started but never ended (the process was killed inside the task): show it up to its last line.
-    const lastT = lines.length ? lines[lines.length - 1].t : origin;
+    // Started but never ended (the hang, or a process killed inside the task): up to the run's
+    // deadline when known, else to the process's last line, and labelled so.
+    const lastT = opts.endNs ?? (lines.length ? lines[lines.length - 1].t : origin);
+    const unfinished = opts.endNs !== undefined ? 'unfinished at the deadline' : 'unfinished';
     for (const [stream, pending] of open) {
       for (const { start } of pending) {
         events.push({
-          name: `${taskName(start)} (unfinished)`, ph: 'X', pid: source.pid, tid: stream, ts: us(start.t),
-          dur: (lastT - start.t) / 1000, cat: start.kind, args: { unfinished: true },
+          name: `${taskName(start)} (${unfinished})`, ph: 'X', pid: source.pid, tid: stream, ts: us(start.t),
+          dur: Math.max(0, lastT - start.t) / 1000, cat: start.kind, args: { unfinished: true },
         });
       }
     }
   }
+
+  events.push(...releaseFlows(parsed, us));
 
   for (const m of marks) {
     const pid = m.pid ?? 0;
@@ -104,4 +115,42 @@ export function toChromeTrace(traces: TraceSource[], marks: MarkSource[] = []): 
     }
   }
   return { traceEvents: events };
+}
+
+/** Which record (across processes for IPC) a record or wait line names; null for other tasks. */
+function recordKey(pid: number, l: StubTraceLine): string | null {
+  if (l.gen === null || l.gen === undefined) return null;
+  if (l.kind === 'ipc_record' || l.kind === 'ipc_wait') return `ipc/${l.ipc}/${l.slot}/${l.gen}`;
+  if (l.kind === 'record' || l.kind === 'wait') return `local/${pid}/${l.event}/${l.gen}`;
+  return null;
+}
+
+/**
+ * Flow arrows from each record to the waits it released (a wait that ended normally after its
+ * record took effect), so the timeline shows who woke whom across processes.
+ */
+function releaseFlows(parsed: { source: TraceSource; lines: StubTraceLine[] }[], us: (ns: number) => number): ChromeEvent[] {
+  const recordEnds = new Map<string, { pid: number; l: StubTraceLine }>();
+  for (const { source, lines } of parsed) {
+    for (const l of lines) {
+      if (l.op !== 'end' || (l.kind !== 'ipc_record' && l.kind !== 'record')) continue;
+      const key = recordKey(source.pid, l);
+      if (key) recordEnds.set(key, { pid: source.pid, l });
+    }
+  }
+  const out: ChromeEvent[] = [];
+  let id = 0;
+  for (const { source, lines } of parsed) {
+    for (const l of lines) {
+      if (l.op !== 'end' || (l.kind !== 'ipc_wait' && l.kind !== 'wait') || l.note) continue;
+      const key = recordKey(source.pid, l);
+      const rec = key ? recordEnds.get(key) : undefined;
+      if (!rec) continue;
+      id++;
+      // 's' sits just inside the record's bar (which ends at its effect); 'f' binds to the wait's bar end.
+      out.push({ name: 'release', ph: 's', id, pid: rec.pid, tid: rec.l.stream, ts: us(rec.l.t) - 0.001, cat: 'flow' });
+      out.push({ name: 'release', ph: 'f', bp: 'e', id, pid: source.pid, tid: l.stream, ts: us(l.t), cat: 'flow' });
+    }
+  }
+  return out;
 }

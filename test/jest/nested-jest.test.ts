@@ -140,12 +140,20 @@ describe('failure reports', () => {
   test('verify failures are ordinary expect failures', () => {
     const msg = run.byTitle('verify rejects the result').failureMessages.join('\n');
     expect(msg).toMatch(/Expected: 2\s+Received: 1/);
+    // Kept like any other failure (README promises it), with its logs and result.
+    const kept = /scenario directory kept at (\S+)/.exec(msg)?.[1];
+    expect(kept?.startsWith(run.tmp)).toBe(true);
+    expect(existsSync(path.join(kept!, 'result.json'))).toBe(true);
+    expect(existsSync(path.join(kept!, 'logs', 'a.stdout.log'))).toBe(true);
   });
 
   test('a timeout says so and names the role that was still running', () => {
     const msg = run.byTitle('a role outlives the timeout').failureMessages.join('\n');
     expect(msg).toMatch(/scenario "a role outlives the timeout" timed out after \d+ ms/);
     expect(msg).toMatch(/role sleeper \(device 0, pid \d+\) timeout: killed by SIG(TERM|KILL)/);
+    // The wait-for graph heads the report: the sleeper awaits a signal nobody is named to send.
+    expect(msg).toContain('wait-for graph at the deadline');
+    expect(msg).toContain('chain: sleeper awaits signal "never-sent" (no role named as its source)');
   });
 
   test('an invalid declaration fails its spec file at collection, listing the problems', () => {

@@ -62,6 +62,30 @@ describe('toChromeTrace', () => {
       expect.objectContaining({ name: 'after-wait', pid: 20, tid: 0, ts: 4400, cat: 'mark' }),
     ]);
   });
+  test('a flow arrow goes from each record to the wait it released, across processes', () => {
+    const gen = (o: Record<string, unknown>) => ({ ...o, gen: 1 });
+    const p = { pid: 10, role: 'producer', jsonl: [
+      line(gen({ t: 1_000, op: 'submit', kind: 'ipc_record', slot: 0, ipc: 'ab', task: 1 })),
+      line(gen({ t: 1_100, op: 'start', kind: 'ipc_record', slot: 0, ipc: 'ab', task: 1 })),
+      line(gen({ t: 3_000, op: 'end', kind: 'ipc_record', slot: 0, ipc: 'ab', task: 1 })),
+    ].join('\n') };
+    const c = { pid: 20, role: 'consumer', jsonl: [
+      line(gen({ pid: 20, t: 2_000, op: 'submit', kind: 'ipc_wait', stream: 3, slot: 0, ipc: 'ab', task: 1 })),
+      line(gen({ pid: 20, t: 2_100, op: 'start', kind: 'ipc_wait', stream: 3, slot: 0, ipc: 'ab', task: 1 })),
+      line(gen({ pid: 20, t: 3_500, op: 'end', kind: 'ipc_wait', stream: 3, slot: 0, ipc: 'ab', task: 1 })),
+      // same slot, another use: released by no record in these traces, so no arrow
+      line({ pid: 20, t: 4_000, op: 'end', kind: 'ipc_wait', stream: 3, slot: 0, ipc: 'ab', task: 2, gen: 2 }),
+    ].join('\n') };
+    const flows = toChromeTrace([p, c]).traceEvents.filter((e) => e.cat === 'flow');
+    expect(flows.map((e) => [e.ph, e.pid, e.tid, e.id])).toEqual([['s', 10, 1, 1], ['f', 20, 3, 1]]);
+    expect(flows[1].ts).toBe(2.5);
+  });
+
+  test('with the deadline known, an unfinished task lasts until it, and says so', () => {
+    const { traceEvents: withDeadline } = toChromeTrace([producer, consumer], [], { endNs: 9_000_000 });
+    const hung = withDeadline.find((e) => e.ph === 'X' && e.pid === 20 && e.name.startsWith('host func'));
+    expect(hung).toMatchObject({ name: 'host func (unfinished at the deadline)', ts: 5000, dur: 3000 });
+  });
 });
 
 test('memory and notify tasks (no event id) are named by their kind', () => {

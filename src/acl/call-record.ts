@@ -1,0 +1,95 @@
+/**
+ * "Which ACL call is this process in, since when": written by the binding around calls that can
+ * block (synchronize, finalize, ...) into a SharedArrayBuffer, so that a watcher thread can read it
+ * while the main thread is stuck inside the native call (issue #11). A seqlock (even = stable) makes
+ * a read that races a write retry instead of returning half a name. Costs two Atomics stores and one
+ * short UTF-8 encode per blocking call; nothing is read unless a hang report asks.
+ */
+
+const TEXT_BYTES = 1024;
+// Int32 words: [0] seq, [1] active (0/1), [2] text length, [3] open latches; then since (BigInt64) and text.
+const HEADER_BYTES = 16;
+const SINCE_OFFSET = HEADER_BYTES;
+const TEXT_OFFSET = SINCE_OFFSET + 8;
+const encoder = new TextEncoder();
+
+export interface CallInProgress {
+  /** e.g. 'aclrtSynchronizeStream' */
+  name: string;
+  /** The binding's argument summary, e.g. 'stream=0x2' */
+  args: string;
+  /** CLOCK_MONOTONIC ns when the call began (decimal string) */
+  sinceNs: string;
+}
+
+export interface CallRecordSnapshot {
+  call: CallInProgress | null;
+  /** Latches enqueued by this process's binding and not yet released. */
+  openLatches: number;
+}
+
+export class CallRecord {
+  readonly buffer: SharedArrayBuffer;
+  readonly #words: Int32Array;
+  readonly #since: BigInt64Array;
+  readonly #text: Uint8Array;
+
+  constructor(buffer: SharedArrayBuffer = new SharedArrayBuffer(TEXT_OFFSET + TEXT_BYTES)) {
+    this.buffer = buffer;
+    this.#words = new Int32Array(buffer, 0, 4);
+    this.#since = new BigInt64Array(buffer, SINCE_OFFSET, 1);
+    this.#text = new Uint8Array(buffer, TEXT_OFFSET, TEXT_BYTES);
+  }
+
+  begin(name: string, args: string): void {
+    Atomics.add(this.#words, 0, 1); // odd: writing
+    const { written } = encoder.encodeInto(`${name}\n${args}`, this.#text);
+    Atomics.store(this.#words, 2, written);
+    Atomics.store(this.#since, 0, process.hrtime.bigint());
+    Atomics.store(this.#words, 1, 1);
+    Atomics.add(this.#words, 0, 1);
+  }
+
+  end(): void {
+    Atomics.store(this.#words, 1, 0);
+  }
+
+  latchOpened(): void {
+    Atomics.add(this.#words, 3, 1);
+  }
+
+  latchReleased(): void {
+    Atomics.sub(this.#words, 3, 1);
+  }
+
+  /** Safe from any thread; retries while a write is in progress. */
+  read(): CallRecordSnapshot {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const seq = Atomics.load(this.#words, 0);
+      if (seq % 2 === 1) continue;
+      const active = Atomics.load(this.#words, 1) === 1;
+      const len = Atomics.load(this.#words, 2);
+      const since = Atomics.load(this.#since, 0);
+      const text = Buffer.from(this.#text.slice(0, len)).toString('utf8');
+      const openLatches = Atomics.load(this.#words, 3);
+      if (Atomics.load(this.#words, 0) !== seq) continue;
+      if (!active) return { call: null, openLatches };
+      const nl = text.indexOf('\n');
+      return { call: { name: text.slice(0, nl), args: text.slice(nl + 1), sinceNs: since.toString() }, openLatches };
+    }
+    return { call: null, openLatches: Atomics.load(this.#words, 3) };
+  }
+}
+
+/** This process's (this thread's) record: the binding writes it; harness/parent-watch.ts serves it. */
+export const callRecord = new CallRecord();
+
+/** Runs a possibly blocking native call with it recorded as "in progress". */
+export function recordCall<T>(name: string, args: string, fn: () => T): T {
+  callRecord.begin(name, args);
+  try {
+    return fn();
+  } finally {
+    callRecord.end();
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * Files of a hang report in the scenario directory (issue #11): the parent's request, each role's
+ * answer (written by its watcher thread, harness/hang-watch.ts) and Node diagnostic reports.
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { CallRecord, type CallRecordSnapshot } from '../acl/call-record';
+
+export const HANG_DIR = 'hang';
+
+export interface ThreadState {
+  tid: number;
+  comm: string;
+  /** /proc state letter: R running, S sleeping, D disk wait, ... */
+  state: string;
+  /** Kernel function the thread sleeps in (e.g. futex_wait_queue), '' or '0' when running. */
+  wchan: string;
+}
+
+/** What one role's watcher thread answered. */
+export interface RoleAnswer extends CallRecordSnapshot {
+  pid: number;
+  threads: ThreadState[];
+  /** The main thread (tid == pid). */
+  main: ThreadState | null;
+}
+
+export function diagnosticReportFile(dir: string, role: string, pid: number): string {
+  return path.join(dir, HANG_DIR, `${role}.${pid}.report.json`);
+}
+
+export function answerFile(dir: string, role: string, pid: number): string {
+  return path.join(dir, HANG_DIR, `${role}.${pid}.json`);
+}
+
+/** Asks every watcher thread for an answer; returns the request id. */
+export function writeHangRequest(dir: string): string {
+  const id = `${process.pid}-${process.hrtime.bigint()}`;
+  const hangDir = path.join(dir, HANG_DIR);
+  if (!existsSync(hangDir)) mkdirSync(hangDir);
+  writeFileSync(path.join(hangDir, 'request.tmp'), id);
+  // Rename: a watcher never reads half a request id.
+  renameSync(path.join(hangDir, 'request.tmp'), path.join(hangDir, 'request'));
+  return id;
+}
+
+/** The role's answer to request `id`, or null if it has not answered (yet). */
+export function readAnswer(dir: string, role: string, pid: number, id: string): RoleAnswer | null {
+  let raw: { request: string; pid: number; record: string | null; threads: ThreadState[] };
+  try {
+    raw = JSON.parse(readFileSync(answerFile(dir, role, pid), 'utf8'));
+  } catch {
+    return null;
+  }
+  if (raw.request !== id) return null;
+  const snapshot: CallRecordSnapshot = raw.record
+    ? new CallRecord(toShared(Buffer.from(raw.record, 'base64'))).read()
+    : { call: null, openLatches: 0 };
+  return { ...snapshot, pid: raw.pid, threads: raw.threads, main: raw.threads.find((t) => t.tid === raw.pid) ?? null };
+}
+
+function toShared(bytes: Buffer): SharedArrayBuffer {
+  const sab = new SharedArrayBuffer(bytes.length);
+  new Uint8Array(sab).set(bytes);
+  return sab;
+}

@@ -1,0 +1,114 @@
+/**
+ * The wait-for graph of a hung run (issue #11), end to end on the stub: each scenario hangs on
+ * purpose, times out, and the graph at the top of the report must name who waits for whom.
+ */
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import * as path from 'node:path';
+import { runRoles, type RoleSpec, type RunEvent, type RunResult } from '../../src/orchestrator';
+import { repoRoot } from '../support/run-child';
+import { traceCommand } from '../../src/cli/trace';
+import { leakedShmOf, shmObjectsOfRun, survivors, waitUntil } from '../support/leftovers';
+
+const STUB = path.join(repoRoot, 'native-stub', 'build', 'lib64', 'libascendcl.so');
+const withStub = existsSync(STUB) ? describe : describe.skip;
+
+const ROLES = path.join(__dirname, 'fixtures', 'hang-roles.ts');
+const role = (name: string, device: number, exp: string): RoleSpec => ({
+  name,
+  device,
+  entry: { module: ROLES, export: exp },
+  env: { ACL_STUB_DEVICE_COUNT: '3' },
+});
+
+const ownDirs = new Set<string>();
+const track = (e: RunEvent) => {
+  if (e.type === 'started') ownDirs.add(e.dir);
+};
+
+async function hang(roles: RoleSpec[], failFast = true): Promise<RunResult> {
+  const result = await runRoles({ roles, timeoutMs: 3000, graceMs: 1000, mode: 'stub', collectTraces: true, failFast, onEvent: track, label: 'hang' });
+  expect(result.timedOut).toBe(true);
+  expect(result.waitGraph).toBeDefined();
+  // The graph heads the report, and is kept in the scenario directory with the roles' answers.
+  expect(result.summary.startsWith(result.waitGraph!.lines.join('\n'))).toBe(true);
+  expect(readFileSync(path.join(result.dir, 'hang', 'wait-graph.txt'), 'utf8')).toBe(result.waitGraph!.lines.join('\n') + '\n');
+  const shm = shmObjectsOfRun(result.traces);
+  const pids = result.roles.map((r) => r.pid);
+  await waitUntil(() => survivors(pids).length === 0 && leakedShmOf(shm).length === 0, 10_000);
+  expect(survivors(pids)).toEqual([]);
+  expect(leakedShmOf(shm)).toEqual([]);
+  return result;
+}
+
+afterEach(() => {
+  for (const d of ownDirs) rmSync(d, { recursive: true, force: true });
+  ownDirs.clear();
+});
+
+const chainTexts = (r: RunResult) => r.waitGraph!.chains.map((c) => c.text);
+
+withStub('wait-for graph at the deadline (stub)', () => {
+  jest.setTimeout(60_000);
+
+  test('2 roles: consumer synchronizes on a record its producer holds until the consumer signals', async () => {
+    const r = await hang([role('producer', 0, 'deadlockProducer'), role('consumer', 1, 'deadlockConsumer')]);
+    const g = r.waitGraph!;
+    expect(g.deadlock).toBe(true);
+    expect(g.chains).toHaveLength(1);
+    expect(new Set(g.chains[0].roles)).toEqual(new Set(['producer', 'consumer']));
+    expect(g.chains[0].text).toMatch(
+      /^deadlock: consumer \(aclrtSynchronizeStream stream=0x[0-9a-f]+, for [\d.]+ m?s\) ← waits IPC event "ev" \([0-9a-f]{16}\) slot 0 use 1 on stream \d+, recorded by producer stream \d+ ← queued behind a latch \(host function on stream \d+\) held by producer ← producer awaits signal "never" from consumer ← \(back to consumer\)$|^deadlock: producer awaits signal "never" from consumer ← consumer \(aclrtSynchronizeStream/,
+    );
+    // The diagnostic report: the producer's loop was free (it awaits a signal), the consumer's was blocked.
+    expect(existsSync(path.join(r.dir, 'hang', `producer.${r.roles[0].pid}.report.json`))).toBe(true);
+    expect(existsSync(path.join(r.dir, 'hang', `consumer.${r.roles[1].pid}.report.json`))).toBe(false);
+    // Stopping the producer released its latch (clean-up), so the timeline shows the record waking
+    // the consumer: a flow arrow between the two processes. `cann-harness trace` rebuilds the file.
+    const kept = readFileSync(path.join(r.dir, 'trace.json'), 'utf8');
+    const flows = (JSON.parse(kept) as { traceEvents: { ph: string; pid: number }[] }).traceEvents.filter((e) => e.ph === 's' || e.ph === 'f');
+    expect(flows.map((e) => [e.ph, e.pid])).toEqual([['s', r.roles[0].pid], ['f', r.roles[1].pid]]);
+    rmSync(path.join(r.dir, 'trace.json'));
+    expect(traceCommand(r.dir)).toContain(path.join(r.dir, 'trace.json'));
+    expect(readFileSync(path.join(r.dir, 'trace.json'), 'utf8')).toBe(kept);
+    expect(() => traceCommand(path.join(r.dir, 'hang'))).toThrow(/has no trace\/ folder of stub traces/);
+  });
+
+  test('3-role cycle: a awaits b, b awaits c, c synchronizes on a record a holds', async () => {
+    const r = await hang([role('a', 0, 'cycleA'), role('b', 1, 'cycleB'), role('c', 2, 'cycleC')]);
+    const g = r.waitGraph!;
+    expect(g.deadlock).toBe(true);
+    expect(g.chains).toHaveLength(1);
+    const text = g.chains[0].text;
+    expect(new Set(g.chains[0].roles)).toEqual(new Set(['a', 'b', 'c']));
+    for (const part of ['a awaits signal "from-b" from b', 'b awaits signal "from-c" from c', 'c (aclrtSynchronizeStream', 'recorded by a stream', 'held by a']) {
+      expect(text).toContain(part);
+    }
+  });
+
+  test('busy JavaScript loop: the waiter names the spinner, and the spinner is busy', async () => {
+    const r = await hang([role('spinner', 0, 'spinner'), role('waiter', 1, 'waitsForSpinner')]);
+    const g = r.waitGraph!;
+    expect(g.deadlock).toBe(false);
+    expect(chainTexts(r)).toEqual([
+      'chain: spinner is busy: its main thread is running (JavaScript, no ACL call, no harness wait)',
+      'chain: waiter awaits signal "spun" from spinner ← spinner is busy: its main thread is running (JavaScript, no ACL call, no harness wait)',
+    ]);
+  });
+
+  test('blocked in native code behind its own latch: a deadlock of one role', async () => {
+    const r = await hang([role('solo', 0, 'selfLatch')]);
+    expect(r.waitGraph!.deadlock).toBe(true);
+    expect(chainTexts(r)).toEqual([
+      expect.stringMatching(/^deadlock: solo \(aclrtSynchronizeStream stream=0x[0-9a-f]+, for [\d.]+ m?s\) ← queued behind a latch \(host function on stream \d+\) held by solo ← \(back to solo\)$/),
+    ]);
+  });
+
+  test('dead recorder: the wait captured a record whose process was killed', async () => {
+    const r = await hang([role('recorder', 0, 'dyingRecorder'), role('survivor', 1, 'survivor')], false);
+    expect(r.roles[0].status).toBe('crashed');
+    expect(r.waitGraph!.deadlock).toBe(false);
+    expect(chainTexts(r)).toEqual([
+      expect.stringMatching(/^chain: survivor \(aclrtSynchronizeStream .*\) ← waits IPC event "ev" .* recorded by recorder stream \d+: that record will never execute, its process has ended \(crashed\)$/),
+    ]);
+  });
+});
