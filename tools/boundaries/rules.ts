@@ -41,7 +41,7 @@ export const PARTS: Readonly<Record<string, PartRule>> = {
   },
   'src/cli': {
     role: 'the cann-harness command',
-    mayImport: ['src/acl', 'src/orchestrator', 'src/jest', 'src/audit', 'src/audit/mutants.ts'],
+    mayImport: ['src/rendezvous', 'src/trace', 'src/acl', 'src/orchestrator', 'src/report', 'src/jest', 'src/audit', 'src/audit/mutants.ts'],
   },
   'src/index.ts': {
     role: 'the public API that specs import',
