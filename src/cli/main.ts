@@ -11,7 +11,9 @@ import { collectDoctorReport, formatDoctorReport } from './doctor';
 import { auditCommand } from './audit';
 import { parseMutantList } from '../audit/mutants';
 import { parseJitterUs, parseRepeatEach } from '../jest/repeat';
-import { BUNDLED_SPECS, UsageError, runCommand } from './run';
+import { DEFAULT_SPECS, UsageError, runCommand } from './run';
+import { setupCommand } from './setup';
+import { packageVersion } from '../acl/stub-build';
 
 const DEFAULT_JITTER_US = 200;
 
@@ -59,6 +61,7 @@ function checkPatterns(patterns: string[]): void {
 export function buildProgram(setExitCode: (code: number) => void): Command {
   const program = new Command('cann-harness')
     .description('Multi-process, multi-device IPC event scenarios for Ascend CANN (real runtime or CPU stub)')
+    .version(packageVersion(), '-V, --version', 'print the version of cann-ipc-harness')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
 
@@ -67,7 +70,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .description('run the scenario specs (the bundled suite by default) and print a summary')
     .argument('[patterns...]', 'only spec files whose path matches one of these regular expressions')
     .addOption(modeOption())
-    .option('--specs <dir>', 'folder of *.spec.ts files to run', BUNDLED_SPECS)
+    .option('--specs <dir>', 'folder of *.spec.ts files to run', DEFAULT_SPECS)
     .option('--require-devices <n>', 'fail (instead of skip) scenarios needing up to n devices when fewer exist', deviceCount)
     .option('--keep', 'keep every scenario directory (failed ones are always kept)')
     .option('--echo', "echo every role's output live")
@@ -86,7 +89,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .command('audit')
     .description('run each scenario once per stub mutant and print which mutants it kills; a scenario that survives wait-noop does not test its waits')
     .argument('[patterns...]', 'only spec files whose path matches one of these regular expressions')
-    .option('--specs <dir>', 'folder of *.spec.ts files to audit', BUNDLED_SPECS)
+    .option('--specs <dir>', 'folder of *.spec.ts files to audit', DEFAULT_SPECS)
     .option('--mutants <list>', 'comma-separated mutants to apply (default: all)', validated((t) => parseMutantList(t, '--mutants')))
     .option('-t, --test-name-pattern <regex>', 'only scenarios whose name matches this regular expression')
     .option('--strict', 'exit 1 when a scenario survives wait-noop without declaring it (audit: { expectSurvive, reason })')
@@ -94,6 +97,14 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .action(async (patterns: string[], opts) => {
       checkPatterns(patterns);
       setExitCode(await auditCommand(patterns, opts));
+    });
+
+  program
+    .command('setup')
+    .description('build the CPU stub (needs gcc and make) into the per-user cache; a source checkout uses `npm run build:stub`')
+    .option('--force', 'rebuild even if this version is built already')
+    .action((opts: { force?: boolean }) => {
+      setExitCode(setupCommand(opts));
     });
 
   program

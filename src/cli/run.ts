@@ -7,14 +7,22 @@ import * as path from 'node:path';
 import chalk from 'chalk';
 import type { AggregatedResult } from '@jest/test-result';
 import { stubTamperingNotice } from '../audit/mutants';
+import { StubBuildError, buildStubIfNeeded, isSourceCheckout, repoRoot } from '../acl/stub-build';
 import type { AclMode, PrecheckResult } from '../orchestrator';
 import { installSessionGuard, uninstallSessionGuard } from '../orchestrator/session-guard';
 import { NO_RUNTIME_HINT, PROBE_ENV, REQUIRE_DEVICES_ENV, probeDevices } from '../jest/probe';
 import { JITTER_US_ENV, REPEAT_EACH_ENV } from '../jest/repeat';
+import { SUMMARY_REPORTER, harnessPreset } from '../jest/preset';
 import { formatRepetitionReport, repetitionReport } from './repetitions';
 
-export const PACKAGE_ROOT = path.resolve(__dirname, '..', '..');
-export const BUNDLED_SPECS = path.join(PACKAGE_ROOT, 'specs');
+export const PACKAGE_ROOT = repoRoot;
+/**
+ * Where specs live by default: the bundled suite in a source checkout; `specs/` in the current
+ * directory (the user's project) for an installed package.
+ */
+export const DEFAULT_SPECS = isSourceCheckout ? path.join(PACKAGE_ROOT, 'specs') : 'specs';
+/** Jest's rootDir (spec paths are shown relative to it): the repository, or the user's project. */
+const projectRoot = (): string => (isSourceCheckout ? PACKAGE_ROOT : process.cwd());
 
 export interface RunCommandOptions {
   mode: AclMode;
@@ -51,6 +59,12 @@ export async function prepareRun(
   if (!existsSync(specs) || !statSync(specs).isDirectory()) {
     throw new UsageError(`--specs ${opts.specs}: no such directory (give the folder that holds your *.spec.ts files)`);
   }
+  try {
+    buildStubIfNeeded(opts.mode, (line) => say(`${chalk.bold('cann-harness')} ${line}`));
+  } catch (e) {
+    if (e instanceof StubBuildError) throw new UsageError(e.message); // set-up error: exit 2
+    throw e;
+  }
   say(`${chalk.bold('cann-harness')} ${chalk.dim('probing devices...')}`);
   const probe = await probeDevices(opts.mode);
   say(`${chalk.bold('cann-harness')} ${describeProbe(probe)}`);
@@ -70,15 +84,9 @@ export async function prepareRun(
 
 export function jestConfig(specs: string, reporters: unknown[]): Record<string, unknown> {
   return {
-    rootDir: PACKAGE_ROOT,
+    ...harnessPreset(),
+    rootDir: projectRoot(),
     roots: [specs],
-    testMatch: ['**/*.spec.ts'],
-    testEnvironment: 'node',
-    transform: { '^.+\\.tsx?$': ['ts-jest', { tsconfig: path.join(PACKAGE_ROOT, 'tsconfig.json') }] },
-    globalSetup: path.join(PACKAGE_ROOT, 'src', 'jest', 'global-setup.ts'),
-    globalTeardown: path.join(PACKAGE_ROOT, 'src', 'jest', 'global-teardown.ts'),
-    setupFilesAfterEnv: [path.join(PACKAGE_ROOT, 'src', 'jest', 'setup.ts')],
-    testTimeout: 60_000,
     reporters,
   };
 }
@@ -105,7 +113,7 @@ export async function runJest(
         silent: opts.silent,
         passWithNoTests: false,
       } as Parameters<typeof runCLI>[0],
-      [PACKAGE_ROOT],
+      [projectRoot()],
     );
     return results;
   } finally {
@@ -133,7 +141,7 @@ export async function runCommand(patterns: string[], opts: RunCommandOptions): P
   }
   const junit = path.resolve(opts.junit);
   const config = jestConfig(specs, [
-    [path.join(PACKAGE_ROOT, 'src', 'report', 'summary-reporter.ts'), { junitFile: path.relative(process.cwd(), junit) }],
+    [SUMMARY_REPORTER, { junitFile: path.relative(process.cwd(), junit) }],
     ['jest-junit', { outputDirectory: path.dirname(junit), outputName: path.basename(junit), suiteNameTemplate: '{filepath}', classNameTemplate: '{filepath}', titleTemplate: '{title}' }],
   ]);
   const results = await runJest(patterns, config, opts);

@@ -8,7 +8,7 @@ import type { AclMode, RoleResult, RunEvent, RunResult } from '../orchestrator';
 import { paramsFingerprint } from './plan';
 import type { RoleEntryArgs, RoleEnvelope, ScenarioMark, ScenarioPlan, ScenarioResult, ScenarioRoleResult } from './types';
 
-export const ROLE_ENTRY_MODULE = path.join(__dirname, 'role-entry.ts');
+export const ROLE_ENTRY_MODULE = path.join(__dirname, `role-entry${path.extname(__filename)}`);
 
 export interface RunScenarioOptions {
   specFile: string;

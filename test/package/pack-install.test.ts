@@ -1,0 +1,150 @@
+/**
+ * The package as a user gets it: `npm pack` (which builds the compiled JavaScript and declarations
+ * in `prepare`), install the tarball into an empty project, write one spec, run `npx jest` with the
+ * preset and `npx cann-harness run`. Offline: the tarball's dependencies come from a copy of this
+ * repository's node_modules, declared in the project's lockfile, so npm needs no registry.
+ * (--legacy-peer-deps: npm checks a peer range against the registry's packument even when the
+ * installed jest satisfies it, and offline there is none.)
+ */
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+const repoRoot = path.resolve(__dirname, '..', '..');
+const repoPackage = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string; devDependencies: Record<string, string> };
+
+// npm pack compiles the package (tsc, 10-20 s on 2 busy cores); the rest takes about as long.
+jest.setTimeout(240_000);
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+let work: string;
+let project: string;
+let cacheDir: string;
+
+/** Runs a command in the user project with a clean environment (none of the outer Jest run's probe). */
+function run(cmd: string, args: string[], cwd = project, env: Record<string, string> = {}): Promise<Ran> {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '0', CANN_HARNESS_CACHE_DIR: cacheDir, ...env };
+  for (const k of ['CANN_HARNESS_PROBE', 'CANN_HARNESS_REQUIRE_DEVICES', 'JEST_WORKER_ID', 'CANN_HARNESS_MODE']) if (!(k in env)) delete childEnv[k];
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+function expectOk(r: Ran, what: string): void {
+  if (r.code !== 0) throw new Error(`${what} exited ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`);
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(path.join(os.tmpdir(), 'cann-harness-pack-'));
+  project = path.join(work, 'user-project');
+  cacheDir = path.join(work, 'cache');
+  mkdirSync(project);
+
+  expectOk(await run('npm', ['pack', '--silent', '--pack-destination', work], repoRoot), 'npm pack');
+  const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'));
+  if (!tarball) throw new Error(`npm pack left no tarball in ${work}`);
+
+  // An empty project with what a TypeScript Jest project has, resolvable offline from this repository's tree.
+  const devDependencies = Object.fromEntries(['jest', 'typescript', '@types/jest', '@types/node'].map((d) => [d, repoPackage.devDependencies[d]]));
+  writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'user-project', private: true, devDependencies }, null, 2));
+  const lock = JSON.parse(readFileSync(path.join(repoRoot, 'package-lock.json'), 'utf8'));
+  lock.name = 'user-project';
+  lock.packages[''] = { name: 'user-project', devDependencies };
+  writeFileSync(path.join(project, 'package-lock.json'), JSON.stringify(lock, null, 2));
+  cpSync(path.join(repoRoot, 'node_modules'), path.join(project, 'node_modules'), {
+    recursive: true,
+    verbatimSymlinks: true,
+    filter: (src) => path.basename(src) !== '.cache' && path.basename(src) !== '.package-lock.json',
+  });
+  expectOk(
+    await run('npm', ['install', '--offline', '--legacy-peer-deps', '--no-audit', '--no-fund', path.join(work, tarball)]),
+    'npm install <tarball>',
+  );
+
+  writeFileSync(path.join(project, 'jest.config.js'), "module.exports = { preset: 'cann-ipc-harness' };\n");
+  mkdirSync(path.join(project, 'specs'));
+  writeFileSync(
+    path.join(project, 'specs', 'fan-out.spec.ts'),
+    [
+      "import { oneToMany, scenario, type ScenarioResult } from 'cann-ipc-harness';",
+      '',
+      "scenario('fan-out from an installed package', oneToMany({ consumers: 2 }));",
+      "export const roleNames = (r: ScenarioResult): string[] => r.roles.map((role) => role.name);",
+      '',
+    ].join('\n'),
+  );
+});
+
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+test('the tarball ships compiled JavaScript, declarations, the preset and the stub sources, not our tests', () => {
+  const pkg = path.join(project, 'node_modules', 'cann-ipc-harness');
+  for (const f of ['dist/src/index.js', 'dist/src/index.d.ts', 'dist/harness/device-process.js', 'jest-preset.js', 'bin/cann-harness.js', 'native-stub/Makefile', 'native-stub/src/stream.c']) {
+    expect(existsSync(path.join(pkg, f))).toBe(true);
+  }
+  for (const f of ['src', 'test', 'specs', 'bench', 'native-stub/test', 'native-stub/build', 'tsconfig.json']) {
+    expect(existsSync(path.join(pkg, f))).toBe(false);
+  }
+});
+
+test('npx jest with the preset runs a TypeScript spec importing cann-ipc-harness (the first run builds the stub)', async () => {
+  const r = await run('npx', ['jest']);
+  expectOk(r, 'npx jest');
+  expect(r.stderr).toContain(`building the CPU stub once for this version into ${path.join(cacheDir, 'stub', `${repoPackage.version}-${process.platform}-${process.arch}`, 'build')}`);
+  expect(r.stderr).toMatch(/✓ fan-out from an installed package/);
+  expect(r.stderr).toMatch(/Tests:\s+1 passed, 1 total/);
+});
+
+test('the spec type-checks against the shipped declarations (package exports); a wrong declaration does not', async () => {
+  writeFileSync(
+    path.join(project, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: { module: 'node16', moduleResolution: 'node16', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: true, types: ['node', 'jest'] },
+      include: ['specs', 'typecheck'],
+    }),
+  );
+  mkdirSync(path.join(project, 'typecheck'));
+  writeFileSync(path.join(project, 'typecheck', 'wrong.ts'), "import { scenario } from 'cann-ipc-harness';\nscenario('x', { roles: 3 });\n");
+  try {
+    const r = await run('npx', ['tsc', '-p', '.']);
+    expect(r.code).not.toBe(0);
+    // One run checks both: the spec compiles, and the declarations are real (not `any`).
+    const errorFiles = [...new Set([...r.stdout.matchAll(/^(\S+)\(\d+,\d+\): error/gm)].map((m) => m[1]))];
+    expect(errorFiles).toEqual(['typecheck/wrong.ts']);
+  } finally {
+    rmSync(path.join(project, 'typecheck'), { recursive: true, force: true });
+  }
+});
+
+test('npx cann-harness: --version, setup, doctor (where the stub is) and run on ./specs', async () => {
+  const version = await run('npx', ['cann-harness', '--version']);
+  expectOk(version, 'cann-harness --version');
+  expect(version.stdout.trim()).toBe(repoPackage.version);
+
+  const setup = await run('npx', ['cann-harness', 'setup']);
+  expectOk(setup, 'cann-harness setup');
+  expect(setup.stdout).toContain(`ready: ${path.join(cacheDir, 'stub')}`);
+
+  const doctor = await run('npx', ['cann-harness', 'doctor', '--mode', 'stub']);
+  expectOk(doctor, 'cann-harness doctor');
+  expect(doctor.stdout).toMatch(new RegExp(`stub build\\s+${cacheDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/stub/\\S+/build \\(built; rebuild: npx cann-harness setup --force\\)`));
+  expect(doctor.stdout).toMatch(/stub\s+\d+\.\d+\.\d+/);
+
+  const cli = await run('npx', ['cann-harness', 'run', '--mode', 'stub']);
+  expectOk(cli, 'cann-harness run');
+  expect(cli.stdout).toContain('✓ specs/fan-out.spec.ts › fan-out from an installed package');
+});
