@@ -99,7 +99,7 @@ export function buildStub(opts: { env?: NodeJS.ProcessEnv; force?: boolean } = {
     for (const entry of STUB_SOURCES) fs.cpSync(path.join(repoRoot, 'native-stub', entry), path.join(staging, entry), { recursive: true });
     const make = spawnSync('make', ['-s', '-C', staging, 'lib', 'hold', 'tools'], { env, encoding: 'utf8' });
     if (make.status !== 0) {
-      throw new StubBuildError(`building the CPU stub in ${staging} failed (make exited ${make.status ?? make.signal}):\n${`${make.stdout}${make.stderr}`.trim()}`);
+      throw new StubBuildError(`building the CPU stub in ${staging} failed (${make.error ? `make did not start: ${make.error.message}` : `make exited ${make.status ?? make.signal}`}):\n${`${make.stdout}${make.stderr}`.trim()}`);
     }
     fs.rmSync(tree, { recursive: true, force: true });
     fs.renameSync(staging, tree);

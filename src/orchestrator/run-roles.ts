@@ -107,7 +107,9 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   if (happensBefore) result.happensBefore = happensBefore;
   if (kept) {
     writePostMortem(dir, results, result);
-    process.stderr.write(`[cann-harness] ${label}: scenario directory kept at ${dir}\n`);
+    // A failure's report names its kept directory (result.summary, the Jest message); only a
+    // passing run kept on request has nowhere else to say where it is.
+    if (ok) process.stderr.write(`[cann-harness] ${label}: scenario directory kept at ${dir}\n`);
   } else {
     removeScenarioDir(dir);
   }

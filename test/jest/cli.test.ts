@@ -86,7 +86,7 @@ test('run: progress lines, skip reasons, a coloured-when-TTY summary, JUnit XML,
     expect(r.stdout).toMatch(/cann-harness stub mode · 8 devices · IPC events supported/);
     expect(r.stdout).toMatch(/✓ test\/jest\/fixtures\/cli\/cli\.spec\.ts › cli quick scenario \d+\.\d s/);
     expect(r.stdout).toContain('○ test/jest/fixtures/cli/cli.spec.ts › cli huge scenario skipped: needs 64 devices, 8 available');
-    expect(r.stdout).toMatch(/PASS {2}1 passed · 1 skipped \(2 scenarios in 1 spec files/);
+    expect(r.stdout).toMatch(/PASS {2}1 passed · 1 skipped \(2 scenarios in 1 spec file,/);
     expect(r.code).toBe(0);
     expect(readFileSync(junit, 'utf8')).toMatch(/cli huge scenario \[skip: needs 64 devices, 8 available\]"[^>]*>\s*<skipped\/>/);
 

@@ -7,7 +7,7 @@
  * installed jest satisfies it, and offline there is none.)
  */
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
@@ -147,4 +147,20 @@ test('npx cann-harness: --version, setup, doctor (where the stub is) and run on 
   const cli = await run('npx', ['cann-harness', 'run', '--mode', 'stub']);
   expectOk(cli, 'cann-harness run');
   expect(cli.stdout).toContain('✓ specs/fan-out.spec.ts › fan-out from an installed package');
+});
+
+test('setup without a compiler fails with one clear error naming the fix (exit 2)', async () => {
+  // A PATH with node only: no gcc, no make.
+  const nodeOnly = path.join(work, 'node-only-bin');
+  mkdirSync(nodeOnly, { recursive: true });
+  symlinkSync(process.execPath, path.join(nodeOnly, 'node'));
+  const bin = path.join(project, 'node_modules', 'cann-ipc-harness', 'bin', 'cann-harness.js');
+  expectOk(await run(process.execPath, [bin, 'setup']), 'cann-harness setup'); // built (a no-op if it is already)
+  const r = await run(process.execPath, [bin, 'setup', '--force'], project, { PATH: nodeOnly });
+  expect(r.code).toBe(2);
+  expect(r.stderr).toContain('building the CPU stub needs gcc and make, but gcc and make are not on PATH');
+  expect(r.stderr).toContain('sudo apt-get install gcc make');
+  expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  // The stub built earlier is still there: a failed rebuild never removes a working one.
+  expect(existsSync(path.join(cacheDir, 'stub', `${repoPackage.version}-${process.platform}-${process.arch}`, 'build', 'lib64', 'libascendcl.so'))).toBe(true);
 });
