@@ -12,7 +12,8 @@ import type { AclMode, PrecheckResult } from '../orchestrator';
 import { installSessionGuard, uninstallSessionGuard } from '../orchestrator/session-guard';
 import { NO_RUNTIME_HINT, PROBE_ENV, REQUIRE_DEVICES_ENV, probeDevices } from '../jest/probe';
 import { JITTER_US_ENV, REPEAT_EACH_ENV } from '../jest/repeat';
-import { SUMMARY_REPORTER, harnessPreset } from '../jest/preset';
+import { JUNIT_REPORTER, SUMMARY_REPORTER, basePreset, junitReporterOptions } from '../jest/preset';
+import { defaultTimeoutMs } from '../scenario/plan';
 import { formatRepetitionReport, repetitionReport } from './repetitions';
 
 export const PACKAGE_ROOT = repoRoot;
@@ -20,9 +21,10 @@ export const PACKAGE_ROOT = repoRoot;
  * Where specs live by default: the bundled suite in a source checkout; `specs/` in the current
  * directory (the user's project) for an installed package.
  */
+export const DEFAULT_JUNIT = 'reports/junit.xml';
 export const DEFAULT_SPECS = isSourceCheckout ? path.join(PACKAGE_ROOT, 'specs') : 'specs';
-/** Jest's rootDir (spec paths are shown relative to it): the repository, or the user's project. */
-const projectRoot = (): string => (isSourceCheckout ? PACKAGE_ROOT : process.cwd());
+/** Jest's rootDir (spec paths are shown relative to it): the project the command runs in. */
+const projectRoot = (): string => process.cwd();
 
 export interface RunCommandOptions {
   mode: AclMode;
@@ -30,7 +32,8 @@ export interface RunCommandOptions {
   requireDevices?: number;
   keep?: boolean;
   echo?: boolean;
-  junit: string;
+  /** Where to write JUnit XML; false: not at all. */
+  junit: string | false;
   runInBand?: boolean;
   /** Run every scenario this many times (Jest titles say which repetition). */
   repeatEach?: number;
@@ -84,7 +87,7 @@ export async function prepareRun(
 
 export function jestConfig(specs: string, reporters: unknown[]): Record<string, unknown> {
   return {
-    ...harnessPreset(),
+    ...basePreset(defaultTimeoutMs()),
     rootDir: projectRoot(),
     roots: [specs],
     reporters,
@@ -139,10 +142,10 @@ export async function runCommand(patterns: string[], opts: RunCommandOptions): P
     const jitter = opts.jitter !== undefined ? `, seeded stub jitter of up to ${opts.jitter} us with a fresh seed each time` : '';
     process.stdout.write(`${chalk.bold('cann-harness')} each scenario runs ${opts.repeatEach ?? 1} time(s)${jitter}\n`);
   }
-  const junit = path.resolve(opts.junit);
+  const junit = opts.junit === false ? null : path.resolve(opts.junit);
   const config = jestConfig(specs, [
-    [SUMMARY_REPORTER, { junitFile: path.relative(process.cwd(), junit) }],
-    ['jest-junit', { outputDirectory: path.dirname(junit), outputName: path.basename(junit), suiteNameTemplate: '{filepath}', classNameTemplate: '{filepath}', titleTemplate: '{title}' }],
+    [SUMMARY_REPORTER, junit ? { junitFile: path.relative(process.cwd(), junit) } : {}],
+    ...(junit ? [[JUNIT_REPORTER, junitReporterOptions(junit)]] : []),
   ]);
   const results = await runJest(patterns, config, opts);
   if (results.numTotalTestSuites === 0) {

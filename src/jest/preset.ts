@@ -7,6 +7,7 @@
  * (harness/typescript-transform.js) in both: the one the device processes use for spec files.
  */
 import * as path from 'node:path';
+import { applyConfig } from '../config';
 
 const OWN_EXTENSION = path.extname(__filename);
 const SRC_DIR = path.resolve(__dirname, '..');
@@ -16,8 +17,12 @@ const srcFile = (relative: string): string => path.join(SRC_DIR, `${relative}${O
 
 export const TYPESCRIPT_TRANSFORM = path.join(HARNESS_DIR, 'typescript-transform.js');
 export const SUMMARY_REPORTER = srcFile('report/summary-reporter');
+/** By absolute path: Jest resolves reporters from rootDir, the user's project, which may not have it. */
+export const JUNIT_REPORTER = require.resolve('jest-junit');
 
 export interface HarnessPreset {
+  roots?: string[];
+  reporters?: unknown[];
   testEnvironment: string;
   testMatch: string[];
   transform: Record<string, string>;
@@ -27,7 +32,8 @@ export interface HarnessPreset {
   testTimeout: number;
 }
 
-export function harnessPreset(): HarnessPreset {
+/** The preset alone (`cann-harness run` adds its own roots and reporters). */
+export function basePreset(timeoutMs?: number): HarnessPreset {
   return {
     testEnvironment: 'node',
     testMatch: ['**/*.spec.ts'],
@@ -37,6 +43,22 @@ export function harnessPreset(): HarnessPreset {
     globalTeardown: srcFile('jest/global-teardown'),
     // Registers the matchers (toHaveAllRolesSucceeded, toHaveMarkOrder).
     setupFilesAfterEnv: [srcFile('jest/setup')],
-    testTimeout: 60_000,
+    // Above the scenario deadline, so that the harness (not Jest) reports a hung scenario.
+    testTimeout: Math.max(60_000, (timeoutMs ?? 0) + 30_000),
   };
+}
+
+/** jest-preset.js: the preset with the project's cann-harness.config.ts applied (read from the cwd). */
+export function harnessPreset(dir: string = process.cwd()): HarnessPreset {
+  const config = applyConfig(dir);
+  const preset = basePreset(config.timeoutMs);
+  if (config.specs) preset.roots = [config.specs];
+  const junit = config.reporters?.junit;
+  if (junit) preset.reporters = ['default', [JUNIT_REPORTER, junitReporterOptions(junit)]];
+  return preset;
+}
+
+/** jest-junit's options: one <testsuite> per spec file, a test's name is its title (skip reasons included). */
+export function junitReporterOptions(file: string): Record<string, string> {
+  return { outputDirectory: path.dirname(file), outputName: path.basename(file), suiteNameTemplate: '{filepath}', classNameTemplate: '{filepath}', titleTemplate: '{title}' };
 }

@@ -74,6 +74,10 @@ beforeAll(async () => {
   );
 
   writeFileSync(path.join(project, 'jest.config.js'), "module.exports = { preset: 'cann-ipc-harness' };\n");
+  writeFileSync(
+    path.join(project, 'cann-harness.config.ts'),
+    "import { defineConfig } from 'cann-ipc-harness';\n\nexport default defineConfig({ specs: 'specs', reporters: { junit: 'out/junit.xml' } });\n",
+  );
   mkdirSync(path.join(project, 'specs'));
   writeFileSync(
     path.join(project, 'specs', 'fan-out.spec.ts'),
@@ -101,12 +105,14 @@ test('the tarball ships compiled JavaScript, declarations, the preset and the st
   }
 });
 
-test('npx jest with the preset runs a TypeScript spec importing cann-ipc-harness (the first run builds the stub)', async () => {
+test('npx jest with the preset and a config file runs a TypeScript spec importing cann-ipc-harness (the first run builds the stub)', async () => {
   const r = await run('npx', ['jest']);
   expectOk(r, 'npx jest');
   expect(r.stderr).toContain(`building the CPU stub once for this version into ${path.join(cacheDir, 'stub', `${repoPackage.version}-${process.platform}-${process.arch}`, 'build')}`);
   expect(r.stderr).toMatch(/✓ fan-out from an installed package/);
   expect(r.stderr).toMatch(/Tests:\s+1 passed, 1 total/);
+  // The preset read cann-harness.config.ts (loaded through the same TypeScript hook).
+  expect(readFileSync(path.join(project, 'out', 'junit.xml'), 'utf8')).toContain('fan-out from an installed package');
 });
 
 test('the spec type-checks against the shipped declarations (package exports); a wrong declaration does not', async () => {
@@ -114,7 +120,7 @@ test('the spec type-checks against the shipped declarations (package exports); a
     path.join(project, 'tsconfig.json'),
     JSON.stringify({
       compilerOptions: { module: 'node16', moduleResolution: 'node16', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: true, types: ['node', 'jest'] },
-      include: ['specs', 'typecheck'],
+      include: ['specs', 'typecheck', 'cann-harness.config.ts'],
     }),
   );
   mkdirSync(path.join(project, 'typecheck'));

@@ -1,0 +1,82 @@
+/** `cann-harness run` reads cann-harness.config.ts from its working directory; every key has an effect here. */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+const repoRoot = path.resolve(__dirname, '..', '..');
+const bin = path.join(repoRoot, 'bin', 'cann-harness.js');
+jest.setTimeout(90_000);
+
+let project: string;
+beforeEach(() => {
+  project = mkdtempSync(path.join(os.tmpdir(), 'cann-cli-config-'));
+  mkdirSync(path.join(project, 'e2e'));
+  const src = JSON.stringify(path.join(repoRoot, 'src'));
+  writeFileSync(
+    path.join(project, 'e2e', 'quick.spec.ts'),
+    `import { pingPong, scenario } from ${src};\n` +
+      "scenario('quick ping-pong', pingPong());\n" +
+      "scenario('sleeps 3 s', { roles: { sleeper: { device: 0, run: () => new Promise<void>((r) => setTimeout(r, 3000)) } } });\n" +
+      "scenario('needs 9 devices', { devices: 9, roles: { a: { device: 8, run: () => undefined } } });\n",
+  );
+});
+afterEach(() => rmSync(project, { recursive: true, force: true }));
+
+function config(text: string): void {
+  writeFileSync(path.join(project, 'cann-harness.config.ts'), `const config = ${text};\nexport default config;\n`);
+}
+
+function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const childEnv: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '0', ...env };
+    for (const k of ['CANN_HARNESS_PROBE', 'CANN_HARNESS_REQUIRE_DEVICES', 'JEST_WORKER_ID', 'CANN_HARNESS_MODE', 'CANN_HARNESS_KEEP', 'CANN_HARNESS_TMPDIR']) {
+      if (!(k in env)) delete childEnv[k];
+    }
+    const child = spawn(process.execPath, [bin, ...args], { cwd: project, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+test('specs, reporters.junit, tmpDir and keep come from the config file; --grep selects by scenario name', async () => {
+  mkdirSync(path.join(project, 'scratch'));
+  config("{ specs: 'e2e', reporters: { junit: 'out/results.xml' }, tmpDir: 'scratch', keep: 'always', mode: 'stub' }");
+  const r = await cli(['run', '--grep', '^quick']);
+  expect(r.code).toBe(0);
+  expect(r.stdout).toContain('✓ e2e/quick.spec.ts › quick ping-pong');
+  expect(r.stdout).toMatch(/1 passed · 2 skipped \(3 scenarios in 1 spec file/);
+  expect(readFileSync(path.join(project, 'out', 'results.xml'), 'utf8')).toContain('quick ping-pong');
+  // keep: 'always' kept the passing scenario's directory, in tmpDir.
+  expect(readdirSync(path.join(project, 'scratch')).filter((d) => d.startsWith('cann-harness-'))).toHaveLength(1);
+});
+
+test('timeoutMs is the default scenario deadline, devices turns a skip into a failure', async () => {
+  config("{ specs: 'e2e', timeoutMs: 1000, devices: 9, keep: 'never', reporters: { junit: false } }");
+  const r = await cli(['run', '--mode', 'stub']);
+  expect(r.code).toBe(1);
+  expect(r.stdout).toContain('✓ e2e/quick.spec.ts › quick ping-pong');
+  expect(r.stdout).toMatch(/✗ e2e\/quick\.spec\.ts › sleeps 3 s/);
+  expect(r.stdout).toContain('timed out');
+  expect(r.stdout).toMatch(/✗ e2e\/quick\.spec\.ts › needs 9 devices/);
+  expect(r.stdout).not.toContain('JUnit XML');
+  expect(existsSync(path.join(project, 'reports'))).toBe(false);
+});
+
+test('mode comes from the config file (real mode without CANN: no runtime, exit 1)', async () => {
+  config("{ specs: 'e2e', mode: 'real' }");
+  const r = await cli(['run'], { ASCEND_HOME_PATH: '/nonexistent' });
+  expect(r.code).toBe(1);
+  expect(r.stdout).toContain('no usable ACL runtime (real mode)');
+});
+
+test('an unknown key is a usage error (exit 2) with "did you mean"', async () => {
+  config("{ spec: 'e2e' }");
+  const r = await cli(['run']);
+  expect(r.code).toBe(2);
+  expect(r.stderr).toContain('cann-harness.config.ts: unknown key "spec" (did you mean "specs"?)');
+});
