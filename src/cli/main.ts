@@ -10,8 +10,10 @@ import type { AclMode } from '../orchestrator';
 import { collectDoctorReport, formatDoctorReport } from './doctor';
 import { auditCommand } from './audit';
 import { parseMutantList } from '../audit/mutants';
-import { parseJitterUs, parseRepeatEach } from '../jest/repeat';
-import { DEFAULT_JUNIT, DEFAULT_SPECS, UsageError, runCommand } from './run';
+import { parseJitterUs, parseRepeatEach, parseRetries, parseShard } from '../jest/repeat';
+import * as path from 'node:path';
+import { DEFAULT_JUNIT, DEFAULT_SPECS, UsageError, noSpecsMatched, runCommand } from './run';
+import { formatScenarioList, listScenarios } from './list';
 import { ConfigError, applyConfig, type LoadedConfig } from '../config';
 import { setupCommand } from './setup';
 import { packageVersion } from '../acl/stub-build';
@@ -90,6 +92,9 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option('-i, --run-in-band', 'run spec files one at a time in this process')
     .option('-t, --test-name-pattern <regex>', 'only scenarios whose name matches this regular expression')
     .option('--grep <regex>', 'the same as -t')
+    .option('--retries <n>', 'run a failed scenario again up to n times; one that then passes is reported FLAKY (exit 0)', validated((t) => parseRetries(t)))
+    .option('--shard <i/n>', 'run only shard i of n: scenarios are split by a hash of file and name (the others are reported skipped)', validated((t) => parseShard(t)))
+    .option('--list', 'list the selected scenarios with the devices and roles each needs, without running them')
     .option('--repeat-each <n>', 'run every scenario n times (soak); each repetition is its own test', validated((t) => parseRepeatEach(t)))
     .option('--jitter [max_us]', 'seeded stub jitter: delay each stream task by up to max_us (default 200) microseconds, a fresh seed per repetition', validated((t) => parseJitterUs(t)))
     .action(async (patterns: string[], opts) => {
@@ -97,6 +102,13 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
       if (opts.jitter === true) opts.jitter = DEFAULT_JITTER_US;
       if (opts.grep !== undefined && opts.testNamePattern !== undefined) throw new UsageError('give -t or --grep, not both (they are the same option)');
       const config = projectConfig(opts.config); // before the mode: the config may set it
+      if (opts.list) {
+        const specs = path.resolve(opts.specs ?? config.specs ?? DEFAULT_SPECS);
+        const listed = listScenarios(specs, patterns, opts.testNamePattern ?? opts.grep, opts.shard);
+        process.stdout.write(`${formatScenarioList(listed, null)}\n`);
+        if (listed.length === 0) throw new UsageError(noSpecsMatched(patterns, specs).replace('spec files', 'scenarios'));
+        return;
+      }
       setExitCode(
         await runCommand(patterns, {
           ...opts,

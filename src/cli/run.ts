@@ -11,10 +11,10 @@ import { StubBuildError, buildStubIfNeeded, isSourceCheckout, repoRoot } from '.
 import type { AclMode, PrecheckResult } from '../orchestrator';
 import { installSessionGuard, uninstallSessionGuard } from '../orchestrator/session-guard';
 import { NO_RUNTIME_HINT, PROBE_ENV, REQUIRE_DEVICES_ENV, probeDevices } from '../jest/probe';
-import { JITTER_US_ENV, REPEAT_EACH_ENV } from '../jest/repeat';
+import { JITTER_US_ENV, REPEAT_EACH_ENV, RETRIES_ENV, SHARD_ENV, type Shard } from '../jest/repeat';
 import { JUNIT_REPORTER, SUMMARY_REPORTER, basePreset, junitReporterOptions } from '../jest/preset';
 import { defaultTimeoutMs } from '../scenario/plan';
-import { formatRepetitionReport, repetitionReport } from './repetitions';
+import { formatRepetitionReport, formatRetried, repetitionReport, retriedThenPassed } from './repetitions';
 
 export const PACKAGE_ROOT = repoRoot;
 /**
@@ -39,6 +39,10 @@ export interface RunCommandOptions {
   repeatEach?: number;
   /** Seeded stub jitter of at most this many microseconds, a fresh seed per repetition. */
   jitter?: number;
+  /** Run only the scenarios of shard i of n (by scenario, not by file). */
+  shard?: Shard;
+  /** A failed scenario runs again up to this many times; passing on a retry is reported flaky. */
+  retries?: number;
   /** Only scenarios whose name matches this regular expression (Jest's -t). */
   testNamePattern?: string;
 }
@@ -137,6 +141,8 @@ export async function runCommand(patterns: string[], opts: RunCommandOptions): P
   if (opts.echo) process.env.CANN_HARNESS_ECHO = '1';
   if (opts.repeatEach !== undefined) process.env[REPEAT_EACH_ENV] = String(opts.repeatEach);
   if (opts.jitter !== undefined) process.env[JITTER_US_ENV] = String(opts.jitter);
+  if (opts.retries !== undefined) process.env[RETRIES_ENV] = String(opts.retries);
+  if (opts.shard) process.env[SHARD_ENV] = `${opts.shard.index}/${opts.shard.total}`;
 
   if ((opts.repeatEach ?? 1) > 1 || opts.jitter !== undefined) {
     const jitter = opts.jitter !== undefined ? `, seeded stub jitter of up to ${opts.jitter} us with a fresh seed each time` : '';
@@ -155,6 +161,8 @@ export async function runCommand(patterns: string[], opts: RunCommandOptions): P
   if ((opts.repeatEach ?? 1) > 1 || opts.jitter !== undefined) {
     process.stdout.write(`${formatRepetitionReport(repetitionReport(results), opts.jitter)}\n`);
   }
+  const retried = retriedThenPassed(results);
+  if (retried.length) process.stdout.write(`${formatRetried(retried)}\n`);
   return results.success ? 0 : 1;
 }
 

@@ -80,3 +80,63 @@ test('an unknown key is a usage error (exit 2) with "did you mean"', async () =>
   expect(r.code).toBe(2);
   expect(r.stderr).toContain('cann-harness.config.ts: unknown key "spec" (did you mean "specs"?)');
 });
+
+test('--list prints the selected scenarios with their device needs and roles, running nothing', async () => {
+  config("{ specs: 'e2e' }");
+  const r = await cli(['run', '--list', '-t', 'ping|9']);
+  expect(r.code).toBe(0);
+  expect(r.stdout.trim().split('\n')).toEqual([
+    'e2e/quick.spec.ts › quick ping-pong  needs 1 device  roles ping@0, pong@0; deadline 30 s',
+    'e2e/quick.spec.ts › needs 9 devices  needs 9 devices  roles a@8; deadline 30 s',
+    '2 scenarios in 1 spec file',
+  ]);
+  expect(r.stdout).not.toContain('probing devices');
+});
+
+test('--retries N: a scenario that fails once then passes is reported FLAKY, and the run passes', async () => {
+  config("{ specs: 'e2e', reporters: { junit: false } }");
+  writeFileSync(
+    path.join(project, 'e2e', 'flaky.spec.ts'),
+    `import { existsSync, writeFileSync } from 'node:fs';\nimport { scenario } from ${JSON.stringify(path.join(repoRoot, 'src'))};\n` +
+      "scenario('fails once', { roles: { r: { device: 0, run: () => {\n" +
+      "  const marker = process.env.FLAKY_MARKER!;\n" +
+      "  if (!existsSync(marker)) { writeFileSync(marker, 'x'); throw new Error('first attempt fails'); }\n" +
+      '} } } });\n',
+  );
+  const env = { FLAKY_MARKER: path.join(project, 'marker') };
+  const without = await cli(['run', '--mode', 'stub', 'flaky'], env);
+  expect(without.code).toBe(1);
+  rmSync(env.FLAKY_MARKER);
+  const r = await cli(['run', '--mode', 'stub', '--retries', '2', 'flaky'], env);
+  expect(r.code).toBe(0);
+  expect(r.stdout).toContain('FLAKY: 1 scenario passed only after a retry');
+  expect(r.stdout).toContain('FLAKY e2e/flaky.spec.ts › fails once (passed on attempt 2)');
+  const bad = await cli(['run', '--retries', 'many']);
+  expect(bad.code).toBe(2);
+  expect(bad.stderr).toContain('--retries "many" is invalid');
+});
+
+test('--shard i/n splits by scenario: every scenario runs in exactly one shard; --list --shard shows the same split', async () => {
+  config("{ specs: 'e2e', reporters: { junit: false } }");
+  const names = Array.from({ length: 8 }, (_, i) => `trivial ${i}`);
+  writeFileSync(
+    path.join(project, 'e2e', 'many.spec.ts'),
+    `import { scenario } from ${JSON.stringify(path.join(repoRoot, 'src'))};\n` +
+      names.map((n) => `scenario(${JSON.stringify(n)}, { roles: { r: { device: 0, run: () => undefined } } });\n`).join(''),
+  );
+  const ran: string[][] = [];
+  for (const shard of ['1/2', '2/2']) {
+    const r = await cli(['run', '--mode', 'stub', '--shard', shard, 'many']);
+    expect(r.code).toBe(0);
+    const passed = [...r.stdout.matchAll(/✓ e2e\/many\.spec\.ts › (trivial \d)/g)].map((m) => m[1]);
+    ran.push(passed);
+    const listed = await cli(['run', '--list', '--shard', shard, 'many']);
+    expect([...listed.stdout.matchAll(/› (trivial \d)/g)].map((m) => m[1])).toEqual(passed);
+  }
+  expect(ran[0].length).toBeGreaterThan(0);
+  expect(ran[1].length).toBeGreaterThan(0);
+  expect([...ran[0], ...ran[1]].sort()).toEqual(names);
+  const bad = await cli(['run', '--shard', '3/2']);
+  expect(bad.code).toBe(2);
+  expect(bad.stderr).toContain('--shard "3/2" is invalid');
+});
