@@ -17,8 +17,8 @@ const srcFile = (relative: string): string => path.join(SRC_DIR, `${relative}${O
 
 export const TYPESCRIPT_TRANSFORM = path.join(HARNESS_DIR, 'typescript-transform.js');
 export const SUMMARY_REPORTER = srcFile('report/summary-reporter');
-/** By absolute path: Jest resolves reporters from rootDir, the user's project, which may not have it. */
-export const JUNIT_REPORTER = require.resolve('jest-junit');
+/** jest-junit with skip reasons and load errors (src/report/junit-reporter.ts), by absolute path. */
+export const JUNIT_REPORTER = srcFile('report/junit-reporter');
 
 export interface HarnessPreset {
   roots?: string[];

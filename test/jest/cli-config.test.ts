@@ -140,3 +140,13 @@ test('--shard i/n splits by scenario: every scenario runs in exactly one shard; 
   expect(bad.code).toBe(2);
   expect(bad.stderr).toContain('--shard "3/2" is invalid');
 });
+
+test('JUnit XML: a skip carries its reason as a message; a spec file that fails to load is an error', async () => {
+  config("{ specs: 'e2e', reporters: { junit: 'out/junit.xml' } }");
+  writeFileSync(path.join(project, 'e2e', 'broken.spec.ts'), "import { scenario } from 'no-such-module-anywhere';\nscenario('never', {} as never);\n");
+  const r = await cli(['run', '--mode', 'stub', '-t', '9 devices']);
+  expect(r.code).toBe(1);
+  const xml = readFileSync(path.join(project, 'out', 'junit.xml'), 'utf8');
+  expect(xml).toMatch(/<testcase [^>]*name="needs 9 devices \[skip: needs 9 devices, 8 available\]"[^>]*>\s*<skipped message="needs 9 devices, 8 available"\/>/);
+  expect(xml).toMatch(/<error[^>]*>[^<]*no-such-module-anywhere/);
+});
