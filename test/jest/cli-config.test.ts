@@ -1,8 +1,8 @@
 /** `cann-harness run` reads cann-harness.config.ts from its working directory; every key has an effect here. */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { runCommand } from '../support/run-child';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
 const bin = path.join(repoRoot, 'bin', 'cann-harness.js');
@@ -27,20 +27,8 @@ function config(text: string): void {
   writeFileSync(path.join(project, 'cann-harness.config.ts'), `const config = ${text};\nexport default config;\n`);
 }
 
-function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const childEnv: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '0', ...env };
-    for (const k of ['CANN_HARNESS_PROBE', 'CANN_HARNESS_REQUIRE_DEVICES', 'JEST_WORKER_ID', 'CANN_HARNESS_MODE', 'CANN_HARNESS_KEEP', 'CANN_HARNESS_TMPDIR']) {
-      if (!(k in env)) delete childEnv[k];
-    }
-    const child = spawn(process.execPath, [bin, ...args], { cwd: project, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function cli(args: string[], env: Record<string, string> = {}): ReturnType<typeof runCommand> {
+  return runCommand(process.execPath, [bin, ...args], { cwd: project, env, dropEnv: ['CANN_HARNESS_MODE', 'CANN_HARNESS_KEEP', 'CANN_HARNESS_TMPDIR'] });
 }
 
 test('specs, reporters.junit, tmpDir and keep come from the config file; --grep selects by scenario name', async () => {

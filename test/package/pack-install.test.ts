@@ -6,10 +6,10 @@
  * (--legacy-peer-deps: npm checks a peer range against the registry's packument even when the
  * installed jest satisfies it, and offline there is none.)
  */
-import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { runCommand } from '../support/run-child';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
 const repoPackage = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string; devDependencies: Record<string, string> };
@@ -27,19 +27,9 @@ let work: string;
 let project: string;
 let cacheDir: string;
 
-/** Runs a command in the user project with a clean environment (none of the outer Jest run's probe). */
+/** Runs a command in the user project, its stub cache in the temp dir, with none of the outer run's settings. */
 function run(cmd: string, args: string[], cwd = project, env: Record<string, string> = {}): Promise<Ran> {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '0', CANN_HARNESS_CACHE_DIR: cacheDir, ...env };
-  for (const k of ['CANN_HARNESS_PROBE', 'CANN_HARNESS_REQUIRE_DEVICES', 'JEST_WORKER_ID', 'CANN_HARNESS_MODE']) if (!(k in env)) delete childEnv[k];
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runCommand(cmd, args, { cwd, env: { CANN_HARNESS_CACHE_DIR: cacheDir, ...env }, dropEnv: ['CANN_HARNESS_MODE'] });
 }
 
 function expectOk(r: Ran, what: string): void {
