@@ -82,7 +82,7 @@ test('--list prints the selected scenarios with their device needs and roles, ru
 });
 
 test('--retries N: a scenario that fails once then passes is reported FLAKY, and the run passes', async () => {
-  config("{ specs: 'e2e', reporters: { junit: false } }");
+  config("{ specs: 'e2e', reporters: { junit: false }, keep: 'never' }"); // the failed first attempts leave no directory
   writeFileSync(
     path.join(project, 'e2e', 'flaky.spec.ts'),
     `import { existsSync, writeFileSync } from 'node:fs';\nimport { scenario } from ${JSON.stringify(path.join(repoRoot, 'src'))};\n` +
