@@ -5,7 +5,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'native-stub/**', 'reports/**', 'coverage/**', '**/*.js', '**/*.cjs', '**/*.mjs'] },
+  { ignores: ['node_modules/**', 'dist/**', 'native-stub/**', 'reports/**', 'coverage/**', '**/*.js', '**/*.cjs', '**/*.mjs'] },
   {
     files: ['**/*.ts'],
     extends: [tseslint.configs.base],

@@ -1,9 +1,13 @@
 #!/usr/bin/env node
-// The `cann-harness` command. TypeScript runs without a build step: register esbuild-register,
-// then hand over to src/cli/main.ts.
+// The `cann-harness` command. The installed package runs its compiled JavaScript (dist/); a source
+// checkout (src/ present) runs the TypeScript sources through the harness's require hook.
 'use strict';
-require('esbuild-register/dist/node').register({ target: `node${process.versions.node.split('.')[0]}` });
-require('../src/cli/main.ts')
+const fs = require('node:fs');
+const path = require('node:path');
+
+const fromSource = fs.existsSync(path.join(__dirname, '..', 'src', 'cli', 'main.ts'));
+if (fromSource) require('../harness/ts-register.js');
+require(fromSource ? '../src/cli/main.ts' : '../dist/src/cli/main.js')
   .main(process.argv)
   .then((code) => {
     process.exitCode = code;

@@ -8,3 +8,9 @@ scenario('template pipeline: devices 0 -> 1 -> 2 -> 3', pipeline({ stages: 4 }))
 scenario('template fanIn: 3 producers -> 1 consumer', fanIn({ producers: 3 }));
 scenario('template multiThreadConsumer: 4 threads on one device', multiThreadConsumer({ threads: 4 }));
 scenario('template oneToMany: 15 consumers (needs 16 devices)', oneToMany({ consumers: 15 }));
+
+// Device lists, and one scenario per row of a table (like test.each).
+scenario('template pipeline on devices 1 -> 3 -> 6', pipeline({ devices: [1, 3, 6] }));
+scenario.each([{ consumers: [2, 5] }, { consumers: [7] }])('template oneToMany: producer on device 4 -> consumers on $consumers', (row) =>
+  oneToMany({ producer: 4, consumers: row.consumers }),
+);

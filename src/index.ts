@@ -24,3 +24,5 @@ export type { Acl, Event, Stream, Latch } from './acl';
 export type { DeviceBuffer, Notify } from './acl';
 export { formatScenarioFailure } from './report/failure';
 export { scenarioMatchers } from './jest/matchers';
+export { defineConfig } from './config';
+export type { HarnessConfig } from './config';

@@ -12,3 +12,9 @@ export function withAcl(ctx: RoleContext): void {
   const ev = ctx.acl.createIpcEvent();
   ev.destroy();
 }
+
+/** withAcl, then reports this process's peak resident memory (KiB) so far: what one device process costs. */
+export function footprint(ctx: RoleContext): { maxRssKiB: number } {
+  withAcl(ctx);
+  return { maxRssKiB: process.resourceUsage().maxRSS };
+}

@@ -11,9 +11,10 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { repoRoot, resolveLibrary, type AclMode } from './resolve';
+import { resolveLibrary, type AclMode } from './resolve';
+import { stubBuildDir } from './stub-build';
 
-export const reclaimToolPath = path.join(repoRoot, 'native-stub', 'build', 'bin', 'cannstub_reclaim');
+export const reclaimToolPath = path.join(stubBuildDir(), 'bin', 'cannstub_reclaim');
 
 /** Returns the names of the objects it removed (empty when nothing was left or not in stub mode). */
 export function reclaimStubLeftovers(opts: { mode?: AclMode; env?: NodeJS.ProcessEnv } = {}): string[] {

@@ -12,6 +12,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { BUILD_STUB_HINT, stubBuildDir } from './stub-build';
 
 export type AclMode = 'auto' | 'stub' | 'real';
 
@@ -50,23 +51,11 @@ export class LibraryNotFoundError extends Error {
   }
 }
 
-/** The repository root, found from this file's location (works from src/ and from any cwd). */
-export const repoRoot: string = findRepoRoot(__dirname);
+export { repoRoot } from './stub-build';
 
-function findRepoRoot(start: string): string {
-  for (let dir = start; ; dir = path.dirname(dir)) {
-    try {
-      const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: string };
-      if (pkg.name === 'cann-ipc-harness') return dir;
-    } catch {
-      /* no package.json here; keep walking up */
-    }
-    if (path.dirname(dir) === dir) return path.resolve(start, '..', '..');
-  }
-}
-
-export const defaultStubPath = path.join(repoRoot, 'native-stub', 'build', 'lib64', LIBRARY_FILE);
-export const defaultHoldLibraryPath = path.join(repoRoot, 'native-stub', 'build', 'lib64', HOLD_LIBRARY_FILE);
+/** The stub as built here: native-stub/build in a source checkout, the per-user cache when installed. */
+export const defaultStubPath = path.join(stubBuildDir(), 'lib64', LIBRARY_FILE);
+export const defaultHoldLibraryPath = path.join(stubBuildDir(), 'lib64', HOLD_LIBRARY_FILE);
 
 export function parseMode(value: string | undefined, source: string): AclMode {
   if (value === undefined || value === '') return 'auto';
@@ -149,7 +138,6 @@ function cannEnvSummary(env: NodeJS.ProcessEnv): string {
 const SET_ENV_HINT =
   'Set up the CANN environment first: `source <CANN install>/set_env.sh` ' +
   '(typically `source /usr/local/Ascend/ascend-toolkit/set_env.sh`), or point CANN_HARNESS_LIBRARY at libascendcl.so.';
-const BUILD_STUB_HINT = 'Build it with `npm run build:stub` (runs `make -C native-stub`).';
 
 export function resolveLibrary(opts: ResolveOptions = {}): LibraryChoice {
   const env = opts.env ?? process.env;

@@ -9,6 +9,7 @@ import type { AclMode, PrecheckResult } from '../orchestrator';
 import { stubTamperingNotice } from '../audit/mutants';
 import { probeDevices } from '../jest/probe';
 import { PACKAGE_ROOT } from './run';
+import { isSourceCheckout, stubBuildDir } from '../acl/stub-build';
 
 export interface DoctorReport {
   requestedMode: AclMode;
@@ -22,6 +23,8 @@ export interface DoctorReport {
   versions: { node: string; koffi: string | null; stub: string | null; harness: string | null };
   /** Set when ACL_STUB_MUTANT or ACL_STUB_JITTER is in the environment. */
   stubTampering: string | null;
+  /** Where the CPU stub is built (or would be), whether it is, and the command that (re)builds it. */
+  stubBuild: { dir: string; built: boolean; rebuild: string };
 }
 
 export async function collectDoctorReport(mode: AclMode): Promise<DoctorReport> {
@@ -56,6 +59,11 @@ export async function collectDoctorReport(mode: AclMode): Promise<DoctorReport> 
       harness: packageVersion(PACKAGE_ROOT),
     },
     stubTampering: stubTamperingNotice(),
+    stubBuild: {
+      dir: stubBuildDir(),
+      built: existsSync(path.join(stubBuildDir(), 'lib64', 'libascendcl.so')),
+      rebuild: isSourceCheckout ? 'npm run build:stub' : 'npx cann-harness setup --force',
+    },
   };
 }
 
@@ -72,12 +80,13 @@ export function formatDoctorReport(r: DoctorReport): string {
   lines.push(row('koffi', r.versions.koffi ?? 'not installed'));
   lines.push(row('stub', r.versions.stub ?? 'unknown'));
   lines.push(row('harness', r.versions.harness ?? 'unknown'));
+  lines.push(row('stub build', `${r.stubBuild.dir} (${r.stubBuild.built ? 'built' : chalk.red('not built')}; rebuild: ${r.stubBuild.rebuild})`));
   lines.push(row('stub tamper', r.stubTampering ? chalk.bgYellow.black(r.stubTampering) : 'none (no ACL_STUB_MUTANT, no ACL_STUB_JITTER)'));
   lines.push('');
   lines.push(
     r.probe.ok && r.ipcSupported
       ? chalk.green(`ready: scenarios needing up to ${r.deviceCount} devices will run; larger ones are reported skipped`)
-      : chalk.red('not ready: fix the problem above (stub mode: `npm run build:stub`; real mode: `source <CANN>/set_env.sh`)'),
+      : chalk.red('not ready: fix the problem above (stub mode: `${r.stubBuild.rebuild}`; real mode: `source <CANN>/set_env.sh`)'),
   );
   return lines.join('\n');
 }

@@ -11,8 +11,13 @@ import type { AclMode } from '../orchestrator';
 import { collectDoctorReport, formatDoctorReport } from './doctor';
 import { auditCommand } from './audit';
 import { parseMutantList } from '../audit/mutants';
-import { parseJitterUs, parseRepeatEach } from '../jest/repeat';
-import { BUNDLED_SPECS, UsageError, runCommand } from './run';
+import { parseJitterUs, parseRepeatEach, parseRetries, parseShard } from '../jest/repeat';
+import * as path from 'node:path';
+import { DEFAULT_JUNIT, DEFAULT_SPECS, UsageError, noSpecsMatched, runCommand } from './run';
+import { formatScenarioList, listScenarios } from './list';
+import { ConfigError, applyConfig, type LoadedConfig } from '../config';
+import { setupCommand } from './setup';
+import { packageVersion } from '../acl/stub-build';
 import { traceCommand } from './trace';
 
 const DEFAULT_JITTER_US = 200;
@@ -58,9 +63,20 @@ function checkPatterns(patterns: string[]): void {
   }
 }
 
+/** The project's config file, its settings exported to the environment (bad config: exit 2). */
+function projectConfig(file?: string): LoadedConfig {
+  try {
+    return applyConfig(process.cwd(), file);
+  } catch (e) {
+    if (e instanceof ConfigError) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
 export function buildProgram(setExitCode: (code: number) => void): Command {
   const program = new Command('cann-harness')
     .description('Multi-process, multi-device IPC event scenarios for Ascend CANN (real runtime or CPU stub)')
+    .version(packageVersion(), '-V, --version', 'print the version of cann-ipc-harness')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
 
@@ -69,34 +85,66 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .description('run the scenario specs (the bundled suite by default) and print a summary')
     .argument('[patterns...]', 'only spec files whose path matches one of these regular expressions')
     .addOption(modeOption())
-    .option('--specs <dir>', 'folder of *.spec.ts files to run', BUNDLED_SPECS)
+    .option('--specs <dir>', 'folder of *.spec.ts files to run (default: the config file\'s specs, else ./specs; the bundled suite in a source checkout)')
+    .option('--config <file>', 'config file (default: cann-harness.config.ts or .js in the current directory)')
     .option('--require-devices <n>', 'fail (instead of skip) scenarios needing up to n devices when fewer exist', deviceCount)
     .option('--keep', 'keep every scenario directory (failed ones are always kept)')
     .option('--trace', 'keep every scenario directory with its timeline trace.json, passing ones too (also CANN_HARNESS_TRACE=1)')
     .option('--echo', "echo every role's output live")
-    .option('--junit <file>', 'where to write JUnit XML', 'reports/junit.xml')
+    .option('--junit <file>', 'where to write JUnit XML (default: the config file\'s reporters.junit, else reports/junit.xml)')
     .option('-i, --run-in-band', 'run spec files one at a time in this process')
     .option('-t, --test-name-pattern <regex>', 'only scenarios whose name matches this regular expression')
+    .option('--grep <regex>', 'the same as -t')
+    .option('--retries <n>', 'run a failed scenario again up to n times; one that then passes is reported FLAKY (exit 0)', validated((t) => parseRetries(t)))
+    .option('--shard <i/n>', 'run only shard i of n: scenarios are split by a hash of file and name (the others are reported skipped)', validated((t) => parseShard(t)))
+    .option('--list', 'list the selected scenarios with the devices and roles each needs, without running them')
     .option('--repeat-each <n>', 'run every scenario n times (soak); each repetition is its own test', validated((t) => parseRepeatEach(t)))
     .option('--jitter [max_us]', 'seeded stub jitter: delay each stream task by up to max_us (default 200) microseconds, a fresh seed per repetition', validated((t) => parseJitterUs(t)))
     .action(async (patterns: string[], opts) => {
       checkPatterns(patterns);
       if (opts.jitter === true) opts.jitter = DEFAULT_JITTER_US;
-      setExitCode(await runCommand(patterns, { ...opts, mode: chosenMode(opts.mode) }));
+      if (opts.grep !== undefined && opts.testNamePattern !== undefined) throw new UsageError('give -t or --grep, not both (they are the same option)');
+      const config = projectConfig(opts.config); // before the mode: the config may set it
+      if (opts.list) {
+        const specs = path.resolve(opts.specs ?? config.specs ?? DEFAULT_SPECS);
+        const listed = listScenarios(specs, patterns, opts.testNamePattern ?? opts.grep, opts.shard);
+        process.stdout.write(`${formatScenarioList(listed, null)}\n`);
+        if (listed.length === 0) throw new UsageError(noSpecsMatched(patterns, specs).replace('spec files', 'scenarios'));
+        return;
+      }
+      setExitCode(
+        await runCommand(patterns, {
+          ...opts,
+          testNamePattern: opts.testNamePattern ?? opts.grep,
+          specs: opts.specs ?? config.specs ?? DEFAULT_SPECS,
+          junit: opts.junit ?? config.reporters?.junit ?? DEFAULT_JUNIT,
+          mode: chosenMode(opts.mode),
+        }),
+      );
     });
 
   program
     .command('audit')
     .description('run each scenario once per stub mutant and print which mutants it kills; a scenario that survives wait-noop does not test its waits')
     .argument('[patterns...]', 'only spec files whose path matches one of these regular expressions')
-    .option('--specs <dir>', 'folder of *.spec.ts files to audit', BUNDLED_SPECS)
+    .option('--specs <dir>', 'folder of *.spec.ts files to audit (default: as for run)')
+    .option('--config <file>', 'config file (default: cann-harness.config.ts or .js in the current directory)')
     .option('--mutants <list>', 'comma-separated mutants to apply (default: all)', validated((t) => parseMutantList(t, '--mutants')))
     .option('-t, --test-name-pattern <regex>', 'only scenarios whose name matches this regular expression')
     .option('--strict', 'exit 1 when a scenario survives wait-noop without declaring it (audit: { expectSurvive, reason })')
     .option('--json', 'print the table as JSON on stdout (progress goes to stderr)')
     .action(async (patterns: string[], opts) => {
       checkPatterns(patterns);
-      setExitCode(await auditCommand(patterns, opts));
+      const config = projectConfig(opts.config);
+      setExitCode(await auditCommand(patterns, { ...opts, specs: opts.specs ?? config.specs ?? DEFAULT_SPECS }));
+    });
+
+  program
+    .command('setup')
+    .description('build the CPU stub (needs gcc and make) into the per-user cache; a source checkout uses `npm run build:stub`')
+    .option('--force', 'rebuild even if this version is built already')
+    .action((opts: { force?: boolean }) => {
+      setExitCode(setupCommand(opts));
     });
 
   program

@@ -54,3 +54,18 @@ export function formatRepetitionReport(rows: RepeatedScenario[], jitterMaxUs: nu
   }
   return lines.join('\n');
 }
+
+/** Scenarios that failed, then passed on a retry (`--retries N`): they pass, and are reported flaky. */
+export function retriedThenPassed(results: Pick<AggregatedResult, 'testResults'>): { file: string; scenario: string; attempts: number }[] {
+  return results.testResults.flatMap((file) =>
+    file.testResults
+      .filter((tc) => tc.status === 'passed' && (tc.invocations ?? 1) > 1)
+      .map((tc) => ({ file: file.testFilePath, scenario: tc.title, attempts: tc.invocations ?? 1 })),
+  );
+}
+
+export function formatRetried(rows: { file: string; scenario: string; attempts: number }[]): string {
+  const lines = [chalk.yellow.bold(`FLAKY: ${rows.length} scenario${rows.length === 1 ? '' : 's'} passed only after a retry`)];
+  for (const r of rows) lines.push(`  ${chalk.yellow('FLAKY')} ${path.relative(process.cwd(), r.file)} › ${r.scenario} (passed on attempt ${r.attempts})`);
+  return lines.join('\n');
+}

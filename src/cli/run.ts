@@ -7,15 +7,26 @@ import * as path from 'node:path';
 import chalk from 'chalk';
 import type { AggregatedResult } from '@jest/test-result';
 import { stubTamperingNotice } from '../audit/mutants';
+import { StubBuildError, isSourceCheckout, repoRoot } from '../acl/stub-build';
+import { buildStubIfNeeded } from '../acl/stub-setup';
 import type { AclMode, PrecheckResult } from '../orchestrator';
 import { installSessionGuard, uninstallSessionGuard } from '../orchestrator/session-guard';
 import { NO_RUNTIME_HINT, PROBE_ENV, REQUIRE_DEVICES_ENV, probeDevices } from '../jest/probe';
-import { JITTER_US_ENV, REPEAT_EACH_ENV } from '../jest/repeat';
-import { formatRepetitionReport, repetitionReport } from './repetitions';
+import { JITTER_US_ENV, REPEAT_EACH_ENV, RETRIES_ENV, SHARD_ENV, type Shard } from '../jest/repeat';
+import { JUNIT_REPORTER, SUMMARY_REPORTER, basePreset, junitReporterOptions } from '../jest/preset';
+import { defaultTimeoutMs } from '../scenario/plan';
+import { formatRepetitionReport, formatRetried, repetitionReport, retriedThenPassed } from './repetitions';
 import { startProgress } from '../report/progress';
 
-export const PACKAGE_ROOT = path.resolve(__dirname, '..', '..');
-export const BUNDLED_SPECS = path.join(PACKAGE_ROOT, 'specs');
+export const PACKAGE_ROOT = repoRoot;
+/**
+ * Where specs live by default: the bundled suite in a source checkout; `specs/` in the current
+ * directory (the user's project) for an installed package.
+ */
+export const DEFAULT_JUNIT = 'reports/junit.xml';
+export const DEFAULT_SPECS = isSourceCheckout ? path.join(PACKAGE_ROOT, 'specs') : 'specs';
+/** Jest's rootDir (spec paths are shown relative to it): the project the command runs in. */
+const projectRoot = (): string => process.cwd();
 
 export interface RunCommandOptions {
   mode: AclMode;
@@ -25,12 +36,17 @@ export interface RunCommandOptions {
   /** Keep every scenario directory with its timeline (trace.json), passing ones too. */
   trace?: boolean;
   echo?: boolean;
-  junit: string;
+  /** Where to write JUnit XML; false: not at all. */
+  junit: string | false;
   runInBand?: boolean;
   /** Run every scenario this many times (Jest titles say which repetition). */
   repeatEach?: number;
   /** Seeded stub jitter of at most this many microseconds, a fresh seed per repetition. */
   jitter?: number;
+  /** Run only the scenarios of shard i of n (by scenario, not by file). */
+  shard?: Shard;
+  /** A failed scenario runs again up to this many times; passing on a retry is reported flaky. */
+  retries?: number;
   /** Only scenarios whose name matches this regular expression (Jest's -t). */
   testNamePattern?: string;
 }
@@ -54,6 +70,12 @@ export async function prepareRun(
   if (!existsSync(specs) || !statSync(specs).isDirectory()) {
     throw new UsageError(`--specs ${opts.specs}: no such directory (give the folder that holds your *.spec.ts files)`);
   }
+  try {
+    buildStubIfNeeded(opts.mode, (line) => say(`${chalk.bold('cann-harness')} ${line}`));
+  } catch (e) {
+    if (e instanceof StubBuildError) throw new UsageError(e.message); // set-up error: exit 2
+    throw e;
+  }
   say(`${chalk.bold('cann-harness')} ${chalk.dim('probing devices...')}`);
   const probe = await probeDevices(opts.mode);
   say(`${chalk.bold('cann-harness')} ${describeProbe(probe)}`);
@@ -73,15 +95,9 @@ export async function prepareRun(
 
 export function jestConfig(specs: string, reporters: unknown[]): Record<string, unknown> {
   return {
-    rootDir: PACKAGE_ROOT,
+    ...basePreset(defaultTimeoutMs()),
+    rootDir: projectRoot(),
     roots: [specs],
-    testMatch: ['**/*.spec.ts'],
-    testEnvironment: 'node',
-    transform: { '^.+\\.tsx?$': ['ts-jest', { tsconfig: path.join(PACKAGE_ROOT, 'tsconfig.json') }] },
-    globalSetup: path.join(PACKAGE_ROOT, 'src', 'jest', 'global-setup.ts'),
-    globalTeardown: path.join(PACKAGE_ROOT, 'src', 'jest', 'global-teardown.ts'),
-    setupFilesAfterEnv: [path.join(PACKAGE_ROOT, 'src', 'jest', 'setup.ts')],
-    testTimeout: 60_000,
     reporters,
   };
 }
@@ -108,7 +124,7 @@ export async function runJest(
         silent: opts.silent,
         passWithNoTests: false,
       } as Parameters<typeof runCLI>[0],
-      [PACKAGE_ROOT],
+      [projectRoot()],
     );
     return results;
   } finally {
@@ -130,15 +146,17 @@ export async function runCommand(patterns: string[], opts: RunCommandOptions): P
   if (opts.echo) process.env.CANN_HARNESS_ECHO = '1';
   if (opts.repeatEach !== undefined) process.env[REPEAT_EACH_ENV] = String(opts.repeatEach);
   if (opts.jitter !== undefined) process.env[JITTER_US_ENV] = String(opts.jitter);
+  if (opts.retries !== undefined) process.env[RETRIES_ENV] = String(opts.retries);
+  if (opts.shard) process.env[SHARD_ENV] = `${opts.shard.index}/${opts.shard.total}`;
 
   if ((opts.repeatEach ?? 1) > 1 || opts.jitter !== undefined) {
     const jitter = opts.jitter !== undefined ? `, seeded stub jitter of up to ${opts.jitter} us with a fresh seed each time` : '';
     process.stdout.write(`${chalk.bold('cann-harness')} each scenario runs ${opts.repeatEach ?? 1} time(s)${jitter}\n`);
   }
-  const junit = path.resolve(opts.junit);
+  const junit = opts.junit === false ? null : path.resolve(opts.junit);
   const config = jestConfig(specs, [
-    [path.join(PACKAGE_ROOT, 'src', 'report', 'summary-reporter.ts'), { junitFile: path.relative(process.cwd(), junit) }],
-    ['jest-junit', { outputDirectory: path.dirname(junit), outputName: path.basename(junit), suiteNameTemplate: '{filepath}', classNameTemplate: '{filepath}', titleTemplate: '{title}' }],
+    [SUMMARY_REPORTER, junit ? { junitFile: path.relative(process.cwd(), junit) } : {}],
+    ...(junit ? [[JUNIT_REPORTER, junitReporterOptions(junit)]] : []),
   ]);
   // Which scenarios run long, and each role's state (src/report/progress.ts); silent while all is quick.
   const progress = startProgress();
@@ -155,6 +173,8 @@ export async function runCommand(patterns: string[], opts: RunCommandOptions): P
   if ((opts.repeatEach ?? 1) > 1 || opts.jitter !== undefined) {
     process.stdout.write(`${formatRepetitionReport(repetitionReport(results), opts.jitter)}\n`);
   }
+  const retried = retriedThenPassed(results);
+  if (retried.length) process.stdout.write(`${formatRetried(retried)}\n`);
   return results.success ? 0 : 1;
 }
 

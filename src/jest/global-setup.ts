@@ -9,7 +9,8 @@
  */
 import { installSessionGuard } from '../orchestrator/session-guard';
 import { stubTamperingNotice } from '../audit/mutants';
-import { PROBE_ENV, parseProbe, probeDevices, requiredDevices, unusableRuntimeMessage } from './probe';
+import { buildStubIfNeeded } from '../acl/stub-setup';
+import { PROBE_ENV, parseProbe, probeDevices, requestedMode, requiredDevices, unusableRuntimeMessage } from './probe';
 
 export default async function globalSetup(): Promise<void> {
   // Before any worker starts: workers and their device processes inherit the session id, so an
@@ -17,6 +18,7 @@ export default async function globalSetup(): Promise<void> {
   installSessionGuard();
   requiredDevices(); // a malformed CANN_HARNESS_REQUIRE_DEVICES fails the run up front
   const existing = process.env[PROBE_ENV];
+  if (!existing) buildStubIfNeeded(requestedMode(), (line) => process.stderr.write(`\n[cann-harness] ${line}\n`));
   const probe = existing ? parseProbe(existing) : await probeDevices();
   if (!existing) process.env[PROBE_ENV] = JSON.stringify(probe);
   if (!probe.ok) throw new Error(unusableRuntimeMessage(probe));

@@ -8,45 +8,18 @@
  * (`consumer` = consumer-0, consumer-1, ...) or `*`. Marks from worker threads count for their role.
  */
 import { formatScenarioFailure } from '../report/failure';
-import type { ScenarioMark } from '../scenario/types';
+import { parseSelector, selectMarks, type FoundMark, type MarkedRole } from '../scenario/marks';
 
-interface MarkedRole {
-  name: string;
-  group?: string;
-  status?: string;
-  marks: ScenarioMark[];
-}
 interface ResultLike {
   scenario?: string;
   roles: MarkedRole[];
-}
-
-interface FoundMark extends ScenarioMark {
-  role: string;
-  t: bigint;
 }
 
 function isResultLike(x: unknown): x is ResultLike {
   return typeof x === 'object' && x !== null && Array.isArray((x as ResultLike).roles);
 }
 
-export function parseSelector(selector: string): { role: string; mark: string } {
-  const i = typeof selector === 'string' ? selector.indexOf(':') : -1;
-  if (i <= 0 || i === selector.length - 1) {
-    throw new Error(`mark selector ${JSON.stringify(selector)} must look like "<role>:<mark>", e.g. "producer:record-done" or "consumer:after-wait"`);
-  }
-  return { role: selector.slice(0, i), mark: selector.slice(i + 1) };
-}
-
-export function selectMarks(result: ResultLike, selector: string): FoundMark[] {
-  const { role, mark } = parseSelector(selector);
-  const found: FoundMark[] = [];
-  for (const r of result.roles) {
-    if (role !== '*' && r.name !== role && r.group !== role) continue;
-    for (const m of r.marks) if (m.name === mark) found.push({ ...m, role: r.name, t: BigInt(m.tNs) });
-  }
-  return found;
-}
+export { parseSelector, selectMarks };
 
 function label(m: FoundMark): string {
   return `${m.role}${m.thread !== undefined ? `.t${m.thread}` : ''}:${m.name}`;

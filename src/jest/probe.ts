@@ -10,8 +10,8 @@ import type { AclMode, PrecheckResult } from '../orchestrator';
 
 export const PROBE_ENV = 'CANN_HARNESS_PROBE';
 export const REQUIRE_DEVICES_ENV = 'CANN_HARNESS_REQUIRE_DEVICES';
-const PROBE_CHILD = path.join(__dirname, 'probe-child.ts');
-/** The device processes' TypeScript loader (esbuild-register with cached transforms). */
+const PROBE_CHILD = path.join(__dirname, `probe-child${path.extname(__filename)}`);
+/** The device processes' TypeScript require hook. */
 const TS_LOADER = path.join(__dirname, '..', '..', 'harness', 'ts-register.js');
 
 export function requestedMode(env: NodeJS.ProcessEnv = process.env): AclMode {

@@ -10,7 +10,7 @@ import { runScenario } from '../scenario/run';
 import type { ScenarioFocus } from '../scenario/sink';
 import type { ScenarioPlan } from '../scenario/types';
 import { currentProbe, deviceGate, requestedMode } from './probe';
-import { AUDIT_LOG_ENV, freshJitterSeed, repetitionsFromEnv, replayCommand } from './repeat';
+import { AUDIT_LOG_ENV, freshJitterSeed, repetitionsFromEnv, replayCommand, shardFromEnv, shardOfScenario } from './repeat';
 
 /** Margin over the scenario's own timeout: the orchestrator's grace period plus reporting. */
 const JEST_TIMEOUT_MARGIN_MS = 15_000;
@@ -36,6 +36,15 @@ export function registerScenarioTest(plan: ScenarioPlan<any>, focus: ScenarioFoc
   names.add(plan.name);
 
   const declaredAt = frameIn(new Error().stack, specFile);
+  const shard = shardFromEnv();
+  if (shard) {
+    const own = shardOfScenario(specFile, plan.name, shard.total);
+    // A skip rather than nothing: a spec file whose scenarios all run elsewhere must not be empty.
+    if (own !== shard.index) {
+      test.skip(`${plan.name} [skip: in shard ${own}/${shard.total}]`, () => {});
+      return;
+    }
+  }
   if (focus === 'skip') {
     test.skip(plan.name, () => {});
     return;

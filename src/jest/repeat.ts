@@ -2,7 +2,7 @@
  * Repetitions and seeded jitter of scenario tests (`cann-harness run --repeat-each N --jitter [max_us]`),
  * handed to Jest workers through the environment, and the replay command printed with a failure.
  */
-import { randomInt } from 'node:crypto';
+import { createHash, randomInt } from 'node:crypto';
 import * as path from 'node:path';
 
 export const REPEAT_EACH_ENV = 'CANN_HARNESS_REPEAT_EACH';
@@ -10,6 +10,9 @@ export const JITTER_US_ENV = 'CANN_HARNESS_JITTER_US';
 /** Set by `cann-harness audit`: each registered scenario appends its audit declaration here. */
 export const AUDIT_LOG_ENV = 'CANN_HARNESS_AUDIT_LOG';
 export const MAX_JITTER_US = 1_000_000; // the stub's own limit
+/** `cann-harness run --retries N`: a failed scenario runs again up to N times (Jest's retryTimes). */
+export const RETRIES_ENV = 'CANN_HARNESS_RETRIES';
+export const MAX_RETRIES = 10;
 
 export interface Repetition {
   /** 1-based */
@@ -24,6 +27,48 @@ export function parseRepeatEach(text: string, what = '--repeat-each'): number {
     throw new Error(`${what} ${JSON.stringify(text)} is invalid: give how many times to run each scenario, a whole number from 1 (e.g. ${what} 20)`);
   }
   return Number(text);
+}
+
+export function parseRetries(text: string, what = '--retries'): number {
+  if (!/^\d+$/.test(text.trim()) || Number(text) > MAX_RETRIES) {
+    throw new Error(`${what} ${JSON.stringify(text)} is invalid: give how many times a failed scenario may run again, a whole number from 0 to ${MAX_RETRIES} (e.g. ${what} 2)`);
+  }
+  return Number(text);
+}
+
+export function retriesFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  return env[RETRIES_ENV] ? parseRetries(env[RETRIES_ENV]!, RETRIES_ENV) : 0;
+}
+
+/** `cann-harness run --shard i/n`: this run takes the scenarios of shard i of n. */
+export const SHARD_ENV = 'CANN_HARNESS_SHARD';
+
+export interface Shard {
+  index: number;
+  total: number;
+}
+
+export function parseShard(text: string, what = '--shard'): Shard {
+  const m = /^(\d+)\/(\d+)$/.exec(text.trim());
+  const [index, total] = m ? [Number(m[1]), Number(m[2])] : [0, 0];
+  if (!m || total < 1 || index < 1 || index > total) {
+    throw new Error(`${what} ${JSON.stringify(text)} is invalid: give this run's shard and the number of shards, i/n with 1 <= i <= n (e.g. ${what} 1/4)`);
+  }
+  return { index, total };
+}
+
+export function shardFromEnv(env: NodeJS.ProcessEnv = process.env): Shard | null {
+  return env[SHARD_ENV] ? parseShard(env[SHARD_ENV]!, SHARD_ENV) : null;
+}
+
+/**
+ * Which shard a scenario belongs to: a hash of its spec file (relative to the working directory)
+ * and its name. Every machine of a sharded CI job computes the same split, whatever the order in
+ * which Jest collects files; each scenario is in exactly one shard.
+ */
+export function shardOfScenario(specFile: string, scenario: string, total: number, cwd = process.cwd()): number {
+  const key = `${path.relative(cwd, specFile).split(path.sep).join('/')}\0${scenario}`;
+  return (createHash('sha256').update(key).digest().readUInt32BE(0) % total) + 1;
 }
 
 export function parseJitterUs(text: string, what = '--jitter'): number {

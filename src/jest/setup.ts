@@ -1,9 +1,11 @@
 /**
- * Jest setupFilesAfterEnv: registers the scenario matchers, and installs the sink through which
- * `scenario()` in a spec file becomes a Jest test (src/scenario/sink.ts).
+ * Jest setupFilesAfterEnv: registers the scenario matchers, retries (`cann-harness run --retries N`),
+ * and installs the sink through which `scenario()` in a spec file becomes a Jest test
+ * (src/scenario/sink.ts).
  */
 import { installScenarioSink } from '../scenario/sink';
 import { scenarioMatchers } from './matchers';
+import { retriesFromEnv } from './repeat';
 
 expect.extend(scenarioMatchers);
 
@@ -14,3 +16,6 @@ installScenarioSink({
     (require('./register') as typeof import('./register')).registerScenarioTest(plan, focus);
   },
 });
+
+const retries = retriesFromEnv(process.env);
+if (retries > 0) jest.retryTimes(retries, { logErrorsBeforeRetry: true });

@@ -5,14 +5,14 @@
  */
 import { fork } from 'node:child_process';
 import * as path from 'node:path';
-import { HARNESS_DIR, tsExecArgv } from './role-process';
+import { HARNESS_DIR, OWN_EXTENSION, tsExecArgv } from './role-process';
 import { registerLive, unregisterLive, type Teardown } from './live-runs';
 import { signalGroup } from './process-group';
 import { checkMode } from './validate';
 import type { PrecheckReport } from './protocol';
 import type { PrecheckOptions, PrecheckResult } from './types';
 
-const PRECHECK_SCRIPT = path.join(HARNESS_DIR, 'precheck.ts');
+const PRECHECK_SCRIPT = path.join(HARNESS_DIR, `precheck${OWN_EXTENSION}`);
 export const DEFAULT_PRECHECK_TIMEOUT_MS = 20_000;
 
 export function precheck(opts: PrecheckOptions = {}): Promise<PrecheckResult> {

@@ -15,11 +15,13 @@ import type { AclMode, OutputLoss, RoleError, RoleResult, RoleSpec, RoleStatus, 
 import type { WaitingFor } from '../rendezvous';
 
 export const HARNESS_DIR = path.resolve(__dirname, '..', '..', 'harness');
-const DEVICE_PROCESS = path.join(HARNESS_DIR, 'device-process.ts');
+/** '.ts' in a source checkout (tests, the repository's CLI), '.js' in the compiled package. */
+export const OWN_EXTENSION = path.extname(__filename);
+const DEVICE_PROCESS = path.join(HARNESS_DIR, `device-process${OWN_EXTENSION}`);
 
 /**
- * The TypeScript loader of device processes, by absolute path so children work whatever their cwd:
- * esbuild-register with a disk cache of its transforms (see harness/ts-register.js for why).
+ * The TypeScript require hook of device processes, by absolute path so children work whatever
+ * their cwd (see harness/ts-register.js): user specs are TypeScript even with the compiled package.
  */
 export function tsExecArgv(): string[] {
   return ['-r', path.join(HARNESS_DIR, 'ts-register.js')];

@@ -152,7 +152,9 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   if (timeline.length) result.timeline = timeline;
   if (kept) {
     writePostMortem(dir, results, result, deadlineNs);
-    process.stderr.write(`[cann-harness] ${label}: scenario directory kept at ${dir}\n`);
+    // A failure's report names its kept directory (result.summary, the Jest message); only a
+    // passing run kept on request has nowhere else to say where it is.
+    if (ok) process.stderr.write(`[cann-harness] ${label}: scenario directory kept at ${dir}\n`);
   } else if (opts.deferRemoval && ok) {
     result.removalDeferred = true; // settleDeferredRun() keeps or removes it once verify() has run
   } else {

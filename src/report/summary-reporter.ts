@@ -29,7 +29,7 @@ export default class SummaryReporter implements Pick<Reporter, 'onRunStart' | 'o
 
   onRunStart(results: AggregatedResult): void {
     const n = results.numTotalTestSuites;
-    this.write(chalk.dim(`running ${n} spec file${n === 1 ? '' : 's'}\n`));
+    this.write(chalk.dim(`running ${count(n, 'spec file')}\n`));
   }
 
   onTestCaseResult(test: Test, tc: TestCaseResult): void {
@@ -67,7 +67,7 @@ export default class SummaryReporter implements Pick<Reporter, 'onRunStart' | 'o
     const ok = results.numFailedTests === 0 && results.numRuntimeErrorTestSuites === 0;
     this.write(
       `\n${ok ? chalk.bgGreen.black(' PASS ') : chalk.bgRed.white(' FAIL ')} ${parts.join(chalk.dim(' · '))}` +
-        chalk.dim(` (${results.numTotalTests} scenarios in ${results.numTotalTestSuites} spec files, ${seconds} s)\n`),
+        chalk.dim(` (${count(results.numTotalTests, 'scenario')} in ${count(results.numTotalTestSuites, 'spec file')}, ${seconds} s)\n`),
     );
     if (this.options.junitFile) this.write(chalk.dim(`JUnit XML: ${this.options.junitFile}\n`));
   }
@@ -77,13 +77,19 @@ export default class SummaryReporter implements Pick<Reporter, 'onRunStart' | 'o
   }
 }
 
+/** "1 scenario", "2 scenarios". */
+export function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 export function formatCase(tc: Pick<TestCaseResult, 'status' | 'title' | 'duration'>, file: string): string {
   const where = chalk.dim(`${file} ›`);
+  const took = chalk.dim(`${((tc.duration ?? 0) / 1000).toFixed(1)} s`);
   switch (tc.status) {
     case 'passed':
-      return `${chalk.green('✓')} ${where} ${tc.title} ${chalk.dim(`${((tc.duration ?? 0) / 1000).toFixed(1)} s`)}`;
+      return `${chalk.green('✓')} ${where} ${tc.title} ${took}`;
     case 'failed':
-      return `${chalk.red('✗')} ${where} ${chalk.red(tc.title)}`;
+      return `${chalk.red('✗')} ${where} ${chalk.red(tc.title)} ${took}`;
     case 'pending':
     case 'skipped': {
       const reason = SKIP_REASON.exec(tc.title)?.[1];

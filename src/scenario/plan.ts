@@ -25,6 +25,17 @@ export class ScenarioDeclarationError extends Error {
 }
 
 /** `consumers: replicate(3, (i) => ({ device: i + 1, run }))` */
+/** The default deadline: CANN_HARNESS_TIMEOUT_MS (set from the config file's timeoutMs), else 30 s. */
+export function defaultTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+  const text = env.CANN_HARNESS_TIMEOUT_MS;
+  if (text === undefined || text === '') return DEFAULT_TIMEOUT_MS;
+  const ms = Number(text);
+  if (!/^\d+$/.test(text) || ms < 1 || ms > MAX_TIMEOUT_MS) {
+    throw new Error(`CANN_HARNESS_TIMEOUT_MS must be a whole number of milliseconds between 1 and ${MAX_TIMEOUT_MS} (got "${text}"): fix it or unset it`);
+  }
+  return ms;
+}
+
 export function replicate<P = any>(count: number, make: (i: number) => RoleDeclaration<P>): ReplicatedRole<P> {
   // Checked in planScenario, where the role's key is known and can be named in the message.
   return { [REPLICATED]: true, count, make };
@@ -55,7 +66,7 @@ export function planScenario<P = Params>(name: unknown, decl: ScenarioDeclaratio
   }
   unknownKeys(decl, SCENARIO_KEYS, 'scenario', problems);
 
-  const timeoutMs = decl.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const timeoutMs = decl.timeoutMs ?? defaultTimeoutMs();
   if (!Number.isInteger(timeoutMs) || timeoutMs <= 0 || timeoutMs > MAX_TIMEOUT_MS) {
     problems.push(
       `timeoutMs must be a whole number of milliseconds between 1 and ${MAX_TIMEOUT_MS} (got ${describe(decl.timeoutMs)}): e.g. timeoutMs: 20_000`,
@@ -224,7 +235,7 @@ function unknownKeys(obj: object, known: readonly string[], where: string, probl
   }
 }
 
-function closest(word: string, candidates: readonly string[]): string | null {
+export function closest(word: string, candidates: readonly string[]): string | null {
   let best: string | null = null;
   let bestDistance = Infinity;
   for (const c of candidates) {

@@ -5,10 +5,11 @@
  */
 import * as path from 'node:path';
 import type { AclMode, RoleResult, RunEvent, RunResult } from '../orchestrator';
+import { marksBetween } from './marks';
 import { paramsFingerprint } from './plan';
 import type { RoleEntryArgs, RoleEnvelope, ScenarioMark, ScenarioPlan, ScenarioResult, ScenarioRoleResult } from './types';
 
-export const ROLE_ENTRY_MODULE = path.join(__dirname, 'role-entry.ts');
+export const ROLE_ENTRY_MODULE = path.join(__dirname, `role-entry${path.extname(__filename)}`);
 
 export interface RunScenarioOptions {
   specFile: string;
@@ -69,9 +70,12 @@ export function toScenarioResult(plan: Pick<ScenarioPlan<any>, 'name' | 'roles'>
     group(name) {
       return roles.filter((r) => r.group === name);
     },
+    between(from, to) {
+      return marksBetween({ roles }, from, to);
+    },
   };
   // Helpers stay out of JSON dumps and Jest's diffs.
-  Object.defineProperties(result, { role: { enumerable: false }, group: { enumerable: false } });
+  Object.defineProperties(result, { role: { enumerable: false }, group: { enumerable: false }, between: { enumerable: false } });
   return result;
 }
 

@@ -40,6 +40,35 @@ scenario.only = <P extends Params = Params>(name: string, declaration: ScenarioD
 scenario.skip = <P extends Params = Params>(name: string, declaration: ScenarioDeclaration<P>): void =>
   declare(name, declaration, 'skip');
 
+/**
+ * Parametrized scenarios, like test.each: `scenario.each(table)(name, (row, index) => declaration)`
+ * declares one scenario per row. In the name, `$key` is a property of an object row, `%#` the row's
+ * index, and `%s` / `%d` / `%j` take the row's items in turn (the row itself when it is not an array).
+ * The table must be the same in every process that loads the spec (no Math.random()).
+ */
+scenario.each = <Row>(table: readonly Row[]) => {
+  if (!Array.isArray(table) || table.length === 0) {
+    throw new Error(`scenario.each(table): table must be a non-empty array of rows, e.g. scenario.each([{ consumers: 1 }, { consumers: 3 }]) (got ${JSON.stringify(table)})`);
+  }
+  return <P extends Params = Params>(name: string, declaration: (row: Row, index: number) => ScenarioDeclaration<P>): void => {
+    table.forEach((row, index) => scenario(scenarioTitle(name, row, index), declaration(row, index)));
+  };
+};
+
+/** test.each's title placeholders, for one row. */
+export function scenarioTitle(name: string, row: unknown, index: number): string {
+  const items = Array.isArray(row) ? [...row] : [row];
+  const text = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+  return name
+    .replace(/%#/g, String(index))
+    .replace(/%[sdij]/g, (p) => {
+      if (items.length === 0) return p;
+      const v = items.shift();
+      return p === '%j' ? JSON.stringify(v) : p === '%d' || p === '%i' ? String(Number(v)) : text(v);
+    })
+    .replace(/\$([A-Za-z_][\w]*)/g, (whole, key: string) => (row !== null && typeof row === 'object' && key in row ? text((row as Record<string, unknown>)[key]) : whole));
+}
+
 export function duplicateScenario(name: string, specFile: string): Error {
   return new Error(
     `duplicate scenario name ${JSON.stringify(name)} in ${path.basename(specFile)}: ` +

@@ -46,6 +46,19 @@ function checkCount(what: string, n: number, min: number, max: number): number {
   return n;
 }
 
+/** A template's device list: non-empty, whole numbers from 0 (a device may appear twice: roles can share one). */
+function checkDeviceList(what: string, devices: unknown): number[] {
+  if (!Array.isArray(devices) || devices.length === 0 || !devices.every((d) => Number.isInteger(d) && d >= 0)) {
+    throw new Error(`${what} must be a non-empty list of device ids (whole numbers from 0), e.g. [1, 3, 6] (got ${JSON.stringify(devices)})`);
+  }
+  return devices as number[];
+}
+
+function checkDevice(what: string, device: number): number {
+  if (!Number.isInteger(device) || device < 0) throw new Error(`${what} must be a device id, a whole number from 0 (got ${String(device)})`);
+  return device;
+}
+
 /** Create an IPC event, record it behind a latch (so the record stays pending) and share it as `name`. */
 async function sharePendingRecord(ctx: ScenarioContext<any>, name: string): Promise<{ ev: Event; latch: Latch }> {
   const ev = ctx.createIpcEvent();
@@ -140,15 +153,26 @@ export function pingPong(opts: TemplateOptions & { rounds?: number; pongDevice?:
  * CANN 1_ipcevent_multi_device's shape: a producer on device 0, consumer i on device i + 1
  * (or all on device 0 with sameDevice), all waiting on the producer's one pending record.
  */
-export function oneToMany(opts: TemplateOptions & { consumers?: number; sameDevice?: boolean } = {}): ScenarioDeclaration {
-  const consumers = checkCount('oneToMany consumers', opts.consumers ?? 3, 1, 1024);
+export function oneToMany(
+  opts: TemplateOptions & {
+    /** How many consumers (on devices 1..n), or the consumers' devices, e.g. [2, 5]. */
+    consumers?: number | number[];
+    /** The producer's device (default 0). */
+    producer?: number;
+    sameDevice?: boolean;
+  } = {},
+): ScenarioDeclaration {
+  const listed = Array.isArray(opts.consumers) ? checkDeviceList('oneToMany consumers', opts.consumers) : null;
+  const consumers = listed ? listed.length : checkCount('oneToMany consumers', (opts.consumers as number | undefined) ?? 3, 1, 1024);
+  const producerDevice = checkDevice('oneToMany producer', opts.producer ?? 0);
+  const consumerDevice = (i: number): number => (opts.sameDevice ? producerDevice : listed ? listed[i] : i + 1);
   const consumerNames = range(consumers).map((i) => `consumer-${i}`);
   return {
-    devices: opts.sameDevice ? 1 : consumers + 1,
+    devices: Math.max(producerDevice, ...range(consumers).map(consumerDevice)) + 1,
     timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     roles: {
       producer: {
-        device: 0,
+        device: producerDevice,
         run: async (ctx) => {
           const { ev, latch } = await sharePendingRecord(ctx, 'event');
           await ctx.awaitSignals(consumerNames.map((c) => `${c}.waiting`));
@@ -157,7 +181,7 @@ export function oneToMany(opts: TemplateOptions & { consumers?: number; sameDevi
         },
       },
       consumer: replicate(consumers, (i) => ({
-        device: opts.sameDevice ? 0 : i + 1,
+        device: consumerDevice(i),
         run: async (ctx) => {
           const ev = await ctx.openSharedEvent('event', { from: 'producer' });
           await waitOnPendingRecord(ctx, ev, `${ctx.role}.waiting`);
@@ -176,14 +200,26 @@ export function oneToMany(opts: TemplateOptions & { consumers?: number; sameDevi
  * own on the same stream. Only stage 0 holds a latch, so every later stage is blocked through the
  * chain until it is released.
  */
-export function pipeline(opts: TemplateOptions & { stages?: number } = {}): ScenarioDeclaration {
-  const stages = checkCount('pipeline stages', opts.stages ?? 3, 2, 1024);
+export function pipeline(
+  opts: TemplateOptions & {
+    /** How many stages (on devices 0..n-1). */
+    stages?: number;
+    /** The stages' devices in chain order, e.g. [1, 3, 6]: as many stages as devices. */
+    devices?: number[];
+  } = {},
+): ScenarioDeclaration {
+  const listed = opts.devices !== undefined ? checkDeviceList('pipeline devices', opts.devices) : null;
+  if (listed && opts.stages !== undefined && opts.stages !== listed.length) {
+    throw new Error(`pipeline: stages (${opts.stages}) and devices (${listed.length} of them) disagree: give one of the two`);
+  }
+  const stages = checkCount('pipeline stages', listed ? listed.length : (opts.stages ?? 3), 2, 1024);
+  const stageDevice = (i: number): number => (listed ? listed[i] : i);
   return {
-    devices: stages,
+    devices: Math.max(...range(stages).map(stageDevice)) + 1,
     timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     roles: {
       stage: replicate(stages, (i) => ({
-        device: i,
+        device: stageDevice(i),
         run: async (ctx) => {
           const isFirst = i === 0;
           const isLast = i === stages - 1;

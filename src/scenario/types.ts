@@ -174,6 +174,8 @@ export interface ScenarioResult extends Omit<RunResult, 'roles'> {
   role(name: string): ScenarioRoleResult;
   /** Every role of a group (`consumer` -> consumer-0, consumer-1, ...). */
   group(name: string): ScenarioRoleResult[];
+  /** Per role of `to`: ms from the one `from` mark to its first `to` mark, e.g. between('producer:release', 'consumer:after-wait'). */
+  between(from: string, to: string): { role: string; ms: number }[];
 }
 
 /** A validated, expanded declaration: what the runner and the device processes work from. */

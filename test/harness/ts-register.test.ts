@@ -1,5 +1,5 @@
 /**
- * harness/ts-register.js (the device processes' TypeScript loader: esbuild-register with cached
+ * harness/ts-register.js (the device processes' TypeScript require hook: esbuild transformSync with cached
  * transforms): an edited file is never served stale, a hit is served from the cache, and stack
  * traces still point at TypeScript lines.
  */

@@ -1,8 +1,8 @@
 /** The `cann-harness` command, run as users run it (bin/cann-harness.js in a child process). */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { runCommand } from '../support/run-child';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
 const bin = path.join(repoRoot, 'bin', 'cann-harness.js');
@@ -11,17 +11,7 @@ const bin = path.join(repoRoot, 'bin', 'cann-harness.js');
 jest.setTimeout(90_000);
 
 function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const childEnv: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '0', ...env };
-    for (const k of ['CANN_HARNESS_PROBE', 'CANN_HARNESS_REQUIRE_DEVICES', 'JEST_WORKER_ID']) if (!(k in env)) delete childEnv[k];
-    const child = spawn(process.execPath, [bin, ...args], { cwd: repoRoot, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runCommand(process.execPath, [bin, ...args], { cwd: repoRoot, env });
 }
 
 test('doctor prints mode, library and why, device count, IPC support and versions', async () => {
@@ -86,9 +76,9 @@ test('run: progress lines, skip reasons, a coloured-when-TTY summary, JUnit XML,
     expect(r.stdout).toMatch(/cann-harness stub mode · 8 devices · IPC events supported/);
     expect(r.stdout).toMatch(/✓ test\/jest\/fixtures\/cli\/cli\.spec\.ts › cli quick scenario \d+\.\d s/);
     expect(r.stdout).toContain('○ test/jest/fixtures/cli/cli.spec.ts › cli huge scenario skipped: needs 64 devices, 8 available');
-    expect(r.stdout).toMatch(/PASS {2}1 passed · 1 skipped \(2 scenarios in 1 spec files/);
+    expect(r.stdout).toMatch(/PASS {2}1 passed · 1 skipped \(2 scenarios in 1 spec file,/);
     expect(r.code).toBe(0);
-    expect(readFileSync(junit, 'utf8')).toMatch(/cli huge scenario \[skip: needs 64 devices, 8 available\]"[^>]*>\s*<skipped\/>/);
+    expect(readFileSync(junit, 'utf8')).toMatch(/cli huge scenario \[skip: needs 64 devices, 8 available\]"[^>]*>\s*<skipped message="needs 64 devices, 8 available"\/>/);
 
     const strict = await cli(['run', '--specs', path.join(__dirname, 'fixtures', 'cli'), '--junit', junit, '--require-devices', '64']);
     expect(strict.stdout).toMatch(/✗ .*cli huge scenario/);

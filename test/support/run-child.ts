@@ -48,3 +48,26 @@ export function runTsChild(
     });
   });
 }
+
+/**
+ * Runs a command the way a user's shell would, collecting its output. The outer Jest run's probe
+ * and settings (and any `dropEnv` variable not given in `env`) are removed from its environment, so
+ * it probes and configures itself; colours are off.
+ */
+export function runCommand(
+  cmd: string,
+  args: string[],
+  opts: { cwd: string; env?: Record<string, string>; dropEnv?: string[] },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '0', ...opts.env };
+  for (const k of ['CANN_HARNESS_PROBE', 'CANN_HARNESS_REQUIRE_DEVICES', 'JEST_WORKER_ID', ...(opts.dropEnv ?? [])]) if (!(k in (opts.env ?? {}))) delete env[k];
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: opts.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}

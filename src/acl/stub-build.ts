@@ -1,0 +1,110 @@
+/**
+ * Where the CPU stub is built, and building it for an installed package. Pure file-system and
+ * child-process code: no koffi.
+ *
+ * A source checkout builds the stub in place (native-stub/build, `npm run build:stub`). An installed
+ * package ships the stub's C sources only (npm 11+ does not run a dependency's install scripts), so
+ * `cann-harness setup` (or the first run) builds them into a per-user cache keyed by the package
+ * version and the platform: <cache>/stub/<version>-<platform>-<arch>/build. The cache is
+ * CANN_HARNESS_CACHE_DIR, else $XDG_CACHE_HOME/cann-ipc-harness, else ~/.cache/cann-ipc-harness.
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+/** The package root: the folder of our package.json (from src/acl or dist/src/acl, installed or not). */
+export const repoRoot: string = findRepoRoot(__dirname);
+
+function findRepoRoot(start: string): string {
+  for (let dir = start; ; dir = path.dirname(dir)) {
+    try {
+      const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: string };
+      if (pkg.name === 'cann-ipc-harness') return dir;
+    } catch {
+      /* no package.json here; keep walking up */
+    }
+    if (path.dirname(dir) === dir) return path.resolve(start, '..', '..');
+  }
+}
+
+/** A git checkout of this repository (TypeScript sources present), as opposed to an installed package. */
+export const isSourceCheckout: boolean = fs.existsSync(path.join(repoRoot, 'src', 'index.ts'));
+
+export function packageVersion(): string {
+  try {
+    return (JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version?: string }).version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+export function userCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.CANN_HARNESS_CACHE_DIR) return path.resolve(env.CANN_HARNESS_CACHE_DIR);
+  const base = env.XDG_CACHE_HOME ? path.resolve(env.XDG_CACHE_HOME) : path.join(os.homedir(), '.cache');
+  return path.join(base, 'cann-ipc-harness');
+}
+
+/** <cache>/stub/<version>-<platform>-<arch>: a copy of the stub's sources, built in place. */
+export function cachedStubTree(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(userCacheDir(env), 'stub', `${packageVersion()}-${process.platform}-${process.arch}`);
+}
+
+/** The folder with lib64/libascendcl.so, lib64/libcannharness_hold.so and bin/cannstub_reclaim. */
+export function stubBuildDir(env: NodeJS.ProcessEnv = process.env): string {
+  return isSourceCheckout ? path.join(repoRoot, 'native-stub', 'build') : path.join(cachedStubTree(env), 'build');
+}
+
+export const BUILD_STUB_HINT = isSourceCheckout
+  ? 'Build it with `npm run build:stub` (runs `make -C native-stub`).'
+  : 'Build it with `npx cann-harness setup` (needs gcc and make; once per version).';
+
+export class StubBuildError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StubBuildError';
+  }
+}
+
+/** The stub's sources shipped in the package, enough for `make lib hold tools`. */
+const STUB_SOURCES = ['Makefile', 'include', 'src', 'hold'];
+const TOOLCHAIN = ['gcc', 'make'];
+
+function missingTools(env: NodeJS.ProcessEnv): string[] {
+  return TOOLCHAIN.filter((tool) => spawnSync(tool, ['--version'], { env, stdio: 'ignore' }).status !== 0);
+}
+
+/**
+ * Builds the stub into the per-user cache (a no-op in a source checkout, where `npm run build:stub`
+ * owns native-stub/build). Built in a temporary folder and renamed, so a concurrent or interrupted
+ * build never leaves half a library where runs look for it. Returns the build folder.
+ */
+export function buildStub(opts: { env?: NodeJS.ProcessEnv; force?: boolean } = {}): string {
+  const env = opts.env ?? process.env;
+  if (isSourceCheckout) return stubBuildDir(env);
+  const tree = cachedStubTree(env);
+  const built = path.join(tree, 'build', 'lib64', 'libascendcl.so');
+  if (!opts.force && fs.existsSync(built)) return path.dirname(path.dirname(built));
+  const missing = missingTools(env);
+  if (missing.length > 0) {
+    throw new StubBuildError(
+      `building the CPU stub needs ${TOOLCHAIN.join(' and ')}, but ${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} not on PATH. ` +
+        'Install them (Debian/Ubuntu: `sudo apt-get install gcc make`; RHEL/Fedora: `sudo dnf install gcc make`) and run `npx cann-harness setup` again, ' +
+        'or use real CANN (`source <CANN install>/set_env.sh`).',
+    );
+  }
+  fs.mkdirSync(path.dirname(tree), { recursive: true });
+  const staging = fs.mkdtempSync(`${tree}.building-`);
+  try {
+    for (const entry of STUB_SOURCES) fs.cpSync(path.join(repoRoot, 'native-stub', entry), path.join(staging, entry), { recursive: true });
+    const make = spawnSync('make', ['-s', '-C', staging, 'lib', 'hold', 'tools'], { env, encoding: 'utf8' });
+    if (make.status !== 0) {
+      throw new StubBuildError(`building the CPU stub in ${staging} failed (${make.error ? `make did not start: ${make.error.message}` : `make exited ${make.status ?? make.signal}`}):\n${`${make.stdout}${make.stderr}`.trim()}`);
+    }
+    fs.rmSync(tree, { recursive: true, force: true });
+    fs.renameSync(staging, tree);
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
+  return path.join(tree, 'build');
+}

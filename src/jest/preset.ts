@@ -1,0 +1,64 @@
+/**
+ * The Jest preset (`preset: 'cann-ipc-harness'`, via jest-preset.js at the package root) and the
+ * base of `cann-harness run`'s Jest configuration: one place for both.
+ *
+ * Paths are absolute and follow this file's own extension, so the same code serves the compiled
+ * package (.js) and a source checkout (.ts). The transform is plain JavaScript
+ * (harness/typescript-transform.js) in both: the one the device processes use for spec files.
+ */
+import * as path from 'node:path';
+import { applyConfig } from '../config';
+
+const OWN_EXTENSION = path.extname(__filename);
+const SRC_DIR = path.resolve(__dirname, '..');
+const HARNESS_DIR = path.resolve(SRC_DIR, '..', 'harness');
+
+const srcFile = (relative: string): string => path.join(SRC_DIR, `${relative}${OWN_EXTENSION}`);
+
+export const TYPESCRIPT_TRANSFORM = path.join(HARNESS_DIR, 'typescript-transform.js');
+export const SUMMARY_REPORTER = srcFile('report/summary-reporter');
+/** jest-junit with skip reasons and load errors (src/report/junit-reporter.ts), by absolute path. */
+export const JUNIT_REPORTER = srcFile('report/junit-reporter');
+
+export interface HarnessPreset {
+  roots?: string[];
+  reporters?: unknown[];
+  testEnvironment: string;
+  testMatch: string[];
+  transform: Record<string, string>;
+  globalSetup: string;
+  globalTeardown: string;
+  setupFilesAfterEnv: string[];
+  testTimeout: number;
+}
+
+/** The preset alone (`cann-harness run` adds its own roots and reporters). */
+export function basePreset(timeoutMs?: number): HarnessPreset {
+  return {
+    testEnvironment: 'node',
+    testMatch: ['**/*.spec.ts'],
+    transform: { '^.+\\.tsx?$': TYPESCRIPT_TRANSFORM },
+    // Probe the devices once (in a throwaway child) before any spec file is collected.
+    globalSetup: srcFile('jest/global-setup'),
+    globalTeardown: srcFile('jest/global-teardown'),
+    // Registers the matchers (toHaveAllRolesSucceeded, toHaveMarkOrder).
+    setupFilesAfterEnv: [srcFile('jest/setup')],
+    // Above the scenario deadline, so that the harness (not Jest) reports a hung scenario.
+    testTimeout: Math.max(60_000, (timeoutMs ?? 0) + 30_000),
+  };
+}
+
+/** jest-preset.js: the preset with the project's cann-harness.config.ts applied (read from the cwd). */
+export function harnessPreset(dir: string = process.cwd()): HarnessPreset {
+  const config = applyConfig(dir);
+  const preset = basePreset(config.timeoutMs);
+  if (config.specs) preset.roots = [config.specs];
+  const junit = config.reporters?.junit;
+  if (junit) preset.reporters = ['default', [JUNIT_REPORTER, junitReporterOptions(junit)]];
+  return preset;
+}
+
+/** jest-junit's options: one <testsuite> per spec file, a test's name is its title (skip reasons included). */
+export function junitReporterOptions(file: string): Record<string, string> {
+  return { outputDirectory: path.dirname(file), outputName: path.basename(file), suiteNameTemplate: '{filepath}', classNameTemplate: '{filepath}', titleTemplate: '{title}' };
+}

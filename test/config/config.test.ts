@@ -1,0 +1,104 @@
+/** cann-harness.config.ts: validation (unknown keys with "did you mean"), each key's mapping, loading a .ts file. */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { ConfigError, configEnv, loadConfig, validateConfig } from '../../src/config';
+import { defaultTimeoutMs } from '../../src/scenario/plan';
+import { basePreset, harnessPreset } from '../../src/jest/preset';
+
+const FILE = '/project/cann-harness.config.ts';
+
+function problemsOf(value: unknown): string {
+  try {
+    validateConfig(value, FILE);
+  } catch (e) {
+    expect(e).toBeInstanceOf(ConfigError);
+    return (e as Error).message;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+test('an unknown key is an error with "did you mean" and the known keys', () => {
+  expect(problemsOf({ timeout: 5000 })).toBe(
+    'cann-harness.config.ts: unknown key "timeout" (did you mean "timeoutMs"?); known keys: specs, timeoutMs, devices, mode, tmpDir, keep, reporters',
+  );
+  expect(problemsOf({ reporters: { junitt: 'x.xml' } })).toContain('reporters: unknown key "junitt" (did you mean "junit"?)');
+  expect(problemsOf({ zzzzzz: 1 })).not.toContain('did you mean');
+});
+
+test('each key rejects a wrong value, naming the key and the fix; all problems at once', () => {
+  const message = problemsOf({ specs: 3, timeoutMs: -1, devices: 0, mode: 'fast', tmpDir: '', keep: 'yes', reporters: { junit: 7 } });
+  for (const expected of [
+    'specs must be a non-empty string (got 3)',
+    'timeoutMs must be a whole number of milliseconds between 1 and 600000 (got -1)',
+    'devices must be a whole number of devices, at least 1 (got 0)',
+    "mode must be one of 'auto', 'stub', 'real' (got \"fast\")",
+    'tmpDir must be a non-empty string (got "")',
+    "keep must be one of 'on-failure', 'always', 'never' (got \"yes\")",
+    'reporters.junit must be a file path or false (got 7)',
+  ]) {
+    expect(message).toContain(expected);
+  }
+  expect(problemsOf([])).toContain('must export a config object');
+});
+
+test('paths resolve against the config file; each key becomes its environment variable', () => {
+  const c = validateConfig({ specs: 'it/specs', tmpDir: 'tmp', reporters: { junit: 'out/j.xml' }, mode: 'stub', devices: 4, timeoutMs: 1234, keep: 'always' }, FILE);
+  expect(c).toMatchObject({ specs: '/project/it/specs', tmpDir: '/project/tmp', reporters: { junit: '/project/out/j.xml' } });
+  expect(configEnv(c, {})).toEqual({
+    CANN_HARNESS_MODE: 'stub',
+    CANN_HARNESS_REQUIRE_DEVICES: '4',
+    CANN_HARNESS_TMPDIR: '/project/tmp',
+    CANN_HARNESS_KEEP: '1',
+    CANN_HARNESS_TIMEOUT_MS: '1234',
+  });
+  expect(configEnv({ keep: 'never' }, {})).toEqual({ CANN_HARNESS_KEEP: '0' });
+  expect(configEnv({ keep: 'on-failure' }, {})).toEqual({});
+  // An environment variable already set wins over the file.
+  expect(configEnv({ mode: 'stub', devices: 4 }, { CANN_HARNESS_MODE: 'real' })).toEqual({ CANN_HARNESS_REQUIRE_DEVICES: '4' });
+});
+
+test('timeoutMs becomes the default scenario deadline, and the preset gives Jest more time than that', () => {
+  expect(defaultTimeoutMs({})).toBe(30_000);
+  expect(defaultTimeoutMs({ CANN_HARNESS_TIMEOUT_MS: '90000' })).toBe(90_000);
+  expect(() => defaultTimeoutMs({ CANN_HARNESS_TIMEOUT_MS: 'soon' })).toThrow('CANN_HARNESS_TIMEOUT_MS must be a whole number');
+  expect(basePreset(90_000).testTimeout).toBe(120_000);
+  expect(basePreset().testTimeout).toBe(60_000);
+});
+
+describe('loading', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(path.join(os.tmpdir(), 'cann-config-test-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('a TypeScript config with defineConfig is loaded and checked; none is an empty config', () => {
+    expect(loadConfig(dir)).toEqual({ file: null });
+    const src = path.resolve(__dirname, '..', '..', 'src', 'config');
+    writeFileSync(
+      path.join(dir, 'cann-harness.config.ts'),
+      `import { defineConfig } from ${JSON.stringify(src)};\nconst specs: string = 'scenarios';\nexport default defineConfig({ specs, reporters: { junit: false } });\n`,
+    );
+    expect(loadConfig(dir)).toEqual({ file: path.join(dir, 'cann-harness.config.ts'), specs: path.join(dir, 'scenarios'), reporters: { junit: false } });
+  });
+
+  test('the preset reads the config of the directory Jest runs in', () => {
+    writeFileSync(path.join(dir, 'cann-harness.config.js'), "module.exports = { specs: 'e2e', reporters: { junit: 'out/junit.xml' }, timeoutMs: 45000 };\n");
+    const env = { ...process.env };
+    try {
+      delete process.env.CANN_HARNESS_TIMEOUT_MS;
+      const preset = harnessPreset(dir);
+      expect(preset.roots).toEqual([path.join(dir, 'e2e')]);
+      expect(preset.testTimeout).toBe(75_000);
+      expect(JSON.stringify(preset.reporters)).toContain(path.join(dir, 'out'));
+      expect(process.env.CANN_HARNESS_TIMEOUT_MS).toBe('45000');
+    } finally {
+      process.env = env;
+    }
+  });
+
+  test('a config that throws, or a missing --config file, is an error naming the file', () => {
+    writeFileSync(path.join(dir, 'cann-harness.config.ts'), "throw new Error('boom');\n");
+    expect(() => loadConfig(dir)).toThrow(`${path.join(dir, 'cann-harness.config.ts')} could not be loaded: boom`);
+    expect(() => loadConfig(dir, path.join(dir, 'nope.ts'))).toThrow('does not exist: fix the path given to --config');
+  });
+});

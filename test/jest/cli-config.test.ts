@@ -1,0 +1,140 @@
+/** `cann-harness run` reads cann-harness.config.ts from its working directory; every key has an effect here. */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { runCommand } from '../support/run-child';
+
+const repoRoot = path.resolve(__dirname, '..', '..');
+const bin = path.join(repoRoot, 'bin', 'cann-harness.js');
+jest.setTimeout(90_000);
+
+let project: string;
+beforeEach(() => {
+  project = mkdtempSync(path.join(os.tmpdir(), 'cann-cli-config-'));
+  mkdirSync(path.join(project, 'e2e'));
+  const src = JSON.stringify(path.join(repoRoot, 'src'));
+  writeFileSync(
+    path.join(project, 'e2e', 'quick.spec.ts'),
+    `import { pingPong, scenario } from ${src};\n` +
+      "scenario('quick ping-pong', pingPong());\n" +
+      "scenario('sleeps 3 s', { roles: { sleeper: { device: 0, run: () => new Promise<void>((r) => setTimeout(r, 3000)) } } });\n" +
+      "scenario('needs 9 devices', { devices: 9, roles: { a: { device: 8, run: () => undefined } } });\n",
+  );
+});
+afterEach(() => rmSync(project, { recursive: true, force: true }));
+
+function config(text: string): void {
+  writeFileSync(path.join(project, 'cann-harness.config.ts'), `const config = ${text};\nexport default config;\n`);
+}
+
+function cli(args: string[], env: Record<string, string> = {}): ReturnType<typeof runCommand> {
+  return runCommand(process.execPath, [bin, ...args], { cwd: project, env, dropEnv: ['CANN_HARNESS_MODE', 'CANN_HARNESS_KEEP', 'CANN_HARNESS_TMPDIR'] });
+}
+
+test('specs, reporters.junit, tmpDir and keep come from the config file; --grep selects by scenario name', async () => {
+  mkdirSync(path.join(project, 'scratch'));
+  config("{ specs: 'e2e', reporters: { junit: 'out/results.xml' }, tmpDir: 'scratch', keep: 'always', mode: 'stub' }");
+  const r = await cli(['run', '--grep', '^quick']);
+  expect(r.code).toBe(0);
+  expect(r.stdout).toContain('✓ e2e/quick.spec.ts › quick ping-pong');
+  expect(r.stdout).toMatch(/1 passed · 2 skipped \(3 scenarios in 1 spec file/);
+  expect(readFileSync(path.join(project, 'out', 'results.xml'), 'utf8')).toContain('quick ping-pong');
+  // keep: 'always' kept the passing scenario's directory, in tmpDir.
+  expect(readdirSync(path.join(project, 'scratch')).filter((d) => d.startsWith('cann-harness-'))).toHaveLength(1);
+});
+
+test('timeoutMs is the default scenario deadline, devices turns a skip into a failure', async () => {
+  config("{ specs: 'e2e', timeoutMs: 1000, devices: 9, keep: 'never', reporters: { junit: false } }");
+  const r = await cli(['run', '--mode', 'stub']);
+  expect(r.code).toBe(1);
+  expect(r.stdout).toContain('✓ e2e/quick.spec.ts › quick ping-pong');
+  expect(r.stdout).toMatch(/✗ e2e\/quick\.spec\.ts › sleeps 3 s/);
+  expect(r.stdout).toContain('timed out');
+  expect(r.stdout).toMatch(/✗ e2e\/quick\.spec\.ts › needs 9 devices/);
+  expect(r.stdout).not.toContain('JUnit XML');
+  expect(existsSync(path.join(project, 'reports'))).toBe(false);
+});
+
+test('mode comes from the config file (real mode without CANN: no runtime, exit 1)', async () => {
+  config("{ specs: 'e2e', mode: 'real' }");
+  const r = await cli(['run'], { ASCEND_HOME_PATH: '/nonexistent' });
+  expect(r.code).toBe(1);
+  expect(r.stdout).toContain('no usable ACL runtime (real mode)');
+});
+
+test('an unknown key is a usage error (exit 2) with "did you mean"', async () => {
+  config("{ spec: 'e2e' }");
+  const r = await cli(['run']);
+  expect(r.code).toBe(2);
+  expect(r.stderr).toContain('cann-harness.config.ts: unknown key "spec" (did you mean "specs"?)');
+});
+
+test('--list prints the selected scenarios with their device needs and roles, running nothing', async () => {
+  config("{ specs: 'e2e' }");
+  const r = await cli(['run', '--list', '-t', 'ping|9']);
+  expect(r.code).toBe(0);
+  expect(r.stdout.trim().split('\n')).toEqual([
+    'e2e/quick.spec.ts › quick ping-pong  needs 1 device  roles ping@0, pong@0; deadline 30 s',
+    'e2e/quick.spec.ts › needs 9 devices  needs 9 devices  roles a@8; deadline 30 s',
+    '2 scenarios in 1 spec file',
+  ]);
+  expect(r.stdout).not.toContain('probing devices');
+});
+
+test('--retries N: a scenario that fails once then passes is reported FLAKY, and the run passes', async () => {
+  config("{ specs: 'e2e', reporters: { junit: false }, keep: 'never' }"); // the failed first attempts leave no directory
+  writeFileSync(
+    path.join(project, 'e2e', 'flaky.spec.ts'),
+    `import { existsSync, writeFileSync } from 'node:fs';\nimport { scenario } from ${JSON.stringify(path.join(repoRoot, 'src'))};\n` +
+      "scenario('fails once', { roles: { r: { device: 0, run: () => {\n" +
+      "  const marker = process.env.FLAKY_MARKER!;\n" +
+      "  if (!existsSync(marker)) { writeFileSync(marker, 'x'); throw new Error('first attempt fails'); }\n" +
+      '} } } });\n',
+  );
+  const env = { FLAKY_MARKER: path.join(project, 'marker') };
+  const without = await cli(['run', '--mode', 'stub', 'flaky'], env);
+  expect(without.code).toBe(1);
+  rmSync(env.FLAKY_MARKER);
+  const r = await cli(['run', '--mode', 'stub', '--retries', '2', 'flaky'], env);
+  expect(r.code).toBe(0);
+  expect(r.stdout).toContain('FLAKY: 1 scenario passed only after a retry');
+  expect(r.stdout).toContain('FLAKY e2e/flaky.spec.ts › fails once (passed on attempt 2)');
+  const bad = await cli(['run', '--retries', 'many']);
+  expect(bad.code).toBe(2);
+  expect(bad.stderr).toContain('--retries "many" is invalid');
+});
+
+test('--shard i/n splits by scenario: every scenario runs in exactly one shard; --list --shard shows the same split', async () => {
+  config("{ specs: 'e2e', reporters: { junit: false } }");
+  const names = Array.from({ length: 8 }, (_, i) => `trivial ${i}`);
+  writeFileSync(
+    path.join(project, 'e2e', 'many.spec.ts'),
+    `import { scenario } from ${JSON.stringify(path.join(repoRoot, 'src'))};\n` +
+      names.map((n) => `scenario(${JSON.stringify(n)}, { roles: { r: { device: 0, run: () => undefined } } });\n`).join(''),
+  );
+  const ran: string[][] = [];
+  for (const shard of ['1/2', '2/2']) {
+    const r = await cli(['run', '--mode', 'stub', '--shard', shard, 'many']);
+    expect(r.code).toBe(0);
+    const passed = [...r.stdout.matchAll(/✓ e2e\/many\.spec\.ts › (trivial \d)/g)].map((m) => m[1]);
+    ran.push(passed);
+    const listed = await cli(['run', '--list', '--shard', shard, 'many']);
+    expect([...listed.stdout.matchAll(/› (trivial \d)/g)].map((m) => m[1])).toEqual(passed);
+  }
+  expect(ran[0].length).toBeGreaterThan(0);
+  expect(ran[1].length).toBeGreaterThan(0);
+  expect([...ran[0], ...ran[1]].sort()).toEqual(names);
+  const bad = await cli(['run', '--shard', '3/2']);
+  expect(bad.code).toBe(2);
+  expect(bad.stderr).toContain('--shard "3/2" is invalid');
+});
+
+test('JUnit XML: a skip carries its reason as a message; a spec file that fails to load is an error', async () => {
+  config("{ specs: 'e2e', reporters: { junit: 'out/junit.xml' } }");
+  writeFileSync(path.join(project, 'e2e', 'broken.spec.ts'), "import { scenario } from 'no-such-module-anywhere';\nscenario('never', {} as never);\n");
+  const r = await cli(['run', '--mode', 'stub', '-t', '9 devices']);
+  expect(r.code).toBe(1);
+  const xml = readFileSync(path.join(project, 'out', 'junit.xml'), 'utf8');
+  expect(xml).toMatch(/<testcase [^>]*name="needs 9 devices \[skip: needs 9 devices, 8 available\]"[^>]*>\s*<skipped message="needs 9 devices, 8 available"\/>/);
+  expect(xml).toMatch(/<error[^>]*>[^<]*no-such-module-anywhere/);
+});

@@ -1,0 +1,162 @@
+/**
+ * The package as a user gets it: `npm pack` (which builds the compiled JavaScript and declarations
+ * in `prepare`), install the tarball into an empty project, write one spec, run `npx jest` with the
+ * preset and `npx cann-harness run`. Offline: the tarball's dependencies come from a copy of this
+ * repository's node_modules, declared in the project's lockfile, so npm needs no registry.
+ * (--legacy-peer-deps: npm checks a peer range against the registry's packument even when the
+ * installed jest satisfies it, and offline there is none.)
+ */
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { runCommand } from '../support/run-child';
+
+const repoRoot = path.resolve(__dirname, '..', '..');
+const repoPackage = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string; devDependencies: Record<string, string> };
+
+// npm pack compiles the package (tsc, 10-20 s on 2 busy cores); the rest takes about as long.
+jest.setTimeout(240_000);
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+let work: string;
+let project: string;
+let cacheDir: string;
+
+/** Runs a command in the user project, its stub cache in the temp dir, with none of the outer run's settings. */
+function run(cmd: string, args: string[], cwd = project, env: Record<string, string> = {}): Promise<Ran> {
+  return runCommand(cmd, args, { cwd, env: { CANN_HARNESS_CACHE_DIR: cacheDir, ...env }, dropEnv: ['CANN_HARNESS_MODE'] });
+}
+
+function expectOk(r: Ran, what: string): void {
+  if (r.code !== 0) throw new Error(`${what} exited ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`);
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(path.join(os.tmpdir(), 'cann-harness-pack-'));
+  project = path.join(work, 'user-project');
+  cacheDir = path.join(work, 'cache');
+  mkdirSync(project);
+
+  expectOk(await run('npm', ['pack', '--silent', '--pack-destination', work], repoRoot), 'npm pack');
+  const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'));
+  if (!tarball) throw new Error(`npm pack left no tarball in ${work}`);
+
+  // An empty project with what a TypeScript Jest project has, resolvable offline from this repository's tree.
+  const devDependencies = Object.fromEntries(['jest', 'typescript', '@types/jest', '@types/node'].map((d) => [d, repoPackage.devDependencies[d]]));
+  writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'user-project', private: true, devDependencies }, null, 2));
+  const lock = JSON.parse(readFileSync(path.join(repoRoot, 'package-lock.json'), 'utf8'));
+  lock.name = 'user-project';
+  lock.packages[''] = { name: 'user-project', devDependencies };
+  writeFileSync(path.join(project, 'package-lock.json'), JSON.stringify(lock, null, 2));
+  cpSync(path.join(repoRoot, 'node_modules'), path.join(project, 'node_modules'), {
+    recursive: true,
+    verbatimSymlinks: true,
+    filter: (src) => path.basename(src) !== '.cache' && path.basename(src) !== '.package-lock.json',
+  });
+  expectOk(
+    await run('npm', ['install', '--offline', '--legacy-peer-deps', '--no-audit', '--no-fund', path.join(work, tarball)]),
+    'npm install <tarball>',
+  );
+
+  writeFileSync(path.join(project, 'jest.config.js'), "module.exports = { preset: 'cann-ipc-harness' };\n");
+  writeFileSync(
+    path.join(project, 'cann-harness.config.ts'),
+    "import { defineConfig } from 'cann-ipc-harness';\n\nexport default defineConfig({ specs: 'specs', reporters: { junit: 'out/junit.xml' } });\n",
+  );
+  mkdirSync(path.join(project, 'specs'));
+  writeFileSync(
+    path.join(project, 'specs', 'fan-out.spec.ts'),
+    [
+      "import { oneToMany, scenario, type ScenarioResult } from 'cann-ipc-harness';",
+      '',
+      "scenario('fan-out from an installed package', oneToMany({ consumers: 2 }));",
+      "export const roleNames = (r: ScenarioResult): string[] => r.roles.map((role) => role.name);",
+      '',
+    ].join('\n'),
+  );
+});
+
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+test('the tarball ships compiled JavaScript, declarations, the preset and the stub sources, not our tests', () => {
+  const pkg = path.join(project, 'node_modules', 'cann-ipc-harness');
+  for (const f of ['dist/src/index.js', 'dist/src/index.d.ts', 'dist/harness/device-process.js', 'jest-preset.js', 'bin/cann-harness.js', 'native-stub/Makefile', 'native-stub/src/stream.c']) {
+    expect(existsSync(path.join(pkg, f))).toBe(true);
+  }
+  for (const f of ['src', 'test', 'specs', 'bench', 'native-stub/test', 'native-stub/build', 'tsconfig.json']) {
+    expect(existsSync(path.join(pkg, f))).toBe(false);
+  }
+});
+
+test('npx jest with the preset and a config file runs a TypeScript spec importing cann-ipc-harness (the first run builds the stub)', async () => {
+  const r = await run('npx', ['jest']);
+  expectOk(r, 'npx jest');
+  expect(r.stderr).toContain(`building the CPU stub once for this version into ${path.join(cacheDir, 'stub', `${repoPackage.version}-${process.platform}-${process.arch}`, 'build')}`);
+  expect(r.stderr).toMatch(/✓ fan-out from an installed package/);
+  expect(r.stderr).toMatch(/Tests:\s+1 passed, 1 total/);
+  // The preset read cann-harness.config.ts (loaded through the same TypeScript hook).
+  expect(readFileSync(path.join(project, 'out', 'junit.xml'), 'utf8')).toContain('fan-out from an installed package');
+});
+
+test('the spec type-checks against the shipped declarations (package exports); a wrong declaration does not', async () => {
+  writeFileSync(
+    path.join(project, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: { module: 'node16', moduleResolution: 'node16', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: true, types: ['node', 'jest'] },
+      include: ['specs', 'typecheck', 'cann-harness.config.ts'],
+    }),
+  );
+  mkdirSync(path.join(project, 'typecheck'));
+  writeFileSync(path.join(project, 'typecheck', 'wrong.ts'), "import { scenario } from 'cann-ipc-harness';\nscenario('x', { roles: 3 });\n");
+  try {
+    const r = await run('npx', ['tsc', '-p', '.']);
+    expect(r.code).not.toBe(0);
+    // One run checks both: the spec compiles, and the declarations are real (not `any`).
+    const errorFiles = [...new Set([...r.stdout.matchAll(/^(\S+)\(\d+,\d+\): error/gm)].map((m) => m[1]))];
+    expect(errorFiles).toEqual(['typecheck/wrong.ts']);
+  } finally {
+    rmSync(path.join(project, 'typecheck'), { recursive: true, force: true });
+  }
+});
+
+test('npx cann-harness: --version, setup, doctor (where the stub is) and run on ./specs', async () => {
+  const version = await run('npx', ['cann-harness', '--version']);
+  expectOk(version, 'cann-harness --version');
+  expect(version.stdout.trim()).toBe(repoPackage.version);
+
+  const setup = await run('npx', ['cann-harness', 'setup']);
+  expectOk(setup, 'cann-harness setup');
+  expect(setup.stdout).toContain(`ready: ${path.join(cacheDir, 'stub')}`);
+
+  const doctor = await run('npx', ['cann-harness', 'doctor', '--mode', 'stub']);
+  expectOk(doctor, 'cann-harness doctor');
+  expect(doctor.stdout).toMatch(new RegExp(`stub build\\s+${cacheDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/stub/\\S+/build \\(built; rebuild: npx cann-harness setup --force\\)`));
+  expect(doctor.stdout).toMatch(/stub\s+\d+\.\d+\.\d+/);
+
+  const cli = await run('npx', ['cann-harness', 'run', '--mode', 'stub']);
+  expectOk(cli, 'cann-harness run');
+  expect(cli.stdout).toContain('✓ specs/fan-out.spec.ts › fan-out from an installed package');
+});
+
+test('setup without a compiler fails with one clear error naming the fix (exit 2)', async () => {
+  // A PATH with node only: no gcc, no make.
+  const nodeOnly = path.join(work, 'node-only-bin');
+  mkdirSync(nodeOnly, { recursive: true });
+  symlinkSync(process.execPath, path.join(nodeOnly, 'node'));
+  const bin = path.join(project, 'node_modules', 'cann-ipc-harness', 'bin', 'cann-harness.js');
+  expectOk(await run(process.execPath, [bin, 'setup']), 'cann-harness setup'); // built (a no-op if it is already)
+  const r = await run(process.execPath, [bin, 'setup', '--force'], project, { PATH: nodeOnly });
+  expect(r.code).toBe(2);
+  expect(r.stderr).toContain('building the CPU stub needs gcc and make, but gcc and make are not on PATH');
+  expect(r.stderr).toContain('sudo apt-get install gcc make');
+  expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  // The stub built earlier is still there: a failed rebuild never removes a working one.
+  expect(existsSync(path.join(cacheDir, 'stub', `${repoPackage.version}-${process.platform}-${process.arch}`, 'build', 'lib64', 'libascendcl.so'))).toBe(true);
+});
