@@ -17,6 +17,7 @@ console.log(`jitter soak: --jitter ${jitter} --repeat-each ${repeat}; ${os.cpus(
 const t0 = process.hrtime.bigint();
 const r = spawnSync(process.execPath, [bin, 'run', '--mode', 'stub', '--junit', junit, '--jitter', jitter, '--repeat-each', repeat], {
   env: { ...process.env, FORCE_COLOR: '0' },
+  stdio: ['ignore', 'pipe', 'inherit'], // Jest's per-test lines (stderr) are the progress of a long soak
   encoding: 'utf8',
   maxBuffer: 512 * 1024 * 1024,
 });
