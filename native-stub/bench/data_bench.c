@@ -21,22 +21,8 @@
 #include <string.h>
 #include <time.h>
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
+#include "bench_util.h"
 
-#define CHECK(expr)                                                                                \
-    do {                                                                                           \
-        aclError rc_ = (expr);                                                                     \
-        if (rc_ != ACL_SUCCESS) {                                                                  \
-            fprintf(stderr, "%s failed: %d (%s)\n", #expr, rc_,                                    \
-                    aclGetRecentErrMsg() ? aclGetRecentErrMsg() : "");                             \
-            exit(2);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 /* ---- memcpy throughput ---- */
 

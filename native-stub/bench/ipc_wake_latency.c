@@ -30,22 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
+#include "bench_util.h"
 
-#define CHECK(expr)                                                                                \
-    do {                                                                                           \
-        aclError rc_ = (expr);                                                                     \
-        if (rc_ != ACL_SUCCESS) {                                                                  \
-            fprintf(stderr, "%s failed: %d (%s)\n", #expr, rc_,                                    \
-                    aclGetRecentErrMsg() ? aclGetRecentErrMsg() : "");                             \
-            exit(2);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 static void read_all(int fd, void *buf, size_t n)
 {
