@@ -5,7 +5,7 @@
  * import made before keeps reading and writing the same memory.
  */
 import * as assert from 'node:assert/strict';
-import { AclErrorCode, scenario, type DeviceBuffer, type ScenarioContext } from '../src';
+import { AclErrorCode, scenario, type DeviceBuffer, type ScenarioContext, type ScenarioDeclaration } from '../src';
 
 /** Memory imported from another device is read and written only by async device-to-device copies. */
 function readByte(ctx: ScenarioContext, mem: DeviceBuffer): number {
@@ -21,12 +21,15 @@ function writeByte(ctx: ScenarioContext, mem: DeviceBuffer, value: number): void
   ctx.stream.synchronize();
 }
 
+// Both scenarios test rules of host-side calls: there is no stream wait for the mutant audit to break.
+const HOST_CALLS_ONLY: ScenarioDeclaration['audit'] = {
+  expectSurvive: ['wait-noop', 'record-instant', 'wait-latest'],
+  reason: 'tests IPC memory rules (whitelist, close order) with host-side calls only: it has no stream wait to prove',
+};
+
 scenario('whitelist: an importer not on the list is refused, a listed one imports', {
   devices: 3,
-  audit: {
-    expectSurvive: ['wait-noop', 'record-instant', 'wait-latest'],
-    reason: 'tests IPC memory rules (whitelist, close order) with host-side calls only: it has no stream wait to prove',
-  },
+  audit: HOST_CALLS_ONLY,
   roles: {
     exporter: {
       device: 0,
@@ -75,10 +78,7 @@ scenario('whitelist: an importer not on the list is refused, a listed one import
 
 scenario('close order: after the exporter closes, new imports fail and an earlier import keeps working', {
   devices: 3,
-  audit: {
-    expectSurvive: ['wait-noop', 'record-instant', 'wait-latest'],
-    reason: 'tests IPC memory rules (whitelist, close order) with host-side calls only: it has no stream wait to prove',
-  },
+  audit: HOST_CALLS_ONLY,
   roles: {
     exporter: {
       device: 0,
