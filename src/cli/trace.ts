@@ -10,7 +10,7 @@ import { writeTimeline } from '../orchestrator/scenario-dir';
 import type { RoleResult, RunResult } from '../orchestrator';
 import { UsageError } from './run';
 
-type SavedResult = Pick<RunResult, 'timedOut'> & { roles: (Pick<RoleResult, 'name' | 'pid' | 'marks' | 'failedAtNs' | 'status'>)[] };
+type SavedResult = Pick<RunResult, 'deadlineNs'> & { roles: (Pick<RoleResult, 'name' | 'pid' | 'marks'>)[] };
 
 export function traceCommand(dirArg: string): string {
   const dir = path.resolve(dirArg);
@@ -25,8 +25,8 @@ export function traceCommand(dirArg: string): string {
     /* a directory kept by hand (CANN_HARNESS_KEEP=1 and an interrupted run): pids only */
   }
   const roles = saved?.roles ?? [];
-  // A run that timed out: unfinished tasks end at the deadline (the time a timed-out role was stopped).
-  const deadline = saved?.timedOut ? roles.find((r) => r.status === 'timeout' && r.failedAtNs)?.failedAtNs : undefined;
+  // A run that timed out: unfinished tasks end at its deadline, as in the trace.json the run wrote.
+  const deadline = saved?.deadlineNs;
   const file = writeTimeline(dir, roles, deadline === undefined ? undefined : BigInt(deadline));
   if (!file) throw new UsageError(`${dirArg}/${LAYOUT.trace} holds no trace-<pid>.jsonl files: nothing to draw`);
   return `${file} (open it in https://ui.perfetto.dev or chrome://tracing)`;

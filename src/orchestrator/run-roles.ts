@@ -149,6 +149,7 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   if (opts.collectTraces) result.traces = traces;
   if (happensBefore) result.happensBefore = happensBefore;
   if (waitGraph) result.waitGraph = waitGraph;
+  if (deadlineNs !== undefined) result.deadlineNs = deadlineNs.toString();
   if (timeline.length) result.timeline = timeline;
   if (kept) {
     writePostMortem(dir, results, result, deadlineNs);

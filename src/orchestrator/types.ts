@@ -166,6 +166,11 @@ export interface RunResult {
   timeline?: string[];
   /** Only when the run timed out: who waited for whom at the deadline (its lines head `summary`). */
   waitGraph?: WaitGraph;
+  /**
+   * Only when the run timed out: when the deadline expired, in decimal nanoseconds of CLOCK_MONOTONIC
+   * (the clock of the stub's trace lines and of marks). A string because it exceeds 2^53.
+   */
+  deadlineNs?: string;
 }
 
 export interface PrecheckOptions {
