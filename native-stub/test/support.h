@@ -74,6 +74,9 @@ int handles_equal(const aclrtIpcEventHandle *a, const aclrtIpcEventHandle *b);
 void run_in_thread(void (*fn)(void *), void *arg);
 
 /* ---- gates and stamps ---- */
+/* A host function that does nothing (for aclrtLaunchHostFunc). */
+void noop_host_fn(void *arg);
+
 struct gate;
 /* Launches a host function on stream that blocks it until gate_release(). */
 struct gate *gate_hold(aclrtStream stream);
