@@ -1,11 +1,13 @@
 /*
  * cases_devices.c - device ids, the per-thread current device, calls with no
- * current device, streams of another device, ACL_STUB_DEVICE_COUNT.
+ * current device, streams of another device, ACL_STUB_DEVICE_COUNT, peer
+ * access, the bare tgid and aclrtDestroyStreamForce.
  */
 #define _GNU_SOURCE
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "support.h"
 
@@ -169,4 +171,35 @@ CT_CASE(device_count_env_bad_values_fail_aclInit_100000)
                          "ACL_STUB_DEVICE_COUNT=1.5", "ACL_STUB_DEVICE_COUNT=99999999999999999999"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         expect_devcount(bad[i], "100000", "-1");
+}
+
+/* ------------------------------------------------ peer access, tgid, force */
+
+CT_CASE(peer_access_tgid_and_destroy_stream_force)
+{
+    acl_up(0);
+    int32_t can = 0;
+    CT_CODE(ACL_ERROR_INVALID_PARAM, aclrtDeviceCanAccessPeer(NULL, 0, 1));
+    CT_CODE(ACL_ERROR_INVALID_PARAM, aclrtDeviceCanAccessPeer(&can, 1, 1));
+    CT_CODE(ACL_ERROR_RT_INVALID_DEVICEID, aclrtDeviceCanAccessPeer(&can, 0, 99));
+    CT_OK(aclrtDeviceCanAccessPeer(&can, 0, 1));
+    CT_EQ(1, can);
+    CT_CODE(ACL_ERROR_FEATURE_UNSUPPORTED, aclrtDeviceEnablePeerAccess(1, 1));
+    CT_CODE(ACL_ERROR_INVALID_PARAM, aclrtDeviceEnablePeerAccess(0, 0));
+    CT_CODE(ACL_ERROR_RT_INVALID_DEVICEID, aclrtDeviceEnablePeerAccess(99, 0));
+    CT_OK(aclrtDeviceEnablePeerAccess(1, 0));
+    CT_CODE(ACL_ERROR_INVALID_PARAM, aclrtDeviceGetBareTgid(NULL));
+    int32_t pid = 0;
+    CT_OK(aclrtDeviceGetBareTgid(&pid));
+    CT_EQ((int32_t)getpid(), pid);
+    /* force-destroy drops queued work, even a wait that would never end */
+    aclrtStream s = stream_new();
+    aclrtNotify n = NULL;
+    CT_OK(aclrtCreateNotify(&n, ACL_NOTIFY_DEFAULT));
+    CT_OK(aclrtWaitAndResetNotify(n, s, 0));
+    CT_CODE(ACL_ERROR_INVALID_PARAM, aclrtDestroyStreamForce(NULL));
+    CT_OK(aclrtDestroyStreamForce(s));
+    CT_CODE(ACL_ERROR_RT_INVALID_HANDLE, aclrtDestroyStreamForce(s));
+    CT_OK(aclrtDestroyNotify(n));
+    acl_down();
 }

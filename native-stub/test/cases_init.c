@@ -1,6 +1,7 @@
 /*
  * cases_init.c - aclInit/aclFinalize: every call before aclInit and after
- * aclFinalize returns 100001, repeated init and finalize, init again.
+ * aclFinalize returns 100001 (the event subset and the section 8 calls),
+ * repeated init and finalize, init again.
  */
 #define _GNU_SOURCE
 #include <string.h>
@@ -104,4 +105,48 @@ CT_CASE(init_again_after_finalize_works)
     CT_OK(aclrtSynchronizeStream(s));
     CT_OK(aclrtDestroyStream(s));
     acl_down();
+}
+
+/* ------------------------------------------- init check of the section 8 calls */
+
+/* Every call of docs/acl-contract.md section 8 (memory, IPC memory, notify, peer access)
+ * returns 100001 before aclInit and after aclFinalize, whatever its arguments. */
+static void expect_new_calls_return(int expected)
+{
+    static char fake[4096];
+    void *p = NULL;
+    aclrtNotify n = NULL;
+    int32_t v = 0;
+    char key[EXPORT_KEY_LEN] = "cannstub-mem-00000000000000ff-3000";
+    CT_CODE(expected, aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    CT_CODE(expected, aclrtFree(fake));
+    CT_CODE(expected, aclrtMallocHost(&p, 64));
+    CT_CODE(expected, aclrtFreeHost(fake));
+    CT_CODE(expected, aclrtMemcpy(fake, 8, fake + 8, 8, ACL_MEMCPY_HOST_TO_HOST));
+    CT_CODE(expected, aclrtMemcpyAsync(fake, 8, fake + 8, 8, ACL_MEMCPY_HOST_TO_HOST, NULL));
+    CT_CODE(expected, aclrtMemsetAsync(fake, 8, 0, 8, NULL));
+    CT_CODE(expected, aclrtDestroyStreamForce(fake));
+    CT_CODE(expected, aclrtDeviceCanAccessPeer(&v, 0, 1));
+    CT_CODE(expected, aclrtDeviceEnablePeerAccess(1, 0));
+    CT_CODE(expected, aclrtDeviceGetBareTgid(&v));
+    CT_CODE(expected, aclrtIpcMemGetExportKey(fake, 4096, key, EXPORT_KEY_LEN, 0));
+    CT_CODE(expected, aclrtIpcMemClose(key));
+    CT_CODE(expected, aclrtIpcMemImportByKey(&p, key, 0));
+    CT_CODE(expected, aclrtIpcMemSetImportPid(key, &v, 1));
+    CT_CODE(expected, aclrtCreateNotify(&n, 0));
+    CT_CODE(expected, aclrtDestroyNotify(fake));
+    CT_CODE(expected, aclrtRecordNotify(fake, NULL));
+    CT_CODE(expected, aclrtWaitAndResetNotify(fake, NULL, 0));
+    CT_CODE(expected, aclrtNotifyGetExportKey(fake, key, EXPORT_KEY_LEN, 0));
+    CT_CODE(expected, aclrtNotifyImportByKey(&n, key, 0));
+    CT_CODE(expected, aclrtNotifySetImportPid(fake, &v, 1));
+    CT_TRUE(p == NULL && n == NULL);
+}
+
+CT_CASE(memory_notify_calls_before_aclInit_and_after_aclFinalize_return_100001)
+{
+    expect_new_calls_return(ACL_ERROR_UNINITIALIZE);
+    acl_up(0);
+    acl_down();
+    expect_new_calls_return(ACL_ERROR_UNINITIALIZE);
 }
