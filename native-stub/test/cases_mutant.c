@@ -169,11 +169,6 @@ CT_CASE(mutant_record_instant_sets_a_notify_behind_a_held_stream)
     CT_OK(aclrtDestroyNotify(n));
 }
 
-static void noop_host_func(void *arg)
-{
-    (void)arg;
-}
-
 /* jittered DIR: ten host functions on one stream, traced under ACL_STUB_JITTER. */
 CT_ROLE(jittered)
 {
@@ -181,7 +176,7 @@ CT_ROLE(jittered)
     acl_up(1);
     aclrtStream s = stream_new();
     for (int i = 0; i < 10; i++)
-        CT_OK(aclrtLaunchHostFunc(s, noop_host_func, NULL));
+        CT_OK(aclrtLaunchHostFunc(s, noop_host_fn, NULL));
     CT_OK(aclrtSynchronizeStream(s));
     acl_down();
     return 0;

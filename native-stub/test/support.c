@@ -477,6 +477,28 @@ int stub_object_exists(const aclrtIpcEventHandle *h)
     return access(path, F_OK) == 0;
 }
 
+/* The stub names the object after the key: /dev/shm/<prefix><16 hex>. */
+static void key_object_path(char out[PATH_CAP], const char *key)
+{
+    size_t n = strncmp(key, "cannstub-mem-", 13) == 0 ? 13 + 16 : strlen(key);
+    snprintf(out, PATH_CAP, "/dev/shm/%.*s", (int)n, key);
+}
+
+void declare_key_owned(const char *key)
+{
+    char path[PATH_CAP];
+    key_object_path(path, key);
+    printf("ct-owned-path: %s\n", path);
+    fflush(stdout);
+}
+
+int key_object_exists(const char *key)
+{
+    char path[PATH_CAP];
+    key_object_path(path, key);
+    return access(path, F_OK) == 0;
+}
+
 aclrtEvent ipc_event_new(void)
 {
     aclrtEvent e = NULL;
@@ -563,6 +585,11 @@ static void gate_body(void *arg)
         ssize_t ignored = read(g->fds[0], &c, 1);
         (void)ignored;
     }
+}
+
+void noop_host_fn(void *arg)
+{
+    (void)arg;
 }
 
 struct gate *gate_hold(aclrtStream stream)

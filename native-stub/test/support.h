@@ -70,10 +70,20 @@ void declare_owned(const aclrtIpcEventHandle *h);
 /* 1 while the stub's shared-memory object of this handle exists in /dev/shm. */
 int stub_object_exists(const aclrtIpcEventHandle *h);
 int handles_equal(const aclrtIpcEventHandle *a, const aclrtIpcEventHandle *b);
+/* Export keys of IPC memory and notifies: 64 characters and a NUL. */
+#define EXPORT_KEY_LEN 65
+/* Declares the stub's shared-memory object named by an export key as ours
+ * (a "ct-owned-path:" line, as declare_owned does for an IPC event). */
+void declare_key_owned(const char *key);
+/* 1 while the stub's shared-memory object named by an export key exists. */
+int key_object_exists(const char *key);
 /* Runs fn(arg) on a new thread (which has no current device) and joins it. */
 void run_in_thread(void (*fn)(void *), void *arg);
 
 /* ---- gates and stamps ---- */
+/* A host function that does nothing (for aclrtLaunchHostFunc). */
+void noop_host_fn(void *arg);
+
 struct gate;
 /* Launches a host function on stream that blocks it until gate_release(). */
 struct gate *gate_hold(aclrtStream stream);

@@ -12,7 +12,7 @@
 # -lascendcl (plus the flavour's sanitizer flags, which must match the library).
 
 CONFORMANCE_BIN := $(BUILD_DIR)/bin/conformance
-TEST_SRCS := $(wildcard test/*.c)
+# TEST_SRCS: the suite's sources, listed in ../Makefile.
 TEST_OBJS := $(patsubst test/%.c,$(BUILD_DIR)/obj/test/%.o,$(TEST_SRCS))
 TEST_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -pthread $(CFLAGS_FLAVOR)
 

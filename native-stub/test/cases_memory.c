@@ -1,13 +1,10 @@
 /*
- * cases_memory_notify.c - device memory and copies as stream tasks, IPC
- * memory (export, whitelist, import, close order, reclaim after death),
- * IPC notify (one-shot semantics, timeout, whitelist, cross-process
- * wake-up), peer access and aclrtDestroyStreamForce.
+ * cases_memory.c - device memory and copies as stream tasks, and IPC memory
+ * (export, whitelist, import, close order, reclaim after death).
  * Rules: docs/acl-contract.md section 8.
  */
 #define _GNU_SOURCE
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,29 +12,6 @@
 #include "support.h"
 
 #define PAGE 4096u
-#define KEY_LEN 65
-
-/* The stub names the object after the key: /dev/shm/<prefix><16 hex>. */
-static void object_path(char out[PATH_CAP], const char *key)
-{
-    size_t n = strncmp(key, "cannstub-mem-", 13) == 0 ? 13 + 16 : strlen(key);
-    snprintf(out, PATH_CAP, "/dev/shm/%.*s", (int)n, key);
-}
-
-static void declare_key_owned(const char *key)
-{
-    char path[PATH_CAP];
-    object_path(path, key);
-    printf("ct-owned-path: %s\n", path);
-    fflush(stdout);
-}
-
-static int key_object_exists(const char *key)
-{
-    char path[PATH_CAP];
-    object_path(path, key);
-    return access(path, F_OK) == 0;
-}
 
 static void *dev_alloc(size_t bytes)
 {
@@ -47,10 +21,10 @@ static void *dev_alloc(size_t bytes)
     return p;
 }
 
-static void export_key(void *p, size_t size, uint64_t flags, char key[KEY_LEN])
+static void export_key(void *p, size_t size, uint64_t flags, char key[EXPORT_KEY_LEN])
 {
-    memset(key, 0, KEY_LEN);
-    CT_OK(aclrtIpcMemGetExportKey(p, size, key, KEY_LEN, flags));
+    memset(key, 0, EXPORT_KEY_LEN);
+    CT_OK(aclrtIpcMemGetExportKey(p, size, key, EXPORT_KEY_LEN, flags));
     CT_TRUE(key[0] != '\0' && strlen(key) <= 64);
     declare_key_owned(key);
 }
@@ -89,49 +63,6 @@ static void no_device_memcpy(void *arg)
     char a[8] = {0}, b[8] = {0};
     rc[0] = aclrtMemcpy(a, 8, b, 0, ACL_MEMCPY_HOST_TO_HOST);
     rc[1] = aclrtMemcpy(a, 8, b, 8, ACL_MEMCPY_HOST_TO_HOST);
-}
-
-/* ------------------------------------------------------------- init check */
-
-/* Every new call returns 100001 before aclInit and after aclFinalize, whatever its arguments. */
-static void expect_new_calls_return(int expected)
-{
-    static char fake[4096];
-    void *p = NULL;
-    aclrtNotify n = NULL;
-    int32_t v = 0;
-    char key[KEY_LEN] = "cannstub-mem-00000000000000ff-3000";
-    CT_CODE(expected, aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST));
-    CT_CODE(expected, aclrtFree(fake));
-    CT_CODE(expected, aclrtMallocHost(&p, 64));
-    CT_CODE(expected, aclrtFreeHost(fake));
-    CT_CODE(expected, aclrtMemcpy(fake, 8, fake + 8, 8, ACL_MEMCPY_HOST_TO_HOST));
-    CT_CODE(expected, aclrtMemcpyAsync(fake, 8, fake + 8, 8, ACL_MEMCPY_HOST_TO_HOST, NULL));
-    CT_CODE(expected, aclrtMemsetAsync(fake, 8, 0, 8, NULL));
-    CT_CODE(expected, aclrtDestroyStreamForce(fake));
-    CT_CODE(expected, aclrtDeviceCanAccessPeer(&v, 0, 1));
-    CT_CODE(expected, aclrtDeviceEnablePeerAccess(1, 0));
-    CT_CODE(expected, aclrtDeviceGetBareTgid(&v));
-    CT_CODE(expected, aclrtIpcMemGetExportKey(fake, PAGE, key, KEY_LEN, 0));
-    CT_CODE(expected, aclrtIpcMemClose(key));
-    CT_CODE(expected, aclrtIpcMemImportByKey(&p, key, 0));
-    CT_CODE(expected, aclrtIpcMemSetImportPid(key, &v, 1));
-    CT_CODE(expected, aclrtCreateNotify(&n, 0));
-    CT_CODE(expected, aclrtDestroyNotify(fake));
-    CT_CODE(expected, aclrtRecordNotify(fake, NULL));
-    CT_CODE(expected, aclrtWaitAndResetNotify(fake, NULL, 0));
-    CT_CODE(expected, aclrtNotifyGetExportKey(fake, key, KEY_LEN, 0));
-    CT_CODE(expected, aclrtNotifyImportByKey(&n, key, 0));
-    CT_CODE(expected, aclrtNotifySetImportPid(fake, &v, 1));
-    CT_TRUE(p == NULL && n == NULL);
-}
-
-CT_CASE(memory_notify_calls_before_aclInit_and_after_aclFinalize_return_100001)
-{
-    expect_new_calls_return(ACL_ERROR_UNINITIALIZE);
-    acl_up(0);
-    acl_down();
-    expect_new_calls_return(ACL_ERROR_UNINITIALIZE);
 }
 
 /* ------------------------------------------------------------ device memory */
@@ -266,16 +197,16 @@ CT_CASE(ipc_mem_export_rules)
 {
     acl_up(0);
     char *p = dev_alloc(2 * PAGE);
-    char key[KEY_LEN];
-    CT_CODE(ACL_ERROR_INVALID_PARAM, aclrtIpcMemGetExportKey(NULL, PAGE, key, KEY_LEN, 0));
-    CT_CODE(ACL_ERROR_INVALID_PARAM, aclrtIpcMemGetExportKey(p, PAGE, NULL, KEY_LEN, 0));
-    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemGetExportKey(p, 0, key, KEY_LEN, 0));
+    char key[EXPORT_KEY_LEN];
+    CT_CODE(ACL_ERROR_INVALID_PARAM, aclrtIpcMemGetExportKey(NULL, PAGE, key, EXPORT_KEY_LEN, 0));
+    CT_CODE(ACL_ERROR_INVALID_PARAM, aclrtIpcMemGetExportKey(p, PAGE, NULL, EXPORT_KEY_LEN, 0));
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemGetExportKey(p, 0, key, EXPORT_KEY_LEN, 0));
     CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemGetExportKey(p, PAGE, key, 0, 0));
-    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemGetExportKey(p, PAGE, key, KEY_LEN, 2));
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemGetExportKey(p, PAGE, key, EXPORT_KEY_LEN, 2));
     CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemGetExportKey(p, PAGE, key, 16, 0));
-    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemGetExportKey(p, 100, key, KEY_LEN, 0));      /* unaligned size */
-    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemGetExportKey(p, 3 * PAGE, key, KEY_LEN, 0)); /* too large */
-    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemGetExportKey(p + PAGE, PAGE, key, KEY_LEN, 0)); /* not a base */
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemGetExportKey(p, 100, key, EXPORT_KEY_LEN, 0));      /* unaligned size */
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemGetExportKey(p, 3 * PAGE, key, EXPORT_KEY_LEN, 0)); /* too large */
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemGetExportKey(p + PAGE, PAGE, key, EXPORT_KEY_LEN, 0)); /* not a base */
     export_key(p, 2 * PAGE, ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT, key);
     int32_t pid = 12345;
     CT_CODE(ACL_ERROR_INVALID_PARAM, aclrtIpcMemSetImportPid(NULL, &pid, 1));
@@ -310,7 +241,7 @@ CT_CASE(ipc_mem_import_maps_a_new_address_and_close_order)
 {
     acl_up(0);
     char *p = dev_alloc(PAGE);
-    char key[KEY_LEN];
+    char key[EXPORT_KEY_LEN];
     export_key(p, PAGE, ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT, key);
     char *q = NULL, *r = NULL;
     CT_OK(aclrtIpcMemImportByKey((void **)&q, key, ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT));
@@ -345,8 +276,8 @@ CT_ROLE(mem_importer)
     CT_OK(aclrtDeviceGetBareTgid(&pid));
     CT_EQ((int32_t)getpid(), pid);
     publish_u64(dir, "importer_pid", (uint64_t)pid);
-    char key[KEY_LEN] = {0};
-    await_file(dir, "key", key, KEY_LEN - 1, PEER_TIMEOUT_MS);
+    char key[EXPORT_KEY_LEN] = {0};
+    await_file(dir, "key", key, EXPORT_KEY_LEN - 1, PEER_TIMEOUT_MS);
     void *p = NULL;
     CT_CODE(ACL_ERROR_RT_NO_PERMISSION, aclrtIpcMemImportByKey(&p, key, 0));
     CT_TRUE(p == NULL);
@@ -391,7 +322,7 @@ CT_CASE(ipc_mem_whitelist_across_processes)
     acl_up(0);
     char *p = dev_alloc(PAGE);
     fill_device(p, PAGE, 0x7E);
-    char key[KEY_LEN];
+    char key[EXPORT_KEY_LEN];
     export_key(p, PAGE, ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT, key);
     const char *args[] = {dir, NULL};
     pid_t child = spawn_role("mem_importer", args, NULL);
@@ -419,7 +350,7 @@ CT_ROLE(mem_exporter_dies)
     const char *dir = argv[0];
     acl_up(0);
     char *p = dev_alloc(PAGE);
-    char key[KEY_LEN];
+    char key[EXPORT_KEY_LEN];
     export_key(p, PAGE, ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION, key);
     publish_bytes(dir, "key", key, strlen(key));
     for (;;)
@@ -432,8 +363,8 @@ CT_CASE(ipc_mem_of_a_dead_exporter_is_reclaimed)
     const char *dir = case_dir();
     const char *args[] = {dir, NULL};
     pid_t child = spawn_role("mem_exporter_dies", args, NULL);
-    char key[KEY_LEN] = {0};
-    await_file(dir, "key", key, KEY_LEN - 1, PEER_TIMEOUT_MS);
+    char key[EXPORT_KEY_LEN] = {0};
+    await_file(dir, "key", key, EXPORT_KEY_LEN - 1, PEER_TIMEOUT_MS);
     declare_key_owned(key);
     CT_TRUE(key_object_exists(key));
     kill(child, SIGKILL);
@@ -442,221 +373,5 @@ CT_CASE(ipc_mem_of_a_dead_exporter_is_reclaimed)
     CT_TRUE(!key_object_exists(key));
     void *p = NULL;
     CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemImportByKey(&p, key, 0));
-    acl_down();
-}
-
-/* -------------------------------------------------------------------- notify */
-
-static aclrtNotify notify_new(void)
-{
-    aclrtNotify n = NULL;
-    CT_OK(aclrtCreateNotify(&n, ACL_NOTIFY_DEFAULT));
-    CT_TRUE(n != NULL);
-    return n;
-}
-
-CT_CASE(notify_is_one_shot)
-{
-    acl_up(0);
-    aclrtStream rec = stream_new(), wait = stream_new();
-    aclrtNotify n = notify_new();
-    /* a record before the wait is remembered */
-    CT_OK(aclrtRecordNotify(n, rec));
-    EXPECT_STREAM_DRAINS(rec);
-    CT_OK(aclrtWaitAndResetNotify(n, wait, 0));
-    EXPECT_STREAM_DRAINS(wait);
-    /* ... and consumed: a second wait needs a second record */
-    CT_OK(aclrtWaitAndResetNotify(n, wait, 0));
-    EXPECT_STREAM_BLOCKED(wait);
-    CT_OK(aclrtRecordNotify(n, rec));
-    EXPECT_STREAM_DRAINS(wait);
-    /* two records before two waits release one wait (a flag, not a counter) */
-    CT_OK(aclrtRecordNotify(n, rec));
-    CT_OK(aclrtRecordNotify(n, rec));
-    EXPECT_STREAM_DRAINS(rec);
-    CT_OK(aclrtWaitAndResetNotify(n, wait, 0));
-    CT_OK(aclrtWaitAndResetNotify(n, wait, 0));
-    EXPECT_STREAM_BLOCKED(wait);
-    CT_OK(aclrtRecordNotify(n, rec));
-    EXPECT_STREAM_DRAINS(wait);
-    CT_OK(aclrtDestroyNotify(n));
-    CT_CODE(ACL_ERROR_RT_INVALID_HANDLE, aclrtRecordNotify(n, rec));
-    CT_OK(aclrtDestroyStream(rec));
-    CT_OK(aclrtDestroyStream(wait));
-    acl_down();
-}
-
-CT_CASE(notify_wait_blocks_until_the_record_executes)
-{
-    acl_up(0);
-    aclrtStream rec = stream_new(), wait = stream_new();
-    aclrtNotify n = notify_new();
-    struct gate *g = gate_hold(rec);
-    CT_OK(aclrtRecordNotify(n, rec));
-    CT_OK(aclrtWaitAndResetNotify(n, wait, 0));
-    struct stamp resumed;
-    stamp_launch(wait, &resumed);
-    EXPECT_STREAM_BLOCKED(wait);
-    uint64_t released = gate_release(g);
-    EXPECT_STREAM_DRAINS(wait);
-    EXPECT_AFTER(stamp_read(&resumed), released);
-    CT_OK(aclrtDestroyNotify(n));
-    CT_OK(aclrtDestroyStream(rec));
-    CT_OK(aclrtDestroyStream(wait));
-    acl_down();
-}
-
-CT_CASE(notify_wait_timeout_is_reported_by_the_next_synchronize)
-{
-    acl_up(0);
-    aclrtStream s = stream_new();
-    aclrtNotify n = notify_new();
-    uint64_t t0 = now_ns();
-    CT_OK(aclrtWaitAndResetNotify(n, s, 1)); /* seconds */
-    CT_CODE(ACL_ERROR_RT_WAIT_TIMEOUT, aclrtSynchronizeStreamWithTimeout(s, PEER_TIMEOUT_MS));
-    if (now_ns() - t0 < 900000000ull)
-        CT_FAIL("the 1 s notify wait gave up after %.3f s", (double)(now_ns() - t0) / 1e9);
-    CT_OK(aclrtSynchronizeStream(s)); /* reported once */
-    CT_OK(aclrtDestroyNotify(n));
-    CT_OK(aclrtDestroyStream(s));
-    acl_down();
-}
-
-CT_CASE(notify_argument_rules)
-{
-    acl_up(0);
-    aclrtStream s = stream_new();
-    aclrtNotify n = NULL;
-    CT_CODE(ACL_ERROR_INVALID_PARAM, aclrtCreateNotify(NULL, 0));
-    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtCreateNotify(&n, 2));
-    CT_TRUE(n == NULL);
-    n = notify_new();
-    CT_CODE(ACL_ERROR_INVALID_PARAM, aclrtRecordNotify(NULL, s));
-    CT_CODE(ACL_ERROR_INVALID_PARAM, aclrtWaitAndResetNotify(NULL, s, 0));
-    CT_CODE(ACL_ERROR_INVALID_PARAM, aclrtDestroyNotify(NULL));
-    CT_CODE(ACL_ERROR_RT_INVALID_HANDLE, aclrtRecordNotify((aclrtNotify)s, s));
-    char key[KEY_LEN];
-    CT_CODE(ACL_ERROR_INVALID_PARAM, aclrtNotifyGetExportKey(n, NULL, KEY_LEN, 0));
-    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtNotifyGetExportKey(n, key, 0, 0));
-    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtNotifyGetExportKey(n, key, KEY_LEN, 1));
-    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtNotifyGetExportKey(n, key, 16, 0));
-    int32_t pid = getpid();
-    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtNotifySetImportPid(n, &pid, 1)); /* before the export */
-    CT_OK(aclrtNotifyGetExportKey(n, key, KEY_LEN, ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT));
-    declare_key_owned(key);
-    CT_CODE(ACL_ERROR_RT_INTERNAL_ERROR, aclrtNotifyGetExportKey(n, key, KEY_LEN, 0)); /* second export */
-    CT_CODE(ACL_ERROR_INVALID_PARAM, aclrtNotifySetImportPid(n, NULL, 1));
-    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtNotifySetImportPid(n, &pid, 0));
-    CT_OK(aclrtNotifySetImportPid(n, &pid, 1));
-    aclrtNotify imported = NULL;
-    CT_CODE(ACL_ERROR_INVALID_PARAM, aclrtNotifyImportByKey(NULL, key, 0));
-    CT_CODE(ACL_ERROR_INVALID_PARAM, aclrtNotifyImportByKey(&imported, NULL, 0));
-    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtNotifyImportByKey(&imported, key, 4));
-    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtNotifyImportByKey(&imported, "cannstub-nt-garbage", 0));
-    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtNotifyImportByKey(&imported, "cannstub-nt-00000000000000ff", 0));
-    CT_OK(aclrtNotifyImportByKey(&imported, key, ACL_RT_NOTIFY_IMPORT_FLAG_ENABLE_PEER_ACCESS));
-    CT_CODE(ACL_ERROR_RT_INTERNAL_ERROR, aclrtNotifyGetExportKey(imported, key, KEY_LEN, 0));
-    /* waits run only on the creator's device; records may come from any device */
-    CT_OK(aclrtSetDevice(1));
-    aclrtStream s1 = stream_new();
-    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtWaitAndResetNotify(imported, s1, 0));
-    CT_CODE(ACL_ERROR_RT_STREAM_CONTEXT, aclrtWaitAndResetNotify(n, s, 0)); /* stream of device 0 */
-    CT_OK(aclrtRecordNotify(imported, s1));
-    EXPECT_STREAM_DRAINS(s1);
-    CT_OK(aclrtSetDevice(0));
-    CT_OK(aclrtWaitAndResetNotify(n, s, 0));
-    EXPECT_STREAM_DRAINS(s);
-    CT_OK(aclrtDestroyNotify(imported));
-    CT_OK(aclrtDestroyNotify(n));
-    CT_CODE(ACL_ERROR_RT_INVALID_HANDLE, aclrtDestroyNotify(n));
-    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtNotifyImportByKey(&imported, key, 0)); /* destroyed */
-    CT_TRUE(!key_object_exists(key));
-    CT_OK(aclrtDestroyStream(s1));
-    CT_OK(aclrtDestroyStream(s));
-    acl_down();
-}
-
-/* notify_recorder DIR DEVICE: imports the creator's notify (refused until
- * whitelisted) and records it behind a gate the creator releases via "go". */
-CT_ROLE(notify_recorder)
-{
-    const char *dir = argv[0];
-    acl_up(atoi(argv[1]));
-    int32_t pid = 0;
-    CT_OK(aclrtDeviceGetBareTgid(&pid));
-    publish_u64(dir, "recorder_pid", (uint64_t)pid);
-    char key[KEY_LEN] = {0};
-    await_file(dir, "key", key, KEY_LEN - 1, PEER_TIMEOUT_MS);
-    aclrtNotify n = NULL;
-    CT_CODE(ACL_ERROR_RT_NO_PERMISSION, aclrtNotifyImportByKey(&n, key, 0));
-    publish_flag(dir, "refused");
-    await_flag(dir, "listed", PEER_TIMEOUT_MS);
-    CT_OK(aclrtNotifyImportByKey(&n, key, 0));
-    aclrtStream s = stream_new();
-    CT_OK(aclrtRecordNotify(n, s)); /* the only thing that can release the creator's wait */
-    EXPECT_STREAM_DRAINS(s);
-    CT_OK(aclrtDestroyNotify(n));
-    CT_OK(aclrtDestroyStream(s));
-    acl_down();
-    return 0;
-}
-
-CT_CASE(notify_wakes_a_waiter_in_another_process)
-{
-    const char *dir = case_dir();
-    acl_up(0);
-    aclrtStream s = stream_new();
-    aclrtNotify n = notify_new();
-    char key[KEY_LEN] = {0};
-    CT_OK(aclrtNotifyGetExportKey(n, key, KEY_LEN, ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT));
-    declare_key_owned(key);
-    const char *args[] = {dir, "1", NULL};
-    pid_t child = spawn_role("notify_recorder", args, NULL);
-    int32_t recorder = (int32_t)await_u64(dir, "recorder_pid", PEER_TIMEOUT_MS);
-    publish_bytes(dir, "key", key, strlen(key));
-    await_flag(dir, "refused", PEER_TIMEOUT_MS);
-    CT_OK(aclrtNotifySetImportPid(n, &recorder, 1));
-    CT_OK(aclrtWaitAndResetNotify(n, s, 0));
-    struct stamp resumed;
-    stamp_launch(s, &resumed);
-    EXPECT_STREAM_BLOCKED(s);
-    uint64_t listed = now_ns();
-    publish_flag(dir, "listed"); /* the recorder imports and records only after this */
-    EXPECT_STREAM_DRAINS(s);
-    EXPECT_AFTER(stamp_read(&resumed), listed);
-    expect_exit(child, 0, PEER_TIMEOUT_MS);
-    CT_OK(aclrtDestroyNotify(n));
-    CT_OK(aclrtDestroyStream(s));
-    CT_TRUE(!key_object_exists(key));
-    acl_down();
-}
-
-/* ------------------------------------------------ peer access, tgid, force */
-
-CT_CASE(peer_access_tgid_and_destroy_stream_force)
-{
-    acl_up(0);
-    int32_t can = 0;
-    CT_CODE(ACL_ERROR_INVALID_PARAM, aclrtDeviceCanAccessPeer(NULL, 0, 1));
-    CT_CODE(ACL_ERROR_INVALID_PARAM, aclrtDeviceCanAccessPeer(&can, 1, 1));
-    CT_CODE(ACL_ERROR_RT_INVALID_DEVICEID, aclrtDeviceCanAccessPeer(&can, 0, 99));
-    CT_OK(aclrtDeviceCanAccessPeer(&can, 0, 1));
-    CT_EQ(1, can);
-    CT_CODE(ACL_ERROR_FEATURE_UNSUPPORTED, aclrtDeviceEnablePeerAccess(1, 1));
-    CT_CODE(ACL_ERROR_INVALID_PARAM, aclrtDeviceEnablePeerAccess(0, 0));
-    CT_CODE(ACL_ERROR_RT_INVALID_DEVICEID, aclrtDeviceEnablePeerAccess(99, 0));
-    CT_OK(aclrtDeviceEnablePeerAccess(1, 0));
-    CT_CODE(ACL_ERROR_INVALID_PARAM, aclrtDeviceGetBareTgid(NULL));
-    int32_t pid = 0;
-    CT_OK(aclrtDeviceGetBareTgid(&pid));
-    CT_EQ((int32_t)getpid(), pid);
-    /* force-destroy drops queued work, even a wait that would never end */
-    aclrtStream s = stream_new();
-    aclrtNotify n = notify_new();
-    CT_OK(aclrtWaitAndResetNotify(n, s, 0));
-    CT_CODE(ACL_ERROR_INVALID_PARAM, aclrtDestroyStreamForce(NULL));
-    CT_OK(aclrtDestroyStreamForce(s));
-    CT_CODE(ACL_ERROR_RT_INVALID_HANDLE, aclrtDestroyStreamForce(s));
-    CT_OK(aclrtDestroyNotify(n));
     acl_down();
 }

@@ -1,0 +1,152 @@
+/*
+ * cases_init.c - aclInit/aclFinalize: every call before aclInit and after
+ * aclFinalize returns 100001 (the event subset and the section 8 calls),
+ * repeated init and finalize, init again.
+ */
+#define _GNU_SOURCE
+#include <string.h>
+
+#include "support.h"
+
+/* aclrtQueryEvent is deprecated in the headers, as in CANN; the cases still check it. */
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
+/* Every aclrt* call of the subset with plausible arguments; each must return
+ * `expected` (used for "before aclInit" and "after aclFinalize"). */
+static void expect_every_call_returns(int expected, aclrtStream s, aclrtEvent e)
+{
+    int32_t dev = -5;
+    uint32_t count = 0, id = 0;
+    aclrtStream ns = NULL;
+    aclrtEvent ne = NULL;
+    aclrtEventStatus old_status;
+    aclrtEventRecordedStatus status;
+    aclrtEventWaitStatus wait_status;
+    float ms;
+    uint64_t ts;
+    aclrtIpcEventHandle h;
+    memset(&h, 0x5a, sizeof h);
+
+    CT_CODE(expected, aclrtSetDevice(0));
+    CT_CODE(expected, aclrtResetDevice(0));
+    CT_CODE(expected, aclrtResetDeviceForce(0));
+    CT_CODE(expected, aclrtGetDevice(&dev));
+    CT_CODE(expected, aclrtGetDeviceCount(&count));
+    CT_CODE(expected, aclrtCreateStream(&ns));
+    CT_CODE(expected, aclrtSynchronizeStream(s));
+    CT_CODE(expected, aclrtSynchronizeStreamWithTimeout(s, 10));
+    CT_CODE(expected, aclrtStreamWaitEvent(s, e));
+    CT_CODE(expected, aclrtStreamWaitEventWithTimeout(s, e, 10));
+    CT_CODE(expected, aclrtCreateEvent(&ne));
+    CT_CODE(expected, aclrtCreateEventWithFlag(&ne, ACL_EVENT_SYNC));
+    CT_CODE(expected, aclrtCreateEventExWithFlag(&ne, ACL_EVENT_IPC));
+    CT_CODE(expected, aclrtRecordEvent(e, s));
+    CT_CODE(expected, aclrtResetEvent(e, s));
+    CT_CODE(expected, aclrtQueryEvent(e, &old_status));
+    CT_CODE(expected, aclrtQueryEventStatus(e, &status));
+    CT_CODE(expected, aclrtQueryEventWaitStatus(e, &wait_status));
+    CT_CODE(expected, aclrtSynchronizeEvent(e));
+    CT_CODE(expected, aclrtSynchronizeEventWithTimeout(e, 10));
+    CT_CODE(expected, aclrtEventElapsedTime(&ms, e, e));
+    CT_CODE(expected, aclrtEventGetTimestamp(e, &ts));
+    CT_CODE(expected, aclrtGetEventId(e, &id));
+    CT_CODE(expected, aclrtSetOpWaitTimeout(10));
+    CT_CODE(expected, aclrtIpcGetEventHandle(e, &h));
+    CT_CODE(expected, aclrtIpcOpenEventHandle(h, &ne));
+    CT_CODE(expected, aclrtLaunchHostFunc(s, noop_host_fn, NULL));
+    CT_CODE(expected, aclrtDestroyEvent(e));
+    CT_CODE(expected, aclrtDestroyStream(s));
+    CT_TRUE(ns == NULL && ne == NULL);
+    CT_EQ(-5, dev);
+}
+
+/* ------------------------------------------------------------ init/finalize */
+
+CT_CASE(init_calls_before_aclInit_return_100001)
+{
+    static char fake[256];
+    memset(fake, 0xab, sizeof fake);
+    expect_every_call_returns(ACL_ERROR_UNINITIALIZE, fake, fake + 128);
+}
+
+CT_CASE(init_calls_after_aclFinalize_return_100001)
+{
+    acl_up(0);
+    aclrtStream s = stream_new();
+    aclrtEvent e = local_event_new();
+    acl_down();
+    expect_every_call_returns(ACL_ERROR_UNINITIALIZE, s, e);
+}
+
+CT_CASE(init_second_aclInit_returns_100002)
+{
+    acl_up(0);
+    CT_CODE(ACL_ERROR_REPEAT_INITIALIZE, aclInit(NULL));
+    /* still usable after the refused second init */
+    aclrtStream s = stream_new();
+    CT_OK(aclrtSynchronizeStream(s));
+    CT_OK(aclrtDestroyStream(s));
+    acl_down();
+}
+
+CT_CASE(init_second_aclFinalize_returns_100037)
+{
+    acl_up(0);
+    acl_down();
+    CT_CODE(ACL_ERROR_REPEAT_FINALIZE, aclFinalize());
+}
+
+CT_CASE(init_again_after_finalize_works)
+{
+    acl_up(0);
+    acl_down();
+    acl_up(1);
+    aclrtStream s = stream_new();
+    CT_OK(aclrtSynchronizeStream(s));
+    CT_OK(aclrtDestroyStream(s));
+    acl_down();
+}
+
+/* ------------------------------------------- init check of the section 8 calls */
+
+/* Every call of docs/acl-contract.md section 8 (memory, IPC memory, notify, peer access)
+ * returns 100001 before aclInit and after aclFinalize, whatever its arguments. */
+static void expect_new_calls_return(int expected)
+{
+    static char fake[4096];
+    void *p = NULL;
+    aclrtNotify n = NULL;
+    int32_t v = 0;
+    char key[EXPORT_KEY_LEN] = "cannstub-mem-00000000000000ff-3000";
+    CT_CODE(expected, aclrtMalloc(&p, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+    CT_CODE(expected, aclrtFree(fake));
+    CT_CODE(expected, aclrtMallocHost(&p, 64));
+    CT_CODE(expected, aclrtFreeHost(fake));
+    CT_CODE(expected, aclrtMemcpy(fake, 8, fake + 8, 8, ACL_MEMCPY_HOST_TO_HOST));
+    CT_CODE(expected, aclrtMemcpyAsync(fake, 8, fake + 8, 8, ACL_MEMCPY_HOST_TO_HOST, NULL));
+    CT_CODE(expected, aclrtMemsetAsync(fake, 8, 0, 8, NULL));
+    CT_CODE(expected, aclrtDestroyStreamForce(fake));
+    CT_CODE(expected, aclrtDeviceCanAccessPeer(&v, 0, 1));
+    CT_CODE(expected, aclrtDeviceEnablePeerAccess(1, 0));
+    CT_CODE(expected, aclrtDeviceGetBareTgid(&v));
+    CT_CODE(expected, aclrtIpcMemGetExportKey(fake, 4096, key, EXPORT_KEY_LEN, 0));
+    CT_CODE(expected, aclrtIpcMemClose(key));
+    CT_CODE(expected, aclrtIpcMemImportByKey(&p, key, 0));
+    CT_CODE(expected, aclrtIpcMemSetImportPid(key, &v, 1));
+    CT_CODE(expected, aclrtCreateNotify(&n, 0));
+    CT_CODE(expected, aclrtDestroyNotify(fake));
+    CT_CODE(expected, aclrtRecordNotify(fake, NULL));
+    CT_CODE(expected, aclrtWaitAndResetNotify(fake, NULL, 0));
+    CT_CODE(expected, aclrtNotifyGetExportKey(fake, key, EXPORT_KEY_LEN, 0));
+    CT_CODE(expected, aclrtNotifyImportByKey(&n, key, 0));
+    CT_CODE(expected, aclrtNotifySetImportPid(fake, &v, 1));
+    CT_TRUE(p == NULL && n == NULL);
+}
+
+CT_CASE(memory_notify_calls_before_aclInit_and_after_aclFinalize_return_100001)
+{
+    expect_new_calls_return(ACL_ERROR_UNINITIALIZE);
+    acl_up(0);
+    acl_down();
+    expect_new_calls_return(ACL_ERROR_UNINITIALIZE);
+}

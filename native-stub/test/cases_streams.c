@@ -1,0 +1,153 @@
+/*
+ * cases_streams.c - streams as in-order queues: host functions hold the stream,
+ * synchronize timeouts, the default (NULL) stream, destroy with pending work.
+ */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <pthread.h>
+
+#include "support.h"
+
+/* ------------------------------------------------------- streams, host funcs */
+
+struct order_log {
+    int next;
+    int seen[8];
+};
+struct order_entry {
+    struct order_log *log;
+    int value;
+};
+
+static void log_order(void *arg)
+{
+    struct order_entry *e = arg;
+    int i = __atomic_fetch_add(&e->log->next, 1, __ATOMIC_SEQ_CST);
+    if (i < 8)
+        __atomic_store_n(&e->log->seen[i], e->value, __ATOMIC_SEQ_CST);
+}
+
+CT_CASE(stream_host_funcs_hold_the_stream_in_order)
+{
+    acl_up(0);
+    aclrtStream s = stream_new();
+    struct gate *g = gate_hold(s);
+    struct order_log log = {0, {0}};
+    struct order_entry entries[4] = {{&log, 1}, {&log, 2}, {&log, 3}, {&log, 4}};
+    struct stamp after;
+    for (int i = 0; i < 3; i++)
+        CT_OK(aclrtLaunchHostFunc(s, log_order, &entries[i]));
+    aclrtEvent marker = local_event_new();
+    CT_OK(aclrtRecordEvent(marker, s));
+    stamp_launch(s, &after);
+    CT_OK(aclrtLaunchHostFunc(s, log_order, &entries[3]));
+    gate_await_entered(g);
+    EXPECT_STREAM_BLOCKED(s);
+    aclrtEventRecordedStatus status = 99;
+    CT_OK(aclrtQueryEventStatus(marker, &status));
+    CT_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, status);
+    CT_EQ(0, __atomic_load_n(&log.next, __ATOMIC_SEQ_CST));
+    uint64_t released = gate_release(g);
+    CT_OK(aclrtSynchronizeStream(s));
+    EXPECT_AFTER(stamp_read(&after), released);
+    CT_EQ(4, __atomic_load_n(&log.next, __ATOMIC_SEQ_CST));
+    for (int i = 0; i < 4; i++)
+        CT_EQ(i + 1, log.seen[i]);
+    CT_OK(aclrtQueryEventStatus(marker, &status));
+    CT_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, status);
+    CT_OK(aclrtDestroyEvent(marker));
+    CT_OK(aclrtDestroyStream(s));
+    acl_down();
+}
+
+CT_CASE(stream_synchronize_timeouts_507046_and_validation)
+{
+    acl_up(0);
+    aclrtStream s = stream_new();
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtSynchronizeStreamWithTimeout(s, 0));
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtSynchronizeStreamWithTimeout(s, -2));
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtSynchronizeStreamWithTimeout(s, INT32_MIN));
+    CT_OK(aclrtSynchronizeStreamWithTimeout(s, -1)); /* empty stream */
+    CT_OK(aclrtSynchronizeStreamWithTimeout(s, 1));
+    struct gate *g = gate_hold(s);
+    gate_await_entered(g);
+    CT_CODE(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, aclrtSynchronizeStreamWithTimeout(s, 1));
+    CT_CODE(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, aclrtSynchronizeStreamWithTimeout(s, 50));
+    /* the expired synchronize did not disturb the stream */
+    uint64_t released = gate_release(g);
+    struct stamp after;
+    stamp_launch(s, &after);
+    CT_OK(aclrtSynchronizeStreamWithTimeout(s, -1));
+    EXPECT_AFTER(stamp_read(&after), released);
+    CT_OK(aclrtDestroyStream(s));
+    acl_down();
+}
+
+struct delayed_release {
+    struct gate *gate;
+    unsigned delay_ms;
+    uint64_t released;
+};
+
+static void *release_later(void *p)
+{
+    struct delayed_release *d = p;
+    sleep_ms(d->delay_ms);
+    __atomic_store_n(&d->released, gate_release(d->gate), __ATOMIC_SEQ_CST);
+    return NULL;
+}
+
+CT_CASE(stream_synchronize_minus_one_waits_for_the_work)
+{
+    acl_up(0);
+    aclrtStream s = stream_new();
+    struct gate *g = gate_hold(s);
+    struct stamp done;
+    stamp_launch(s, &done);
+    struct delayed_release d = {g, 100, 0};
+    pthread_t t;
+    CT_TRUE(pthread_create(&t, NULL, release_later, &d) == 0);
+    CT_OK(aclrtSynchronizeStreamWithTimeout(s, -1));
+    uint64_t returned = now_ns();
+    pthread_join(t, NULL);
+    EXPECT_AFTER(stamp_read(&done), __atomic_load_n(&d.released, __ATOMIC_SEQ_CST));
+    EXPECT_AFTER(returned, stamp_read(&done));
+    CT_OK(aclrtDestroyStream(s));
+    acl_down();
+}
+
+CT_CASE(stream_null_means_default_stream)
+{
+    acl_up(0);
+    aclrtEvent e = local_event_new();
+    aclrtEvent ipc = ipc_event_new();
+    CT_OK(aclrtRecordEvent(e, NULL));
+    CT_OK(aclrtRecordEvent(ipc, NULL));
+    CT_OK(aclrtStreamWaitEvent(NULL, e));
+    CT_OK(aclrtStreamWaitEvent(NULL, ipc));
+    CT_OK(aclrtSynchronizeStream(NULL));
+    CT_OK(aclrtSynchronizeStreamWithTimeout(NULL, 1000));
+    aclrtEventRecordedStatus status = 99;
+    CT_OK(aclrtQueryEventStatus(e, &status));
+    CT_EQ(ACL_EVENT_RECORDED_STATUS_COMPLETE, status);
+    CT_OK(aclrtDestroyEvent(ipc));
+    CT_OK(aclrtDestroyEvent(e));
+    acl_down();
+}
+
+CT_CASE(stream_destroy_never_blocks_on_pending_work)
+{
+    acl_up(0);
+    aclrtStream s = stream_new();
+    struct gate *g = gate_hold(s);
+    aclrtEvent e = local_event_new();
+    CT_OK(aclrtRecordEvent(e, s));
+    gate_await_entered(g);
+    /* If destroy waited for the queue it would hang here until the watchdog:
+     * only this thread can open the gate. */
+    CT_OK(aclrtDestroyStream(s));
+    CT_OK(aclrtDestroyEvent(e));
+    CT_TRUE(gate_entered(g));
+    gate_release(g);
+    acl_down();
+}
