@@ -81,6 +81,8 @@ export const RESTRICTED_PACKAGES: Readonly<Record<string, readonly string[]>> = 
   // "src/acl is the only code that knows koffi"; tests check the binding against it directly.
   koffi: ['src/acl', 'test'],
   typescript: ['tools', 'test'],
+  // The C formatter (WebAssembly) is development tooling: never a dependency of the product.
+  '@wasm-fmt/clang-format': ['tools', 'test'],
 };
 
 /**
