@@ -5,26 +5,31 @@
  * - The parent writes `<dir>/hang/request`. The parent-watch worker thread (parent-watch.ts) polls
  *   for it and writes `<dir>/hang/<role>.<pid>.json`: a copy of the binding's call record
  *   (src/acl/call-record.ts: the ACL call in progress and since when) and the state of every
- *   thread of this process from /proc (R = running, S = sleeping, with its kernel wait channel).
+ *   thread of this process from /proc (R = running, S = sleeping, with its kernel wait channel),
+ *   and, with the stub, its live view of this process's streams (src/acl/live-view.ts).
  * - The parent also sends `{ type: 'diagnose' }` over IPC: if the main thread's event loop is free,
  *   it writes a Node diagnostic report (process.report: JS and native stacks) next to it and says
  *   so. A main thread that does not answer is blocked or busy, which is itself the finding.
  */
 import { writeFileSync } from 'node:fs';
 import { callRecord } from '../src/acl/call-record';
+import { LIVE_VIEW_READER, loadedLibrary } from '../src/acl/live-view';
 import { HANG_DIR, diagnosticReportFile } from '../src/orchestrator/hang-files';
 
 export interface HangWatchData {
   dir: string;
   role: string;
   buffer: SharedArrayBuffer;
+  /** The loaded ACL library's path (src/acl/live-view.ts), for the stub's live view. */
+  library: SharedArrayBuffer;
+  liveViewReader: string;
 }
 
 export function hangWatchData(): HangWatchData | undefined {
   const dir = process.env.CANN_HARNESS_DIR;
   const role = process.env.CANN_HARNESS_ROLE;
   if (!dir || !role) return undefined;
-  return { dir, role, buffer: callRecord.buffer };
+  return { dir, role, buffer: callRecord.buffer, library: loadedLibrary, liveViewReader: LIVE_VIEW_READER };
 }
 
 /**
@@ -63,6 +68,14 @@ function serveHangRequests(hang) {
     }
     return out;
   }
+  // The stub's live view of our streams; required only when asked, so passing runs never load it.
+  function liveView() {
+    try {
+      return { json: require(hang.liveViewReader).readLiveViewJson(hang.library) };
+    } catch (e) {
+      return { unavailable: String((e && e.message) || e) };
+    }
+  }
   function check() {
     let id;
     if (!fs.existsSync(request)) return;
@@ -71,7 +84,7 @@ function serveHangRequests(hang) {
     served = id;
     try {
       const file = path.join(hangDir, hang.role + '.' + process.pid + '.json');
-      const body = JSON.stringify({ request: id, role: hang.role, pid: process.pid, record: copyRecord(), threads: threads() });
+      const body = JSON.stringify({ request: id, role: hang.role, pid: process.pid, record: copyRecord(), threads: threads(), live: liveView() });
       fs.writeFileSync(file + '.tmp', body);
       fs.renameSync(file + '.tmp', file);
     } catch {}
