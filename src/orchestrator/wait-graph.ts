@@ -15,7 +15,7 @@
 import { parseTraceLines, type StubTraceLine, type TraceSource } from '../trace/stub-trace';
 import type { CallInProgress } from '../acl/call-record';
 import type { LiveTask, LiveView, LiveViewAnswer } from '../acl/live-view';
-import type { ThreadState } from './hang-files';
+import type { ThreadCall, ThreadState } from './hang-files';
 import type { WaitingFor } from '../rendezvous';
 
 /** What the orchestrator knows about one role at the deadline. */
@@ -32,6 +32,8 @@ export interface RoleState {
   main?: ThreadState | null;
   /** The main thread answered the diagnostic-report request: its event loop is free. */
   loopFree?: boolean;
+  /** Calls in progress in the role's worker threads (`threads: k`). */
+  threadCalls?: ThreadCall[];
   /** The stub's live view of the role's streams (or why there is none); undefined: not asked. */
   live?: LiveViewAnswer;
 }
@@ -210,9 +212,12 @@ export function buildWaitGraph(roles: RoleState[], traces: TraceSource[], ctx: G
   const deadlock = shown.some((c) => c.deadlock);
   const lines = ['wait-for graph at the deadline (read "A ← B" as "A waits for B"):', ...shown.map((c) => `  ${c.text}`)];
   if (shown.length === 0) lines.push('  (no role was still running)');
-  const calls = Object.fromEntries(roles.filter((r) => r.call).map((r) => [r.name, r.call!]));
+  const calls = Object.fromEntries(roles.flatMap((r) => {
+    const c = r.call ?? oldestThreadCall(r.threadCalls)?.call;
+    return c ? [[r.name, c]] : [];
+  }));
   const sources: Record<string, StubSource> = {};
-  for (const r of roles) if (r.call && !r.ended) sources[r.name] = (r.pid !== null && view.sources.get(r.pid)) || 'none';
+  for (const r of roles) if ((r.call || r.threadCalls?.length) && !r.ended) sources[r.name] = (r.pid !== null && view.sources.get(r.pid)) || 'none';
   if (Object.keys(sources).length) lines.push(`  (stream state from: ${describeSources(sources, roles)})`);
   return { chains: shown, deadlock, lines, calls, sources };
 }
@@ -246,18 +251,33 @@ function stepsOf(r: RoleState, view: StubView, byPid: Map<number, RoleState>, ct
     const w = r.waitingFor;
     return [w.from ? { text: `${r.name} awaits ${w.what} from ${w.from}`, next: w.from } : { text: `${r.name} awaits ${w.what} (no role named as its source)` }];
   }
-  if (r.call) {
-    const head = `${r.name} (${r.call.name}${r.call.args ? ` ${r.call.args}` : ''}, for ${seconds(r.call.sinceNs, ctx.nowNs)})`;
-    if (r.pid === null || !view.unfinished.has(r.pid)) return [{ text: `${head}: no stub state to follow (no live view, no trace: real mode?)` }];
-    const blocked = pickBlockedHead(view.heads(r.pid), r.call.args, view.unfinished.get(r.pid) ?? []);
-    if (!blocked) return [{ text: `${head}: its streams have no unfinished task` }];
-    return [{ text: head }, ...followTask(blocked, view, byPid, ctx, 0)];
+  if (r.call) return callSteps(r, r.name, r.call, view, byPid, ctx);
+  const threadCall = oldestThreadCall(r.threadCalls);
+  if (threadCall) {
+    const others = (r.threadCalls?.length ?? 1) - 1;
+    const who = `${r.name} thread ${threadCall.thread}${others ? ` (and ${others} more thread${others > 1 ? 's' : ''} in ACL calls)` : ''}`;
+    return callSteps(r, who, threadCall.call, view, byPid, ctx);
   }
   const main = r.main;
   if (r.loopFree) return [{ text: `${r.name} is idle: its event loop is free but its body has not returned (awaiting something the harness does not see)` }];
   if (main?.state === 'R') return [{ text: `${r.name} is busy: its main thread is running (JavaScript, no ACL call, no harness wait)` }];
   if (main) return [{ text: `${r.name} is blocked outside ACL calls: main thread ${main.state === 'S' ? 'sleeping' : `state ${main.state}`}${main.wchan && main.wchan !== '0' ? ` in ${main.wchan}` : ''}` }];
   return [{ text: `${r.name} did not answer (no watcher thread)` }];
+}
+
+/** The steps of a role blocked in an ACL call (of its main thread, or of worker thread `who`). */
+function callSteps(r: RoleState, who: string, call: CallInProgress, view: StubView, byPid: Map<number, RoleState>, ctx: GraphContext): WaitStep[] {
+  const head = `${who} (${call.name}${call.args ? ` ${call.args}` : ''}, for ${seconds(call.sinceNs, ctx.nowNs)})`;
+  if (r.pid === null || !view.unfinished.has(r.pid)) return [{ text: `${head}: no stub state to follow (no live view, no trace: real mode?)` }];
+  const blocked = pickBlockedHead(view.heads(r.pid), call.args, view.unfinished.get(r.pid) ?? []);
+  if (!blocked) return [{ text: `${head}: its streams have no unfinished task` }];
+  return [{ text: head }, ...followTask(blocked, view, byPid, ctx, 0)];
+}
+
+/** The worker thread blocked the longest: the one the others most likely wait behind. */
+function oldestThreadCall(calls: ThreadCall[] | undefined): ThreadCall | undefined {
+  if (!calls?.length) return undefined;
+  return [...calls].sort((a, b) => (BigInt(a.call.sinceNs) < BigInt(b.call.sinceNs) ? -1 : 1))[0];
 }
 
 /**
