@@ -26,6 +26,8 @@ export class LiveBlock {
   #shown = 0;
   #redraw: NodeJS.Immediate | null = null;
   #closed = false;
+  /** The last other write ended its line: drawing now would not glue the block to a partial line. */
+  #atLineStart = true;
 
   /** hooked: the streams whose other writes must erase the block first (default: out only). */
   constructor(out: TtyLike, hooked: TtyLike[] = [out]) {
@@ -39,7 +41,7 @@ export class LiveBlock {
   render(lines: string[]): void {
     if (this.#closed) return;
     this.#lines = lines;
-    this.#draw();
+    if (this.#atLineStart) this.#draw(); // else the next write that ends its line draws it
   }
 
   /** Erases the block and gives the streams back their own write. */
@@ -71,6 +73,7 @@ export class LiveBlock {
     s.write = function writeBelowBlock(this: unknown, chunk: string | Uint8Array, ...rest: unknown[]): boolean {
       block.#erase();
       const ok = original.call(s, chunk, ...rest);
+      if (chunk.length) block.#atLineStart = endsLine(chunk);
       block.#redrawSoon();
       return ok;
     };
@@ -83,8 +86,12 @@ export class LiveBlock {
     if (this.#redraw || this.#closed || this.#lines.length === 0) return;
     this.#redraw = setImmediate(() => {
       this.#redraw = null;
-      if (!this.#closed) this.#draw();
+      if (!this.#closed && this.#atLineStart) this.#draw();
     });
     this.#redraw.unref();
   }
+}
+
+function endsLine(chunk: string | Uint8Array): boolean {
+  return typeof chunk === 'string' ? chunk.endsWith('\n') : chunk[chunk.length - 1] === 0x0a;
 }

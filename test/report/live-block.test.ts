@@ -52,6 +52,20 @@ test('draws, redraws in place, and erases itself around other writes', async () 
   expect(err.chunks.length).toBe(before);
 });
 
+test('a partial line written by someone else is never glued to the block: it waits for the newline', async () => {
+  const err = fakeTty();
+  const block = new LiveBlock(err);
+  block.render(['[running 3 s] scenario "a"']);
+  err.write('Determining test suites to run...');
+  await nextTurn();
+  block.render(['[running 4 s] scenario "a"']); // still mid-line: not drawn
+  expect(err.chunks).toEqual(['[running 3 s] scenario "a"\n', UP_ERASE(1), 'Determining test suites to run...']);
+  err.write(Buffer.from(' done\n'));
+  await nextTurn();
+  expect(err.chunks.slice(3)).toEqual([' done\n', '[running 4 s] scenario "a"\n']);
+  block.close();
+});
+
 test('lines are cut to the terminal width, so each takes one row', () => {
   const err = fakeTty(20);
   const block = new LiveBlock(err);
