@@ -23,6 +23,7 @@
 
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Handle layout. Bytes 0..7: the object id (names /cannstub-ev-<hex>).
  * Bytes 8..15: HANDLE_MAGIC, 16..23: a check derived from the id, rest 0.
@@ -123,7 +124,7 @@ aclError ipc_event_open(const char *call, const unsigned char handle[64], struct
 
 /* Takes the lowest free slot (refcount 0) and makes it current; 0 if every
  * slot is referenced. *use: the slot's use count, naming this record. */
-static int try_take_slot(struct event *ev, uint32_t *slot, uint32_t *use)
+static int try_take_slot(struct event *ev, const struct stream *s, uint32_t *slot, uint32_t *use)
 {
     struct ipc_shared *ipc = ev->ipc;
     shm_lock(ev->shm);
@@ -138,6 +139,8 @@ static int try_take_slot(struct event *ev, uint32_t *slot, uint32_t *use)
         /* a free slot's done word is 0 (cleared on release, or by ipc_repair) */
         ipc->slots[found].refcount = 1;
         *use = ++ipc->slots[found].uses;
+        ipc->slots[found].recorder_pid = (int32_t)getpid();
+        ipc->slots[found].recorder_stream = s->id;
         __atomic_store_n(&ipc->current, found, __ATOMIC_RELEASE);
     }
     shm_unlock(ev->shm);
@@ -151,7 +154,7 @@ static int try_take_slot(struct event *ev, uint32_t *slot, uint32_t *use)
 
 aclError ipc_record_take_slot(const char *call, struct event *ev, struct stream *s, uint32_t *slot, uint32_t *use)
 {
-    if (try_take_slot(ev, slot, use))
+    if (try_take_slot(ev, s, slot, use))
         return ACL_SUCCESS;
     /* CANN's record spins until a slot frees (ipc_event.cc GetIpcRecordIndex);
      * this one polls with rt.lock released, and gives up when the event or the
@@ -170,7 +173,7 @@ aclError ipc_record_take_slot(const char *call, struct event *ev, struct stream 
         else if (s->destroyed)
             rc = stub_fail(ACL_ERROR_RT_INVALID_HANDLE, call,
                            "the stream was destroyed (or its device reset) while the record waited for a free slot");
-        else if (!try_take_slot(ev, slot, use))
+        else if (!try_take_slot(ev, s, slot, use))
             continue;
         break;
     }
@@ -178,6 +181,17 @@ aclError ipc_record_take_slot(const char *call, struct event *ev, struct stream 
     sync_cond_broadcast(&rt.progress); /* an executor may wait for waiters == 0 */
     event_unref(ev);
     return rc;
+}
+
+int ipc_slot_recorder(struct event *ev, uint32_t slot, uint32_t use, int32_t *pid, uint64_t *stream)
+{
+    struct ipc_slot *sl = &ev->ipc->slots[slot];
+    shm_lock(ev->shm);
+    int same = sl->uses == use;
+    *pid = sl->recorder_pid;
+    *stream = sl->recorder_stream;
+    shm_unlock(ev->shm);
+    return same;
 }
 
 void ipc_wait_capture(struct event *ev, int64_t *slot, uint32_t *use)

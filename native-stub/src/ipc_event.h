@@ -16,6 +16,8 @@ struct ipc_slot {
     uint32_t refcount;
     uint32_t done; /* futex word: 1 once the record executed */
     uint32_t uses; /* records that took this slot so far: names a record in traces */
+    int32_t recorder_pid;     /* the process and stream of the record that took it last */
+    uint64_t recorder_stream; /* (for cannstub_live_view; written under the object's lock) */
 };
 
 struct ipc_shared {
@@ -54,6 +56,10 @@ void ipc_slot_release(struct event *ev, uint32_t slot);
 
 /* Called when the object's last local event goes. */
 void ipc_event_detach(struct event *ev);
+
+/* Who made record `use` of slot (rt.lock held, ev referenced): 1 with the
+ * recorder's pid and stream id, 0 if the slot has been taken again since. */
+int ipc_slot_recorder(struct event *ev, uint32_t slot, uint32_t use, int32_t *pid, uint64_t *stream);
 void ipc_reclaim_stale(void);
 
 #endif

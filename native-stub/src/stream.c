@@ -177,6 +177,8 @@ static void *executor_main(void *arg)
         s->head = t->next;
         if (!s->head)
             s->tail = NULL;
+        s->running = t; /* for cannstub_live_view, which reads it under rt.lock */
+        s->running_since_ns = plat_monotonic_ns();
         sync_unlock(&rt.lock);
 
         uint32_t jitter_us = jitter_task_us(s->device, s->id, t->seq);
@@ -187,6 +189,7 @@ static void *executor_main(void *arg)
         trace_task_at("end", s, t, note, effect_ns, -1);
 
         sync_lock(&rt.lock);
+        s->running = NULL;
         if (t->event)
             event_unref(t->event);
         memory_task_release(t);

@@ -62,6 +62,8 @@ struct stream {
     int destroyed;   /* handle invalid; freed once the queue drains */
     uint32_t cancelled; /* aclFinalize/exit: drop queued tasks, abort waits (a futex word) */
     int waiters;     /* host threads inside synchronize (keep it allocated) */
+    struct task *running; /* popped and executing (freed only under rt.lock after it ends) */
+    uint64_t running_since_ns;
     aclError sticky_error; /* reported by the next synchronize */
     pthread_cond_t wake;
 };

@@ -4,6 +4,10 @@
  * while the main thread is stuck inside the native call (issue #11). A seqlock (even = stable) makes
  * a read that races a write retry instead of returning half a name. Costs two Atomics stores and one
  * short UTF-8 encode per blocking call; nothing is read unless a hang report asks.
+ *
+ * Worker threads of a role (`threads: k`) each write their own slot of one shared table
+ * (threadCallRecords(), slot = thread number), which the main thread hands to the workers and to
+ * the watcher: a role blocked inside a worker thread's call is then seen as such.
  */
 
 const TEXT_BYTES = 1024;
@@ -12,6 +16,10 @@ const HEADER_BYTES = 16;
 const SINCE_OFFSET = HEADER_BYTES;
 const TEXT_OFFSET = SINCE_OFFSET + 8;
 const encoder = new TextEncoder();
+/** Bytes of one record (header, since, text). */
+export const CALL_RECORD_BYTES = TEXT_OFFSET + TEXT_BYTES;
+/** Slots of the worker-thread table: a role has at most 64 threads (src/scenario/plan.ts). */
+export const MAX_THREAD_RECORDS = 64;
 
 export interface CallInProgress {
   /** e.g. 'aclrtSynchronizeStream' */
@@ -29,16 +37,31 @@ export interface CallRecordSnapshot {
 }
 
 export class CallRecord {
-  readonly buffer: SharedArrayBuffer;
-  readonly #words: Int32Array;
-  readonly #since: BigInt64Array;
-  readonly #text: Uint8Array;
+  #buffer!: SharedArrayBuffer;
+  #words!: Int32Array;
+  #since!: BigInt64Array;
+  #text!: Uint8Array;
 
-  constructor(buffer: SharedArrayBuffer = new SharedArrayBuffer(TEXT_OFFSET + TEXT_BYTES)) {
-    this.buffer = buffer;
-    this.#words = new Int32Array(buffer, 0, 4);
-    this.#since = new BigInt64Array(buffer, SINCE_OFFSET, 1);
-    this.#text = new Uint8Array(buffer, TEXT_OFFSET, TEXT_BYTES);
+  /** A record at byteOffset of buffer (a slot of the thread table), or a fresh buffer of its own. */
+  constructor(buffer: SharedArrayBuffer = new SharedArrayBuffer(CALL_RECORD_BYTES), byteOffset = 0) {
+    this.#bind(buffer, byteOffset);
+  }
+
+  get buffer(): SharedArrayBuffer {
+    return this.#buffer;
+  }
+
+  /** From now on write into slot `slot` of a thread table (a worker thread's own record). */
+  useThreadSlot(table: SharedArrayBuffer, slot: number): void {
+    if (!Number.isInteger(slot) || slot < 0 || (slot + 1) * CALL_RECORD_BYTES > table.byteLength) return;
+    this.#bind(table, slot * CALL_RECORD_BYTES);
+  }
+
+  #bind(buffer: SharedArrayBuffer, at: number): void {
+    this.#buffer = buffer;
+    this.#words = new Int32Array(buffer, at, 4);
+    this.#since = new BigInt64Array(buffer, at + SINCE_OFFSET, 1);
+    this.#text = new Uint8Array(buffer, at + TEXT_OFFSET, TEXT_BYTES);
   }
 
   begin(name: string, args: string): void {
@@ -83,6 +106,23 @@ export class CallRecord {
 
 /** This process's (this thread's) record: the binding writes it; harness/parent-watch.ts serves it. */
 export const callRecord = new CallRecord();
+
+let threadTable: SharedArrayBuffer | undefined;
+/** The main thread's table of worker-thread records (made on first use). */
+export function threadCallRecords(): SharedArrayBuffer {
+  threadTable ??= new SharedArrayBuffer(CALL_RECORD_BYTES * MAX_THREAD_RECORDS);
+  return threadTable;
+}
+
+/** Each slot of a thread table (a copy is fine) that holds a call in progress, with its thread number. */
+export function readThreadRecords(table: SharedArrayBuffer): { thread: number; snapshot: CallRecordSnapshot }[] {
+  const out: { thread: number; snapshot: CallRecordSnapshot }[] = [];
+  for (let slot = 0; (slot + 1) * CALL_RECORD_BYTES <= table.byteLength; slot++) {
+    const snapshot = new CallRecord(table, slot * CALL_RECORD_BYTES).read();
+    if (snapshot.call || snapshot.openLatches) out.push({ thread: slot, snapshot });
+  }
+  return out;
+}
 
 /** Runs a possibly blocking native call with it recorded as "in progress". */
 export function recordCall<T>(name: string, args: string, fn: () => T): T {

@@ -11,6 +11,7 @@
 import type { LoadedAcl } from './native';
 import { LibraryNotFoundError, parseMode, resolveHoldLibrary, resolveLibrary } from './resolve';
 import type { AclMode, LibraryChoice, ResolveOptions } from './resolve';
+import { publishLoadedLibrary } from './live-view';
 import { AclRuntime } from './runtime';
 import type { Acl } from './types';
 
@@ -43,6 +44,8 @@ export {
 } from './resolve';
 export type { AclMode, LibraryChoice, ResolveOptions } from './resolve';
 export { reclaimStubLeftovers } from './reclaim';
+export { parseLiveView } from './live-view';
+export type { LiveStream, LiveTask, LiveView, LiveViewAnswer } from './live-view';
 export type { Acl, DeviceBuffer, Event, Latch, Notify, Stream } from './types';
 export type { AclFunctions } from './native';
 
@@ -107,5 +110,6 @@ export function loadAcl(opts: ResolveOptions = {}): Acl {
       reason: `auto: using the stub ${stub.path} because the real ${choice.path} was found but failed to load (${why.split('\n')[0]})`,
     };
   }
+  publishLoadedLibrary(choice.path); // for the hang report's live view (live-view.ts)
   return new AclRuntime(choice, loaded.fns, () => native.loadHoldLibrary(resolveHoldLibrary(env)));
 }

@@ -4,7 +4,8 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { CallRecord, type CallRecordSnapshot } from '../acl/call-record';
+import { CallRecord, readThreadRecords, type CallInProgress, type CallRecordSnapshot } from '../acl/call-record';
+import { parseLiveView, type LiveViewAnswer } from '../acl/live-view';
 
 export const HANG_DIR = 'hang';
 
@@ -23,6 +24,15 @@ export interface RoleAnswer extends CallRecordSnapshot {
   threads: ThreadState[];
   /** The main thread (tid == pid). */
   main: ThreadState | null;
+  /** The stub's live view of the process's streams, or why there is none. */
+  live: LiveViewAnswer;
+  /** Calls in progress in the role's worker threads (`threads: k`), by thread number. */
+  threadCalls: ThreadCall[];
+}
+
+export interface ThreadCall {
+  thread: number;
+  call: CallInProgress;
 }
 
 export function diagnosticReportFile(dir: string, role: string, pid: number): string {
@@ -46,7 +56,7 @@ export function writeHangRequest(dir: string): string {
 
 /** The role's answer to request `id`, or null if it has not answered (yet). */
 export function readAnswer(dir: string, role: string, pid: number, id: string): RoleAnswer | null {
-  let raw: { request: string; pid: number; record: string | null; threads: ThreadState[] };
+  let raw: { request: string; pid: number; record: string | null; threads: ThreadState[]; live?: { json?: string; unavailable?: string }; threadRecords?: { thread: number; record: string | null }[] };
   try {
     raw = JSON.parse(readFileSync(answerFile(dir, role, pid), 'utf8'));
   } catch {
@@ -56,7 +66,25 @@ export function readAnswer(dir: string, role: string, pid: number, id: string): 
   const snapshot: CallRecordSnapshot = raw.record
     ? new CallRecord(toShared(Buffer.from(raw.record, 'base64'))).read()
     : { call: null, openLatches: 0 };
-  return { ...snapshot, pid: raw.pid, threads: raw.threads, main: raw.threads.find((t) => t.tid === raw.pid) ?? null };
+  const threadCalls: ThreadCall[] = [];
+  for (const t of raw.threadRecords ?? []) {
+    if (!t.record) continue;
+    const [one] = readThreadRecords(toShared(Buffer.from(t.record, 'base64')));
+    if (!one) continue;
+    snapshot.openLatches += one.snapshot.openLatches; // latches of any thread hold the role's streams
+    if (one.snapshot.call) threadCalls.push({ thread: t.thread, call: one.snapshot.call });
+  }
+  return { ...snapshot, threadCalls, pid: raw.pid, threads: raw.threads, main: raw.threads.find((t) => t.tid === raw.pid) ?? null, live: liveOf(raw.live) };
+}
+
+function liveOf(raw: { json?: string; unavailable?: string } | undefined): LiveViewAnswer {
+  if (!raw) return { unavailable: 'the watcher sent no live view' };
+  if (raw.json === undefined) return { unavailable: raw.unavailable ?? 'no reason given' };
+  try {
+    return { view: parseLiveView(raw.json) };
+  } catch (e) {
+    return { unavailable: `unreadable live view: ${(e as Error).message}` };
+  }
 }
 
 function toShared(bytes: Buffer): SharedArrayBuffer {

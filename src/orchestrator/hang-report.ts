@@ -48,7 +48,7 @@ export async function collectWaitGraph(roles: RoleProcess[], dir: string): Promi
     const a = answers.get(r.name);
     const s: RoleState = { name: r.name, pid: r.pid, waitingFor: r.currentWait };
     if (!r.alive) s.ended = r.finalStatus ? `${r.finalStatus}` : 'exited';
-    if (a) Object.assign(s, { call: a.call, openLatches: a.openLatches, main: a.main });
+    if (a) Object.assign(s, { call: a.call, openLatches: a.openLatches, main: a.main, live: a.live, threadCalls: a.threadCalls });
     if (r.diagnosticReport !== undefined) s.loopFree = true;
     return s;
   });

@@ -2,17 +2,20 @@
  * The wait-for graph of a hung run (issue #11): who waits for whom, across processes.
  *
  * Each running role has one outgoing step: a harness wait (signal, handle, barrier: "awaits X from
- * role R"), or an ACL call in progress, followed through the stub's traces (the stream's head task ->
+ * role R"), or an ACL call in progress, followed through the stub's state of each process: its live
+ * view (cannstub_live_view, asked by the role's watcher at the deadline) when it gave one, else its
+ * trace file (the stream's head task ->
  * the record a wait captured -> the task that record is queued behind -> the role holding it), or a
  * terminal state (busy in JavaScript, blocked outside ACL, ended). Following the steps from each role
  * either ends (the chain's end is named) or comes back to a role already on the path: a deadlock.
  *
  * Pure: built from what the orchestrator collected at the deadline (hang-report.ts) and the stub
- * traces; no I/O, so unit tests give it hand-written states.
+ * traces; no I/O, so unit tests give it hand-written states. The graph says which source it used.
  */
 import { parseTraceLines, type StubTraceLine, type TraceSource } from '../trace/stub-trace';
 import type { CallInProgress } from '../acl/call-record';
-import type { ThreadState } from './hang-files';
+import type { LiveTask, LiveView, LiveViewAnswer } from '../acl/live-view';
+import type { ThreadCall, ThreadState } from './hang-files';
 import type { WaitingFor } from '../rendezvous';
 
 /** What the orchestrator knows about one role at the deadline. */
@@ -29,6 +32,10 @@ export interface RoleState {
   main?: ThreadState | null;
   /** The main thread answered the diagnostic-report request: its event loop is free. */
   loopFree?: boolean;
+  /** Calls in progress in the role's worker threads (`threads: k`). */
+  threadCalls?: ThreadCall[];
+  /** The stub's live view of the role's streams (or why there is none); undefined: not asked. */
+  live?: LiveViewAnswer;
 }
 
 export interface WaitStep {
@@ -52,7 +59,12 @@ export interface WaitGraph {
   lines: string[];
   /** The ACL call each role was in, by role name. */
   calls: Record<string, CallInProgress>;
+  /** Where the stub state of each role in an ACL call came from. */
+  sources: Record<string, StubSource>;
 }
+
+/** 'live': the stub's live view; 'trace': its trace file; 'none': neither (real CANN, no trace). */
+export type StubSource = 'live' | 'trace' | 'none';
 
 interface Task {
   pid: number;
@@ -64,15 +76,21 @@ interface Task {
   ended: boolean;
   /** Dropped by aclFinalize or exit: it will never execute. */
   cancelled: boolean;
+  /** Live view, IPC waits: the process and stream of the record it waits for. */
+  recorder?: { pid: number; stream: number } | null;
 }
 
 /** Unfinished tasks, and where each record (by event identity) was submitted. */
 class StubView {
   readonly unfinished = new Map<number, Task[]>(); // pid -> unfinished tasks, in submission order
   readonly records = new Map<string, Task>(); // record key -> its task
+  readonly sources = new Map<number, StubSource>(); // pid -> where its tasks came from
 
-  constructor(traces: TraceSource[]) {
+  constructor(traces: TraceSource[], lives: { role: string; view: LiveView }[]) {
+    for (const { role, view } of lives) this.addLive(role, view);
     for (const t of traces) {
+      if (this.sources.get(t.pid) === 'live') continue; // the live view is the process's state now
+      this.sources.set(t.pid, 'trace');
       const tasks = new Map<string, Task>();
       for (const l of parseTraceLines(t.jsonl)) {
         if (l.task === null || l.task === undefined) continue; // no-op waits, event syncs
@@ -91,6 +109,34 @@ class StubView {
       }
       this.unfinished.set(t.pid, [...tasks.values()].filter((k) => !k.ended));
     }
+  }
+
+  private addLive(role: string, view: LiveView): void {
+    this.sources.set(view.pid, 'live');
+    const tasks: Task[] = [];
+    for (const st of view.streams) {
+      for (const lt of st.head ? [st.head, ...st.queued] : st.queued) {
+        const submit: StubTraceLine = {
+          t: lt.sinceNs ? Number(lt.sinceNs) : 0,
+          pid: view.pid,
+          tid: 0,
+          op: 'submit',
+          kind: lt.kind,
+          device: st.device,
+          stream: st.stream,
+          task: lt.task,
+          event: lt.event ?? 0,
+          slot: lt.slot ?? null,
+          gen: lt.gen ?? null,
+          ipc: lt.ipc ?? null,
+        };
+        const task: Task = { pid: view.pid, role, stream: st.stream, task: lt.task, submit, started: lt.state === 'running', ended: false, cancelled: false, recorder: lt.recorder };
+        tasks.push(task);
+        const rk = lt.kind === 'ipc_record' || lt.kind === 'record' ? recordKey(view.pid, submit) : null;
+        if (rk) this.records.set(rk, task);
+      }
+    }
+    this.unfinished.set(view.pid, tasks);
   }
 
   /** The oldest unfinished task on each of the process's streams. */
@@ -128,7 +174,8 @@ export interface GraphContext {
 }
 
 export function buildWaitGraph(roles: RoleState[], traces: TraceSource[], ctx: GraphContext): WaitGraph {
-  const view = new StubView(traces);
+  const lives = roles.flatMap((r) => (r.live && 'view' in r.live ? [{ role: r.name, view: r.live.view }] : []));
+  const view = new StubView(traces, lives);
   const byName = new Map(roles.map((r) => [r.name, r]));
   const byPid = new Map(roles.filter((r) => r.pid !== null).map((r) => [r.pid!, r]));
   const steps = new Map(roles.map((r) => [r.name, stepsOf(r, view, byPid, ctx)]));
@@ -165,8 +212,28 @@ export function buildWaitGraph(roles: RoleState[], traces: TraceSource[], ctx: G
   const deadlock = shown.some((c) => c.deadlock);
   const lines = ['wait-for graph at the deadline (read "A ← B" as "A waits for B"):', ...shown.map((c) => `  ${c.text}`)];
   if (shown.length === 0) lines.push('  (no role was still running)');
-  const calls = Object.fromEntries(roles.filter((r) => r.call).map((r) => [r.name, r.call!]));
-  return { chains: shown, deadlock, lines, calls };
+  const calls = Object.fromEntries(roles.flatMap((r) => {
+    const c = r.call ?? oldestThreadCall(r.threadCalls)?.call;
+    return c ? [[r.name, c]] : [];
+  }));
+  const sources: Record<string, StubSource> = {};
+  for (const r of roles) if ((r.call || r.threadCalls?.length) && !r.ended) sources[r.name] = (r.pid !== null && view.sources.get(r.pid)) || 'none';
+  if (Object.keys(sources).length) lines.push(`  (stream state from: ${describeSources(sources, roles)})`);
+  return { chains: shown, deadlock, lines, calls, sources };
+}
+
+/** e.g. 'the stub's live view (consumer, producer); trace files (other: live view unavailable, ...)'. */
+function describeSources(sources: Record<string, StubSource>, roles: RoleState[]): string {
+  const label: Record<StubSource, string> = { live: "the stub's live view", trace: 'trace files', none: 'nothing' };
+  const why = (name: string) => {
+    const live = roles.find((r) => r.name === name)?.live;
+    return live && 'unavailable' in live ? `${name}: ${live.unavailable}` : name;
+  };
+  return (['live', 'trace', 'none'] as const)
+    .map((k) => [k, Object.keys(sources).filter((n) => sources[n] === k)] as const)
+    .filter(([, names]) => names.length)
+    .map(([k, names]) => `${label[k]} (${(k === 'live' ? names : names.map(why)).join('; ')})`)
+    .join(', ');
 }
 
 function sameCycle(a: string[], b: string[]): boolean {
@@ -184,18 +251,33 @@ function stepsOf(r: RoleState, view: StubView, byPid: Map<number, RoleState>, ct
     const w = r.waitingFor;
     return [w.from ? { text: `${r.name} awaits ${w.what} from ${w.from}`, next: w.from } : { text: `${r.name} awaits ${w.what} (no role named as its source)` }];
   }
-  if (r.call) {
-    const head = `${r.name} (${r.call.name}${r.call.args ? ` ${r.call.args}` : ''}, for ${seconds(r.call.sinceNs, ctx.nowNs)})`;
-    if (r.pid === null || !view.unfinished.has(r.pid)) return [{ text: `${head}: no stub trace to follow (real mode)` }];
-    const blocked = pickBlockedHead(view.heads(r.pid), r.call.args, view.unfinished.get(r.pid) ?? []);
-    if (!blocked) return [{ text: `${head}: its streams have no unfinished task` }];
-    return [{ text: head }, ...followTask(blocked, view, byPid, ctx, 0)];
+  if (r.call) return callSteps(r, r.name, r.call, view, byPid, ctx);
+  const threadCall = oldestThreadCall(r.threadCalls);
+  if (threadCall) {
+    const others = (r.threadCalls?.length ?? 1) - 1;
+    const who = `${r.name} thread ${threadCall.thread}${others ? ` (and ${others} more thread${others > 1 ? 's' : ''} in ACL calls)` : ''}`;
+    return callSteps(r, who, threadCall.call, view, byPid, ctx);
   }
   const main = r.main;
   if (r.loopFree) return [{ text: `${r.name} is idle: its event loop is free but its body has not returned (awaiting something the harness does not see)` }];
   if (main?.state === 'R') return [{ text: `${r.name} is busy: its main thread is running (JavaScript, no ACL call, no harness wait)` }];
   if (main) return [{ text: `${r.name} is blocked outside ACL calls: main thread ${main.state === 'S' ? 'sleeping' : `state ${main.state}`}${main.wchan && main.wchan !== '0' ? ` in ${main.wchan}` : ''}` }];
   return [{ text: `${r.name} did not answer (no watcher thread)` }];
+}
+
+/** The steps of a role blocked in an ACL call (of its main thread, or of worker thread `who`). */
+function callSteps(r: RoleState, who: string, call: CallInProgress, view: StubView, byPid: Map<number, RoleState>, ctx: GraphContext): WaitStep[] {
+  const head = `${who} (${call.name}${call.args ? ` ${call.args}` : ''}, for ${seconds(call.sinceNs, ctx.nowNs)})`;
+  if (r.pid === null || !view.unfinished.has(r.pid)) return [{ text: `${head}: no stub state to follow (no live view, no trace: real mode?)` }];
+  const blocked = pickBlockedHead(view.heads(r.pid), call.args, view.unfinished.get(r.pid) ?? []);
+  if (!blocked) return [{ text: `${head}: its streams have no unfinished task` }];
+  return [{ text: head }, ...followTask(blocked, view, byPid, ctx, 0)];
+}
+
+/** The worker thread blocked the longest: the one the others most likely wait behind. */
+function oldestThreadCall(calls: ThreadCall[] | undefined): ThreadCall | undefined {
+  if (!calls?.length) return undefined;
+  return [...calls].sort((a, b) => (BigInt(a.call.sinceNs) < BigInt(b.call.sinceNs) ? -1 : 1))[0];
 }
 
 /**
@@ -234,6 +316,18 @@ function describeTask(t: Task, ctx: GraphContext): string {
   return `${ev}${l.gen !== null && l.gen !== undefined ? ` use ${l.gen}` : ''}`;
 }
 
+/** A wait whose record is in no process's view: what the live view's recorder (pid, stream) tells. */
+function unseenRecord(what: string, t: Task, view: StubView, byPid: Map<number, RoleState>): string {
+  const r = t.recorder;
+  if (!r) return `${what}: no trace of the record it captured`;
+  const owner = byPid.get(r.pid);
+  const recorded = `${what}, recorded by ${owner?.name ?? `pid ${r.pid}`} stream ${r.stream}`;
+  if (!owner) return `${recorded}: that record will never execute, its process (pid ${r.pid}) is not a running role of this run`;
+  if (owner.ended) return `${recorded}: that record will never execute, its process has ended (${owner.ended})`;
+  if (view.sources.get(r.pid) === 'live') return `${recorded} (no longer queued there: it has executed, the wait should end)`;
+  return `${recorded}: ${owner.name} gave no view of its streams`;
+}
+
 /** From a task at a stream's head, what it waits for, as steps; the last one may lead to a role. */
 function followTask(t: Task, view: StubView, byPid: Map<number, RoleState>, ctx: GraphContext, depth: number): WaitStep[] {
   const owner = byPid.get(t.pid);
@@ -244,7 +338,7 @@ function followTask(t: Task, view: StubView, byPid: Map<number, RoleState>, ctx:
     const key = recordKey(t.pid, t.submit);
     const rec = key ? view.records.get(key) : undefined;
     const what = `waits ${describeTask(t, ctx)} on ${where}`;
-    if (!rec) return [{ text: `${what}: no trace of the record it captured` }];
+    if (!rec) return [{ text: unseenRecord(what, t, view, byPid) }];
     const recOwner = byPid.get(rec.pid);
     const recName = recOwner?.name ?? rec.role ?? `pid ${rec.pid}`;
     const recorded = `${what}, recorded by ${recName} stream ${rec.stream}`;

@@ -3,18 +3,39 @@
  * and each running role's state, read from the files runRoles() keeps in a private folder
  * (src/orchestrator/progress-file.ts). Only scenarios running longer than `quietMs` are shown, so a
  * healthy suite prints nothing extra and Jest's reporter output stays as it is; a hang is no longer
- * minutes of silence. Lines go to stderr: every `intervalMs` on a TTY (2 s), every 10 s otherwise (CI).
+ * minutes of silence. On a TTY, a small block at the bottom of stderr is redrawn in place every
+ * second (live-block.ts: erased before anything else is written to stdout or stderr, drawn again
+ * after); otherwise (CI logs) lines are appended every 10 s.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { PROGRESS_DIR_ENV, type RunProgress } from '../orchestrator/progress-file';
 import { SCENARIO_DIR_PREFIX, scenarioBaseDir } from '../orchestrator/scenario-dir';
+import { LiveBlock, type TtyLike } from './live-block';
 
 export interface ProgressOptions {
-  out?: NodeJS.WriteStream;
+  out?: TtyLike;
+  /** TTY only: the streams whose writes erase the block first (default: process.stdout and out). */
+  hooked?: TtyLike[];
   intervalMs?: number;
   quietMs?: number;
   now?: () => number;
+}
+
+/** Rows of the in-place block at most: it must stay small next to Jest's output. */
+export const BLOCK_MAX_LINES = 12;
+
+/** The TTY block: one line per running scenario, then one indented line per role. */
+export function formatBlock(runs: RunProgress[], now: number, quietMs: number, maxLines = BLOCK_MAX_LINES): string[] {
+  const shown = runs.filter((x) => now - x.startedAt >= quietMs).sort((a, b) => a.startedAt - b.startedAt);
+  const lines: string[] = [];
+  for (const r of shown) {
+    lines.push(`[running ${((now - r.startedAt) / 1000).toFixed(0)} s] ${r.label}`);
+    for (const [name, state] of Object.entries(r.roles)) lines.push(`    ${name}: ${state}`);
+  }
+  if (lines.length <= maxLines) return lines;
+  const hidden = lines.length - (maxLines - 1);
+  return [...lines.slice(0, maxLines - 1), `    … ${hidden} more line(s) (${shown.length} scenario(s) running)`];
 }
 
 export function formatProgress(runs: RunProgress[], now: number, quietMs: number): string[] {
@@ -47,17 +68,23 @@ export function readProgress(dir: string): RunProgress[] {
 
 /** Sets CANN_HARNESS_PROGRESS_DIR for Jest's workers and prints progress until stop() is called. */
 export function startProgress(opts: ProgressOptions = {}): { stop(): void } {
-  const out = opts.out ?? process.stderr;
+  const out: TtyLike = opts.out ?? process.stderr;
   // Named like a scenario directory of this process, so the session guard removes it on an interrupt.
   const dir = mkdtempSync(path.join(scenarioBaseDir(), `${SCENARIO_DIR_PREFIX}${process.pid}-progress-`));
   process.env[PROGRESS_DIR_ENV] = dir;
   const now = opts.now ?? Date.now;
-  const quietMs = opts.quietMs ?? 5_000;
+  const tty = out.isTTY === true;
+  const quietMs = opts.quietMs ?? (tty ? 2_000 : 5_000);
+  const block = tty ? new LiveBlock(out, opts.hooked ?? [process.stdout, out]) : null;
   const timer = setInterval(() => {
-    for (const line of formatProgress(readProgress(dir), now(), quietMs)) out.write(`${line}\n`);
-  }, opts.intervalMs ?? (out.isTTY ? 2_000 : 10_000));
+    if (block) block.render(formatBlock(readProgress(dir), now(), quietMs));
+    else for (const line of formatProgress(readProgress(dir), now(), quietMs)) out.write(`${line}\n`);
+  }, opts.intervalMs ?? (tty ? 1_000 : 10_000));
   timer.unref();
-  const remove = () => rmSync(dir, { recursive: true, force: true });
+  const remove = () => {
+    block?.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
   // Jest may end the process itself (process.exit) before stop() runs, e.g. when no test matched.
   process.once('exit', remove);
   return {

@@ -14,6 +14,10 @@ export async function runScenarioThread(task: ThreadTask): Promise<ThreadOutcome
   try {
     // Loaded here, inside the try: importing this module never loads koffi, and a binding that
     // fails to load becomes this thread's reported error.
+    // Calls of this thread go to its slot of the process's table, which the hang watcher reads.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { callRecord } = require('../acl/call-record') as typeof import('../acl/call-record');
+    if (task.callRecords) callRecord.useThreadSlot(task.callRecords, task.thread);
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { loadAcl } = require('../acl') as typeof import('../acl');
     // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -3,6 +3,7 @@
  * Each task gets its own thread (k threads for k tasks), its own koffi instance and its own stream.
  */
 import * as path from 'node:path';
+import { threadCallRecords } from '../acl/call-record';
 import type { RoleEntryArgs, ScenarioMark } from './types';
 
 export interface ThreadTask {
@@ -13,6 +14,8 @@ export interface ThreadTask {
   thread: number;
   threads: number;
   deadline: number;
+  /** The process's table of worker-thread call records (slot = thread), read by the hang watcher. */
+  callRecords?: SharedArrayBuffer;
 }
 
 /** What a worker returns; errors travel as plain data so their ACL fields survive the copy. */
@@ -22,7 +25,7 @@ export type ThreadOutcome =
 
 const WORKER_SHIM = path.join(__dirname, 'thread-worker.js');
 
-export async function runRoleThreads(opts: Omit<ThreadTask, 'thread'>): Promise<{ values: unknown[]; marks: ScenarioMark[] }> {
+export async function runRoleThreads(opts: Omit<ThreadTask, 'thread' | 'callRecords'>): Promise<{ values: unknown[]; marks: ScenarioMark[] }> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { Piscina } = require('piscina') as typeof import('piscina');
   const pool = new Piscina({
@@ -35,7 +38,7 @@ export async function runRoleThreads(opts: Omit<ThreadTask, 'thread'>): Promise<
   });
   try {
     const outcomes: ThreadOutcome[] = await Promise.all(
-      Array.from({ length: opts.threads }, (_, thread) => pool.run({ ...opts, thread } satisfies ThreadTask)),
+      Array.from({ length: opts.threads }, (_, thread) => pool.run({ ...opts, thread, callRecords: threadCallRecords() } satisfies ThreadTask)),
     );
     const marks = outcomes.flatMap((o) => o.marks);
     const failed = outcomes.findIndex((o) => !o.ok);

@@ -23,9 +23,9 @@ test('a free event loop is idle; a sleeping main thread outside ACL is named wit
   ]);
 });
 
-test('real mode (no stub trace): the chain ends at the ACL call, with how long it has lasted', () => {
+test('real mode (no live view, no stub trace): the chain ends at the ACL call, with how long it has lasted', () => {
   expect(texts([{ name: 'r', pid: 7, call: { name: 'aclrtSynchronizeEvent', args: 'event=0x1', sinceNs: '2000000000' } }])).toEqual([
-    'chain: r (aclrtSynchronizeEvent event=0x1, for 3.0 s): no stub trace to follow (real mode)',
+    'chain: r (aclrtSynchronizeEvent event=0x1, for 3.0 s): no stub state to follow (no live view, no trace: real mode?)',
   ]);
 });
 

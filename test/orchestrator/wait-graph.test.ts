@@ -2,7 +2,7 @@
  * The wait-for graph of a hung run (issue #11), end to end on the stub: each scenario hangs on
  * purpose, times out, and the graph at the top of the report must name who waits for whom.
  */
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { runRoles, type RoleSpec, type RunEvent, type RunResult } from '../../src/orchestrator';
 import { repoRoot } from '../support/run-child';
@@ -19,6 +19,18 @@ const role = (name: string, device: number, exp: string): RoleSpec => ({
   entry: { module: ROLES, export: exp },
   env: { ACL_STUB_DEVICE_COUNT: '3' },
 });
+/** The same role with the stub's trace off (ACL_STUB_TRACE empty): only the live view is left. */
+const untraced = (spec: RoleSpec): RoleSpec => ({ ...spec, env: { ...spec.env, ACL_STUB_TRACE: '' } });
+
+/** IPC event objects named in the roles' hang answers (their live views), for the leak check of untraced runs. */
+function shmObjectsOfAnswers(dir: string): string[] {
+  const hangDir = path.join(dir, 'hang');
+  const names = new Set<string>();
+  for (const f of readdirSync(hangDir).filter((n) => /^[^.]+\.\d+\.json$/.test(n))) {
+    for (const m of readFileSync(path.join(hangDir, f), 'utf8').matchAll(/\\"ipc\\":\\"([0-9a-f]{16})\\"/g)) names.add(`cannstub-ev-${m[1]}`);
+  }
+  return [...names].sort();
+}
 
 const ownDirs = new Set<string>();
 const track = (e: RunEvent) => {
@@ -32,7 +44,7 @@ async function hang(roles: RoleSpec[], failFast = true): Promise<RunResult> {
   // The graph heads the report, and is kept in the scenario directory with the roles' answers.
   expect(result.summary.startsWith(result.waitGraph!.lines.join('\n'))).toBe(true);
   expect(readFileSync(path.join(result.dir, 'hang', 'wait-graph.txt'), 'utf8')).toBe(result.waitGraph!.lines.join('\n') + '\n');
-  const shm = shmObjectsOfRun(result.traces);
+  const shm = [...shmObjectsOfRun(result.traces), ...shmObjectsOfAnswers(result.dir)];
   const pids = result.roles.map((r) => r.pid);
   await waitUntil(() => survivors(pids).length === 0 && leakedShmOf(shm).length === 0, 10_000);
   expect(survivors(pids)).toEqual([]);
@@ -56,6 +68,9 @@ withStub('wait-for graph at the deadline (stub)', () => {
     expect(g.deadlock).toBe(true);
     expect(g.chains).toHaveLength(1);
     expect(new Set(g.chains[0].roles)).toEqual(new Set(['producer', 'consumer']));
+    // Live views and traces were both there: the live view is preferred, and the graph says so.
+    expect(g.sources).toEqual({ consumer: 'live' });
+    expect(g.lines).toContain("  (stream state from: the stub's live view (consumer))");
     expect(g.chains[0].text).toMatch(
       /^deadlock: consumer \(aclrtSynchronizeStream stream=0x[0-9a-f]+, for [\d.]+ m?s\) ← waits IPC event "ev" \([0-9a-f]{16}\) slot 0 use 1 on stream \d+, recorded by producer stream \d+ ← queued behind a latch \(host function on stream \d+\) held by producer ← producer awaits signal "never" from consumer ← \(back to consumer\)$|^deadlock: producer awaits signal "never" from consumer ← consumer \(aclrtSynchronizeStream/,
     );
@@ -76,6 +91,29 @@ withStub('wait-for graph at the deadline (stub)', () => {
     expect(traceCommand(r.dir)).toContain(path.join(r.dir, 'trace.json'));
     expect(readFileSync(path.join(r.dir, 'trace.json'), 'utf8')).toBe(kept);
     expect(() => traceCommand(path.join(r.dir, 'hang'))).toThrow(/has no trace\/ folder of stub traces/);
+  });
+
+  test('no trace files: the live views alone still give the 2-role deadlock', async () => {
+    const r = await hang([untraced(role('producer', 0, 'deadlockProducer')), untraced(role('consumer', 1, 'deadlockConsumer'))]);
+    expect(readdirSync(path.join(r.dir, 'trace')).filter((f) => f.endsWith('.jsonl'))).toEqual([]);
+    expect(shmObjectsOfAnswers(r.dir)).toHaveLength(1); // the leak check saw the IPC event
+    const g = r.waitGraph!;
+    expect(g.sources).toEqual({ consumer: 'live' });
+    expect(g.deadlock).toBe(true);
+    expect(g.chains.map((c) => c.text)).toEqual([
+      expect.stringMatching(
+        /^deadlock: (consumer \(aclrtSynchronizeStream stream=0x[0-9a-f]+, for [\d.]+ m?s\) ← waits IPC event "ev" \([0-9a-f]{16}\) slot 0 use 1 on stream \d+, recorded by producer stream \d+ ← queued behind a latch \(host function on stream \d+\) held by producer ← producer awaits signal "never" from consumer ← \(back to consumer\)|producer awaits signal "never" from consumer ← consumer \(aclrtSynchronizeStream .* recorded by producer stream \d+ ← queued behind a latch \(host function on stream \d+\) held by producer ← \(back to producer\))$/,
+      ),
+    ]);
+  });
+
+  test('no trace files, dead recorder: the live view names the recorder (pid, stream) whose process is gone', async () => {
+    const r = await hang([untraced(role('recorder', 0, 'dyingRecorder')), untraced(role('survivor', 1, 'survivor'))], false);
+    expect(r.roles[0].status).toBe('crashed');
+    expect(r.waitGraph!.sources).toEqual({ survivor: 'live' });
+    expect(chainTexts(r)).toEqual([
+      expect.stringMatching(/^chain: survivor \(aclrtSynchronizeStream .*\) ← waits IPC event "ev" .* recorded by recorder stream \d+: that record will never execute, its process has ended \(crashed\)$/),
+    ]);
   });
 
   test('3-role cycle: a awaits b, b awaits c, c synchronizes on a record a holds', async () => {

@@ -1,0 +1,35 @@
+/**
+ * The wait-for graph names a worker thread's ACL call (issue #11): each worker thread of a role
+ * writes its own slot of the call-record table, which the watcher thread reads at the deadline.
+ */
+import { existsSync, rmSync } from 'node:fs';
+import * as path from 'node:path';
+import { collectScenarios, runScenario } from '../../src/scenario';
+import { repoRoot } from '../support/run-child';
+import { survivors, waitUntil } from '../support/leftovers';
+
+const STUB = path.join(repoRoot, 'native-stub', 'build', 'lib64', 'libascendcl.so');
+const withStub = existsSync(STUB) ? test : test.skip;
+const SPEC = path.join(__dirname, 'fixtures', 'thread-hang-scenario.ts');
+
+withStub('a role blocked in worker thread 1: "pool thread 1 (aclrtSynchronizeStream ...)", a deadlock on its own latch', async () => {
+  const plan = collectScenarios(SPEC).get('blocked in a worker thread')!;
+  const dirs: string[] = [];
+  const r = await runScenario(plan, { specFile: SPEC, mode: 'stub', onEvent: (e) => void (e.type === 'started' && dirs.push(e.dir)) });
+  try {
+    expect(r.timedOut).toBe(true);
+    const g = r.waitGraph!;
+    expect(g.chains.map((c) => c.text)).toEqual([
+      expect.stringMatching(
+        /^deadlock: pool thread 1 \(aclrtSynchronizeStream stream=0x5a1[0-9a-f]+, for [\d.]+ m?s\) ← queued behind a latch \(host function on stream \d+\) held by pool ← \(back to pool\)$/,
+      ),
+    ]);
+    expect(g.calls.pool.name).toBe('aclrtSynchronizeStream');
+    expect(g.sources).toEqual({ pool: 'live' });
+    const pids = r.roles.map((x) => x.pid);
+    await waitUntil(() => survivors(pids).length === 0, 10_000);
+    expect(survivors(pids)).toEqual([]);
+  } finally {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  }
+}, 60_000);
