@@ -13,6 +13,7 @@
 import { writeFileSync } from 'node:fs';
 import { callRecord } from '../src/acl/call-record';
 import { HANG_DIR, diagnosticReportFile } from '../src/orchestrator/hang-files';
+import { ENV } from '../src/env';
 
 export interface HangWatchData {
   dir: string;
@@ -21,8 +22,8 @@ export interface HangWatchData {
 }
 
 export function hangWatchData(): HangWatchData | undefined {
-  const dir = process.env.CANN_HARNESS_DIR;
-  const role = process.env.CANN_HARNESS_ROLE;
+  const dir = process.env[ENV.dir];
+  const role = process.env[ENV.role];
   if (!dir || !role) return undefined;
   return { dir, role, buffer: callRecord.buffer };
 }

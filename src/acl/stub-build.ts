@@ -12,6 +12,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { ENV } from '../env';
 
 /** The package root: the folder of our package.json (from src/acl or dist/src/acl, installed or not). */
 export const repoRoot: string = findRepoRoot(__dirname);
@@ -40,7 +41,8 @@ export function packageVersion(): string {
 }
 
 export function userCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.CANN_HARNESS_CACHE_DIR) return path.resolve(env.CANN_HARNESS_CACHE_DIR);
+  const wanted = env[ENV.cacheDir];
+  if (wanted) return path.resolve(wanted);
   const base = env.XDG_CACHE_HOME ? path.resolve(env.XDG_CACHE_HOME) : path.join(os.homedir(), '.cache');
   return path.join(base, 'cann-ipc-harness');
 }

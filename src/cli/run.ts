@@ -17,6 +17,7 @@ import { JUNIT_REPORTER, SUMMARY_REPORTER, basePreset, junitReporterOptions } fr
 import { defaultTimeoutMs } from '../scenario/plan';
 import { formatRepetitionReport, formatRetried, repetitionReport, retriedThenPassed } from './repetitions';
 import { startProgress } from '../report/progress';
+import { ENV } from '../env';
 
 export const PACKAGE_ROOT = repoRoot;
 /**
@@ -89,7 +90,7 @@ export async function prepareRun(
   if (probe.mode === 'real') say(`${chalk.bold('cann-harness')} ${chalk.dim('happens-before check skipped: real mode (only the stub writes traces)')}`);
   // Test workers inherit these: the probe is not repeated, the mode and options are shared.
   process.env[PROBE_ENV] = JSON.stringify(probe);
-  process.env.CANN_HARNESS_MODE = probe.mode;
+  process.env[ENV.mode] = probe.mode;
   return { specs, probe };
 }
 
@@ -141,9 +142,9 @@ export async function runCommand(patterns: string[], opts: RunCommandOptions): P
   if (!prepared) return 1;
   const { specs } = prepared;
   if (opts.requireDevices !== undefined) process.env[REQUIRE_DEVICES_ENV] = String(opts.requireDevices);
-  if (opts.keep) process.env.CANN_HARNESS_KEEP = '1';
-  if (opts.trace) process.env.CANN_HARNESS_TRACE = '1';
-  if (opts.echo) process.env.CANN_HARNESS_ECHO = '1';
+  if (opts.keep) process.env[ENV.keep] = '1';
+  if (opts.trace) process.env[ENV.trace] = '1';
+  if (opts.echo) process.env[ENV.echo] = '1';
   if (opts.repeatEach !== undefined) process.env[REPEAT_EACH_ENV] = String(opts.repeatEach);
   if (opts.jitter !== undefined) process.env[JITTER_US_ENV] = String(opts.jitter);
   if (opts.retries !== undefined) process.env[RETRIES_ENV] = String(opts.retries);

@@ -4,16 +4,16 @@
  * skips synchronously and without loading native code.
  */
 import * as path from 'node:path';
-import { parseMode } from '../acl/resolve'; // pure file-system code: no koffi
 import type { AclMode, PrecheckResult } from '../orchestrator';
 import { runScriptSync } from '../orchestrator/process-host';
+import { ENV, modeFromEnv, requiredDevicesFromEnv } from '../env';
 
-export const PROBE_ENV = 'CANN_HARNESS_PROBE';
-export const REQUIRE_DEVICES_ENV = 'CANN_HARNESS_REQUIRE_DEVICES';
+export const PROBE_ENV = ENV.probe;
+export const REQUIRE_DEVICES_ENV = ENV.requireDevices;
 const PROBE_CHILD = path.join(__dirname, `probe-child${path.extname(__filename)}`);
 
 export function requestedMode(env: NodeJS.ProcessEnv = process.env): AclMode {
-  return parseMode(env.CANN_HARNESS_MODE, 'CANN_HARNESS_MODE');
+  return modeFromEnv(env);
 }
 
 /** Runs the orchestrator's precheck (itself a throwaway child: no koffi here). */
@@ -90,10 +90,5 @@ export function deviceGate(needed: number, probe: PrecheckResult, env: NodeJS.Pr
 }
 
 export function requiredDevices(env: NodeJS.ProcessEnv = process.env): number | null {
-  const raw = env[REQUIRE_DEVICES_ENV];
-  if (raw === undefined || raw === '') return null;
-  if (!/^\d+$/.test(raw.trim())) {
-    throw new Error(`${REQUIRE_DEVICES_ENV} must be a whole number of devices (got ${JSON.stringify(raw)}), e.g. ${REQUIRE_DEVICES_ENV}=8`);
-  }
-  return Number(raw.trim());
+  return requiredDevicesFromEnv(env);
 }

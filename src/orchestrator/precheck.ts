@@ -9,6 +9,7 @@ import { registerLive, unregisterLive, type Teardown } from './live-runs';
 import { checkMode } from './validate';
 import type { PrecheckReport } from './protocol';
 import type { PrecheckOptions, PrecheckResult } from './types';
+import { ENV } from '../env';
 
 const PRECHECK_SCRIPT = harnessScript('precheck');
 export const DEFAULT_PRECHECK_TIMEOUT_MS = 20_000;
@@ -27,11 +28,11 @@ export function precheck(opts: PrecheckOptions = {}): Promise<PrecheckResult> {
     error,
   });
 
-  const env: NodeJS.ProcessEnv = { ...process.env, ...opts.env, CANN_HARNESS_MODE: mode };
-  delete env.ACL_STUB_TRACE; // a precheck leaves no trace files behind
+  const env: NodeJS.ProcessEnv = { ...process.env, ...opts.env, [ENV.mode]: mode };
+  delete env[ENV.stubTrace]; // a precheck leaves no trace files behind
   // Not a role: if we are ourselves inside a device process, these describe *our* scenario.
-  for (const k of ['ROLE', 'DEVICE', 'INDEX', 'DIR']) delete env[`CANN_HARNESS_${k}`];
-  env.CANN_HARNESS_PARENT_PID = String(process.pid);
+  for (const k of [ENV.role, ENV.device, ENV.index, ENV.dir]) delete env[k];
+  env[ENV.parentPid] = String(process.pid);
 
   let report: PrecheckReport | undefined;
   const stderr = new OutputCapture();

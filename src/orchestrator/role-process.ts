@@ -13,6 +13,7 @@ import { OutputCapture, rolePrefix } from './output-capture';
 import { CLOSE_AFTER_EXIT_BOUND_MS, ProcessHost, forkInOwnGroup, harnessScript, type HostState } from './process-host';
 import type { AclMode, OutputLoss, RoleError, RoleResult, RoleSpec, RoleStatus, RunEvent } from './types';
 import type { WaitingFor } from '../rendezvous';
+import { ENV } from '../env';
 
 export { CLOSE_AFTER_EXIT_BOUND_MS };
 const DEVICE_PROCESS = harnessScript('device-process');
@@ -112,13 +113,13 @@ export class RoleProcess {
     return {
       ...process.env,
       ...spec.env,
-      CANN_HARNESS_ROLE: spec.name,
-      CANN_HARNESS_DEVICE: String(spec.device),
-      CANN_HARNESS_INDEX: String(this.index),
-      CANN_HARNESS_DIR: dir,
-      CANN_HARNESS_MODE: mode,
-      CANN_HARNESS_PARENT_PID: String(process.pid), // lets the child notice a parent that died early
-      ACL_STUB_TRACE: spec.env?.ACL_STUB_TRACE ?? path.join(dir, 'trace'),
+      [ENV.role]: spec.name,
+      [ENV.device]: String(spec.device),
+      [ENV.index]: String(this.index),
+      [ENV.dir]: dir,
+      [ENV.mode]: mode,
+      [ENV.parentPid]: String(process.pid), // lets the child notice a parent that died early
+      [ENV.stubTrace]: spec.env?.[ENV.stubTrace] ?? path.join(dir, 'trace'),
     };
   }
 

@@ -6,9 +6,10 @@ import type { Acl } from '../acl';
 import type { WaitGraph } from './wait-graph';
 import type { Rendezvous, WaitingFor } from '../rendezvous';
 import type { HappensBeforeReport } from '../trace/happens-before';
+import type { Mode } from '../env';
 
-/** Same union as src/acl's AclMode; repeated here so the parent never has to load src/acl. */
-export type AclMode = 'auto' | 'stub' | 'real';
+/** The mode union (src/env, the one home of CANN_HARNESS_MODE's values). */
+export type AclMode = Mode;
 
 export interface RoleEntry {
   /** Absolute path of the module that exports the role body. */
