@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import chalk from 'chalk';
 import type { AggregatedResult } from '@jest/test-result';
 import { stubTamperingNotice } from '../audit/mutants';
-import { StubBuildError, isSourceCheckout, repoRoot } from '../acl/stub-build';
+import { StubBuildError } from '../acl/stub-build';
 import { buildStubIfNeeded } from '../acl/stub-setup';
 import type { AclMode, PrecheckResult } from '../orchestrator';
 import { installSessionGuard, uninstallSessionGuard } from '../orchestrator/session-guard';
@@ -18,14 +18,15 @@ import { defaultTimeoutMs } from '../scenario/plan';
 import { formatRepetitionReport, formatRetried, repetitionReport, retriedThenPassed } from './repetitions';
 import { startProgress } from '../report/progress';
 import { ENV } from '../env';
+import { IS_SOURCE_CHECKOUT, PACKAGE_ROOT } from '../paths';
 
-export const PACKAGE_ROOT = repoRoot;
+export { PACKAGE_ROOT };
 /**
  * Where specs live by default: the bundled suite in a source checkout; `specs/` in the current
  * directory (the user's project) for an installed package.
  */
 export const DEFAULT_JUNIT = 'reports/junit.xml';
-export const DEFAULT_SPECS = isSourceCheckout ? path.join(PACKAGE_ROOT, 'specs') : 'specs';
+export const DEFAULT_SPECS = IS_SOURCE_CHECKOUT ? path.join(PACKAGE_ROOT, 'specs') : 'specs';
 /** Jest's rootDir (spec paths are shown relative to it): the project the command runs in. */
 const projectRoot = (): string => process.cwd();
 

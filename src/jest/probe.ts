@@ -6,11 +6,12 @@
 import * as path from 'node:path';
 import type { AclMode, PrecheckResult } from '../orchestrator';
 import { runScriptSync } from '../orchestrator/process-host';
+import { srcModule } from '../paths';
 import { ENV, modeFromEnv, requiredDevicesFromEnv } from '../env';
 
 export const PROBE_ENV = ENV.probe;
 export const REQUIRE_DEVICES_ENV = ENV.requireDevices;
-const PROBE_CHILD = path.join(__dirname, `probe-child${path.extname(__filename)}`);
+const PROBE_CHILD = srcModule('jest/probe-child');
 
 export function requestedMode(env: NodeJS.ProcessEnv = process.env): AclMode {
   return modeFromEnv(env);

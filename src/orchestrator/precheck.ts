@@ -4,7 +4,8 @@
  * The parent never loads koffi or libascendcl itself.
  */
 import { OutputCapture } from './output-capture';
-import { ProcessHost, forkInOwnGroup, harnessScript } from './process-host';
+import { ProcessHost, forkInOwnGroup } from './process-host';
+import { harnessScript } from '../paths';
 import { registerLive, unregisterLive, type Teardown } from './live-runs';
 import { checkMode } from './validate';
 import type { PrecheckReport } from './protocol';

@@ -14,25 +14,13 @@
  * IPC 'message' when many children exit together.
  */
 import { fork, spawnSync, type ChildProcess } from 'node:child_process';
-import * as path from 'node:path';
 import type { OutputCapture } from './output-capture';
 import { signalGroup } from './process-group';
+import { TS_REGISTER } from '../paths';
 
-export const HARNESS_DIR = path.resolve(__dirname, '..', '..', 'harness');
-/** '.ts' in a source checkout (tests, the repository's CLI), '.js' in the compiled package. */
-export const OWN_EXTENSION = path.extname(__filename);
-
-/**
- * The TypeScript require hook of child processes, by absolute path so children work whatever
- * their cwd (see harness/ts-register.js): user specs are TypeScript even with the compiled package.
- */
+/** Children load the TypeScript hook first (see harness/ts-register.js). */
 export function tsExecArgv(): string[] {
-  return ['-r', path.join(HARNESS_DIR, 'ts-register.js')];
-}
-
-/** A harness entry point (harness/<name>.ts or .js) by absolute path. */
-export function harnessScript(name: string): string {
-  return path.join(HARNESS_DIR, `${name}${OWN_EXTENSION}`);
+  return ['-r', TS_REGISTER];
 }
 
 /** fork() a Node script as the leader of its own process group, with the TypeScript hook, piped output and IPC. */

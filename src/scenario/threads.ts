@@ -4,6 +4,7 @@
  */
 import * as path from 'node:path';
 import type { RoleEntryArgs, ScenarioMark } from './types';
+import { SRC_DIR } from '../paths';
 
 export interface ThreadTask {
   args: RoleEntryArgs;
@@ -20,7 +21,7 @@ export type ThreadOutcome =
   | { ok: true; value?: unknown; marks: ScenarioMark[] }
   | { ok: false; error: { name: string; message: string; stack?: string; fields: Record<string, unknown> }; marks: ScenarioMark[] };
 
-const WORKER_SHIM = path.join(__dirname, 'thread-worker.js');
+const WORKER_SHIM = path.join(SRC_DIR, 'scenario', 'thread-worker.js');
 
 export async function runRoleThreads(opts: Omit<ThreadTask, 'thread'>): Promise<{ values: unknown[]; marks: ScenarioMark[] }> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
