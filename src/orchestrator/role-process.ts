@@ -8,7 +8,8 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
-import type { FromChild, Job, ToChild } from './protocol';
+import { isFromChild, parseFromChild, type FromChild, type Job, type ToChild } from './protocol';
+import { protocolError } from './wire-error';
 import { OutputCapture, rolePrefix } from './output-capture';
 import { CLOSE_AFTER_EXIT_BOUND_MS, ProcessHost, forkInOwnGroup, type HostState } from './process-host';
 import { harnessScript } from '../paths';
@@ -71,7 +72,7 @@ export class RoleProcess {
       spawn: () => (launch.forkDevice ?? forkDeviceProcess)(this.childEnv()),
       stdout: this.stdout,
       stderr: this.stderr,
-      onMessage: (m) => this.onMessage(m as FromChild),
+      onMessage: (m) => this.onRawMessage(m),
       onClosed: () => this.onClosed(),
     });
     this.finished = this.host.closed;
@@ -208,8 +209,17 @@ export class RoleProcess {
     return out;
   }
 
+  /** Checked at the boundary: a malformed message fails the role with a protocol error naming it, instead of crashing here later. */
+  private onRawMessage(raw: unknown): void {
+    if (!isFromChild(raw)) return; // not ours (the role's own process.send()): ignored, as always
+    const parsed = parseFromChild(raw);
+    if (parsed.ok) return this.onMessage(parsed.value);
+    const error = { ...protocolError(`role "${this.name}"`, parsed.problem), tNs: process.hrtime.bigint().toString() };
+    this.stderr.push(`[harness] ${error.message}\n`);
+    this.onMessage({ type: 'result', ok: false, error });
+  }
+
   private onMessage(m: FromChild): void {
-    if (!m || typeof m !== 'object') return;
     switch (m.type) {
       case 'waiting':
         this.waitingFor = m.waitingFor;

@@ -2,9 +2,6 @@
  * The child-process host's state machine (src/orchestrator/process-host.ts), driven by a scripted
  * stand-in child so every event order is forced rather than hoped for.
  */
-import { EventEmitter } from 'node:events';
-import { PassThrough } from 'node:stream';
-import type { ChildProcess } from 'node:child_process';
 import { OutputCapture } from '../../src/orchestrator/output-capture';
 import {
   CLOSE_AFTER_EXIT_BOUND_MS,
@@ -13,24 +10,14 @@ import {
   checkTransition,
   type HostState,
 } from '../../src/orchestrator/process-host';
-
-/** Its pid is above pid_max on most systems: group signals to -pid fail with ESRCH (ignored). */
-function scriptedChild(pid: number | null = 2 ** 22 + 4242) {
-  const child = new EventEmitter() as EventEmitter & { pid?: number; stdout: PassThrough; stderr: PassThrough; connected: boolean; send: ChildProcess['send'] };
-  child.pid = pid ?? undefined;
-  child.connected = true;
-  child.stdout = new PassThrough();
-  child.stderr = new PassThrough();
-  child.send = (() => true) as ChildProcess['send'];
-  return child;
-}
+import { asChildProcess, scriptedChild } from '../support/scripted-child';
 
 function hosted(child = scriptedChild()) {
   const seen: string[] = [];
   const stderr = new OutputCapture();
   const host = new ProcessHost({
     what: 'under test',
-    spawn: () => child as unknown as ChildProcess,
+    spawn: () => asChildProcess(child),
     stdout: new OutputCapture(),
     stderr,
     onMessage: (m) => seen.push(`message ${JSON.stringify(m)} in ${host.state}`),
