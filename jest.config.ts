@@ -1,8 +1,13 @@
 /** @jest-config-loader esbuild-register */
 import type { Config } from 'jest';
+import { basePreset } from './src/jest/preset';
 
+// The repository's own tests: the harness preset (the one `cann-harness run` and user projects get),
+// plus what only this repository needs.
 const config: Config = {
-  testEnvironment: 'node',
+  ...basePreset(),
+  // ts-jest here (not the preset's esbuild transform, which only strips types): it reports type
+  // errors in the repository's own test files as Jest loads them.
   transform: {
     '^.+\\.tsx?$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
   },
@@ -10,11 +15,6 @@ const config: Config = {
   testMatch: ['**/*.test.ts', '**/*.spec.ts'],
   // Fixture specs are run by test/jest/*.test.ts in a nested Jest, never directly.
   testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/jest/fixtures/'],
-  // Probe the devices once (in a throwaway child) before any spec file is collected.
-  globalSetup: '<rootDir>/src/jest/global-setup.ts',
-  globalTeardown: '<rootDir>/src/jest/global-teardown.ts',
-  setupFilesAfterEnv: ['<rootDir>/src/jest/setup.ts'],
-  testTimeout: 60_000,
   reporters: [
     'default',
     [

@@ -8,7 +8,7 @@
  * the result nor the last lines of output can be lost to process.exit().
  */
 import { watchParent } from './parent-watch'; // first: guard against orphaning as early as possible
-import { toRoleError } from '../src/orchestrator/role-error';
+import { toRoleError } from '../src/orchestrator/wire-error';
 import { unsendablePart } from '../src/orchestrator/json-value';
 import type { FromChild, Job, ToChild } from '../src/orchestrator/protocol';
 import type { RoleBody } from '../src/orchestrator/types';

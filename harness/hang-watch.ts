@@ -15,6 +15,7 @@ import { writeFileSync } from 'node:fs';
 import { CALL_RECORD_BYTES, callRecord, threadCallRecords } from '../src/acl/call-record';
 import { LIVE_VIEW_READER, loadedLibrary } from '../src/acl/live-view';
 import { HANG_DIR, diagnosticReportFile } from '../src/orchestrator/hang-files';
+import { ENV } from '../src/env';
 
 export interface HangWatchData {
   dir: string;
@@ -29,8 +30,8 @@ export interface HangWatchData {
 }
 
 export function hangWatchData(): HangWatchData | undefined {
-  const dir = process.env.CANN_HARNESS_DIR;
-  const role = process.env.CANN_HARNESS_ROLE;
+  const dir = process.env[ENV.dir];
+  const role = process.env[ENV.role];
   if (!dir || !role) return undefined;
   return { dir, role, buffer: callRecord.buffer, threadRecords: threadCallRecords(), recordBytes: CALL_RECORD_BYTES, library: loadedLibrary, liveViewReader: LIVE_VIEW_READER };
 }

@@ -21,6 +21,7 @@
 import { rmSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { HANG_WATCH_SOURCE, hangWatchData } from './hang-watch';
+import { ENV, envOn } from '../src/env';
 
 const POLL_MS = 200;
 /** How often a watchdog worker that failed to start or died is started again. */
@@ -50,12 +51,12 @@ function dieWithGroup(o: Orphaned): void {
 
 /** The orchestrator's pid, from the environment (CANN_HARNESS_PARENT_PID), else our parent now. */
 export function expectedParent(env: NodeJS.ProcessEnv = process.env): number {
-  const fromEnv = Number(env.CANN_HARNESS_PARENT_PID);
+  const fromEnv = Number(env[ENV.parentPid]);
   return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : process.ppid;
 }
 
 function orphanedInfo(): Orphaned {
-  return { pid: process.pid, dir: process.env.CANN_HARNESS_DIR, keep: process.env.CANN_HARNESS_KEEP === '1' };
+  return { pid: process.pid, dir: process.env[ENV.dir], keep: envOn(ENV.keep) };
 }
 
 // Plain JS run by the worker (eval): self-contained, and every step guarded so that nothing can

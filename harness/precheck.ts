@@ -4,6 +4,7 @@
  */
 import { watchParent } from './parent-watch';
 import type { PrecheckReport } from '../src/orchestrator/protocol';
+import { ENV, type Mode } from '../src/env';
 
 function errorText(e: unknown): string {
   if (e && typeof e === 'object' && 'message' in e) {
@@ -21,7 +22,7 @@ function report(r: PrecheckReport): void {
 
 function main(): void {
   if (process.send) watchParent(); // forked by precheck(): never outlive the parent
-  const mode = (process.env.CANN_HARNESS_MODE ?? 'auto') as 'auto' | 'stub' | 'real';
+  const mode = (process.env[ENV.mode] ?? 'auto') as Mode;
   let aclModule: typeof import('../src/acl');
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -49,6 +49,18 @@ export interface AclErrorInit {
   detail?: string;
 }
 
+/** An AclError as plain JSON (toJSON()), as it crosses processes in RoleResult.error.acl. */
+export interface AclErrorInfo {
+  code: number;
+  /** The code's name, e.g. 'ACL_ERROR_RT_INVALID_HANDLE'. */
+  name: string;
+  call: string;
+  args: string;
+  recentErrMsg: string | null;
+  /** Present when the binding refused the call without calling C. */
+  detail?: string;
+}
+
 export class AclError extends Error {
   readonly code: number;
   readonly codeName: string;
@@ -73,8 +85,10 @@ export class AclError extends Error {
   }
 
   /** Plain JSON form, for sending across processes (see RoleResult.error.acl). */
-  toJSON(): { code: number; name: string; call: string; args: string; recentErrMsg: string | null } {
-    return { code: this.code, name: this.codeName, call: this.call, args: this.args, recentErrMsg: this.recentErrMsg };
+  toJSON(): AclErrorInfo {
+    const info: AclErrorInfo = { code: this.code, name: this.codeName, call: this.call, args: this.args, recentErrMsg: this.recentErrMsg };
+    if (this.detail !== null) info.detail = this.detail;
+    return info;
   }
 }
 

@@ -42,6 +42,7 @@ export {
   resolveHoldLibrary,
   resolveLibrary,
 } from './resolve';
+import { ENV, modeFromEnv } from '../env';
 export type { AclMode, LibraryChoice, ResolveOptions } from './resolve';
 export { reclaimStubLeftovers } from './reclaim';
 export { parseLiveView } from './live-view';
@@ -69,7 +70,7 @@ export class LibraryLoadError extends Error {
  */
 export function loadAcl(opts: ResolveOptions = {}): Acl {
   const env = opts.env ?? process.env;
-  const mode: AclMode = opts.mode ?? parseMode(env.CANN_HARNESS_MODE, 'CANN_HARNESS_MODE');
+  const mode: AclMode = opts.mode ?? modeFromEnv(env);
   let choice = resolveLibrary({ ...opts, mode, env });
   // Loaded lazily so that importing src/acl never loads koffi (Jest imports it for the pure parts).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -80,13 +81,13 @@ export function loadAcl(opts: ResolveOptions = {}): Acl {
     loaded = native.loadAclLibrary(choice.path);
   } catch (err) {
     const why = (err as Error).message;
-    const canFallBack = choice.requested === 'auto' && choice.mode === 'real' && !env.CANN_HARNESS_LIBRARY;
+    const canFallBack = choice.requested === 'auto' && choice.mode === 'real' && !env[ENV.library];
     const missing = /Cannot find function '(\w+)'/.exec(why);
-    if (missing && env.CANN_HARNESS_LIBRARY) {
+    if (missing && env[ENV.library]) {
       // It loaded: its dependencies are fine, it simply is not libascendcl (set_env.sh would not help).
       throw new LibraryLoadError(
-        `CANN_HARNESS_LIBRARY=${env.CANN_HARNESS_LIBRARY} is not an ACL runtime: it loads but has no ${missing[1]}(). ` +
-          `Point CANN_HARNESS_LIBRARY at a libascendcl.so (CANN's, or the stub's ${resolveLibrary({ ...opts, mode: 'stub', env: { ...env, CANN_HARNESS_LIBRARY: '' } }).path}), or unset it.`,
+        `CANN_HARNESS_LIBRARY=${env[ENV.library]} is not an ACL runtime: it loads but has no ${missing[1]}(). ` +
+          `Point CANN_HARNESS_LIBRARY at a libascendcl.so (CANN's, or the stub's ${resolveLibrary({ ...opts, mode: 'stub', env: { ...env, [ENV.library]: '' } }).path}), or unset it.`,
         choice,
         { cause: err },
       );

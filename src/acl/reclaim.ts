@@ -13,6 +13,7 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { resolveLibrary, type AclMode } from './resolve';
 import { stubBuildDir } from './stub-build';
+import { ENV } from '../env';
 
 export const reclaimToolPath = path.join(stubBuildDir(), 'bin', 'cannstub_reclaim');
 
@@ -28,7 +29,7 @@ export function reclaimStubLeftovers(opts: { mode?: AclMode; env?: NodeJS.Proces
   // The tool is itself a stub process: keep the run's ACL_STUB_* settings (trace dir, faults) away from it.
   const toolEnv = Object.fromEntries(Object.entries(env).filter(([k]) => !k.startsWith('ACL_STUB_')));
   const r = spawnSync(reclaimToolPath, [], {
-    env: { ...toolEnv, ACL_STUB_LOG: 'info' },
+    env: { ...toolEnv, [ENV.stubLog]: 'info' },
     encoding: 'utf8',
     timeout: 10_000,
   });

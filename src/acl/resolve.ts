@@ -13,8 +13,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BUILD_STUB_HINT, stubBuildDir } from './stub-build';
+import { ENV, modeFromEnv, type Mode } from '../env';
 
-export type AclMode = 'auto' | 'stub' | 'real';
+export type AclMode = Mode;
+export { parseMode } from '../env';
 
 export interface LibraryChoice {
   mode: 'stub' | 'real';
@@ -56,12 +58,6 @@ export { repoRoot } from './stub-build';
 /** The stub as built here: native-stub/build in a source checkout, the per-user cache when installed. */
 export const defaultStubPath = path.join(stubBuildDir(), 'lib64', LIBRARY_FILE);
 export const defaultHoldLibraryPath = path.join(stubBuildDir(), 'lib64', HOLD_LIBRARY_FILE);
-
-export function parseMode(value: string | undefined, source: string): AclMode {
-  if (value === undefined || value === '') return 'auto';
-  if (value === 'auto' || value === 'stub' || value === 'real') return value;
-  throw new Error(`${source} must be one of auto, stub, real; got "${value}" (or leave it unset for auto: real CANN when found, else the stub)`);
-}
 
 function isFile(p: string): boolean {
   try {
@@ -141,13 +137,13 @@ const SET_ENV_HINT =
 
 export function resolveLibrary(opts: ResolveOptions = {}): LibraryChoice {
   const env = opts.env ?? process.env;
-  const requested = opts.mode ?? parseMode(env.CANN_HARNESS_MODE, 'CANN_HARNESS_MODE');
+  const requested = opts.mode ?? modeFromEnv(env);
   if (requested !== 'auto' && requested !== 'stub' && requested !== 'real') {
     throw new Error(`mode must be one of auto, stub, real; got "${String(requested)}"`);
   }
   const stubPath = opts.stubPath ?? defaultStubPath;
 
-  const override = env.CANN_HARNESS_LIBRARY;
+  const override = env[ENV.library];
   if (override) {
     const file = path.resolve(override);
     if (!isFile(file)) {
@@ -214,7 +210,8 @@ function samePath(a: string, b: string): boolean {
 
 /** The host-function helper library, built beside the stub; it does not link libascendcl. */
 export function resolveHoldLibrary(env: NodeJS.ProcessEnv = process.env): string {
-  const file = env.CANN_HARNESS_HOLD_LIBRARY ? path.resolve(env.CANN_HARNESS_HOLD_LIBRARY) : defaultHoldLibraryPath;
+  const override = env[ENV.holdLibrary];
+  const file = override ? path.resolve(override) : defaultHoldLibraryPath;
   if (!isFile(file)) {
     throw new LibraryNotFoundError(
       `the hold/latch helper library ${file} does not exist; stream.hold() and stream.latch() need it ` +

@@ -12,35 +12,24 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { ENV } from '../env';
+import { IS_SOURCE_CHECKOUT, NATIVE_STUB_DIR, PACKAGE_ROOT } from '../paths';
 
-/** The package root: the folder of our package.json (from src/acl or dist/src/acl, installed or not). */
-export const repoRoot: string = findRepoRoot(__dirname);
-
-function findRepoRoot(start: string): string {
-  for (let dir = start; ; dir = path.dirname(dir)) {
-    try {
-      const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: string };
-      if (pkg.name === 'cann-ipc-harness') return dir;
-    } catch {
-      /* no package.json here; keep walking up */
-    }
-    if (path.dirname(dir) === dir) return path.resolve(start, '..', '..');
-  }
-}
-
-/** A git checkout of this repository (TypeScript sources present), as opposed to an installed package. */
-export const isSourceCheckout: boolean = fs.existsSync(path.join(repoRoot, 'src', 'index.ts'));
+/** The package root (src/paths; kept under this name for src/acl's public API). */
+export const repoRoot: string = PACKAGE_ROOT;
+export const isSourceCheckout: boolean = IS_SOURCE_CHECKOUT;
 
 export function packageVersion(): string {
   try {
-    return (JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version?: string }).version ?? '0.0.0';
+    return (JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version?: string }).version ?? '0.0.0';
   } catch {
     return '0.0.0';
   }
 }
 
 export function userCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.CANN_HARNESS_CACHE_DIR) return path.resolve(env.CANN_HARNESS_CACHE_DIR);
+  const wanted = env[ENV.cacheDir];
+  if (wanted) return path.resolve(wanted);
   const base = env.XDG_CACHE_HOME ? path.resolve(env.XDG_CACHE_HOME) : path.join(os.homedir(), '.cache');
   return path.join(base, 'cann-ipc-harness');
 }
@@ -52,7 +41,7 @@ export function cachedStubTree(env: NodeJS.ProcessEnv = process.env): string {
 
 /** The folder with lib64/libascendcl.so, lib64/libcannharness_hold.so and bin/cannstub_reclaim. */
 export function stubBuildDir(env: NodeJS.ProcessEnv = process.env): string {
-  return isSourceCheckout ? path.join(repoRoot, 'native-stub', 'build') : path.join(cachedStubTree(env), 'build');
+  return isSourceCheckout ? path.join(NATIVE_STUB_DIR, 'build') : path.join(cachedStubTree(env), 'build');
 }
 
 export const BUILD_STUB_HINT = isSourceCheckout
@@ -96,7 +85,7 @@ export function buildStub(opts: { env?: NodeJS.ProcessEnv; force?: boolean } = {
   fs.mkdirSync(path.dirname(tree), { recursive: true });
   const staging = fs.mkdtempSync(`${tree}.building-`);
   try {
-    for (const entry of STUB_SOURCES) fs.cpSync(path.join(repoRoot, 'native-stub', entry), path.join(staging, entry), { recursive: true });
+    for (const entry of STUB_SOURCES) fs.cpSync(path.join(NATIVE_STUB_DIR, entry), path.join(staging, entry), { recursive: true });
     const make = spawnSync('make', ['-s', '-C', staging, 'lib', 'hold', 'tools'], { env, encoding: 'utf8' });
     if (make.status !== 0) {
       throw new StubBuildError(`building the CPU stub in ${staging} failed (${make.error ? `make did not start: ${make.error.message}` : `make exited ${make.status ?? make.signal}`}):\n${`${make.stdout}${make.stderr}`.trim()}`);

@@ -7,13 +7,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { resolveLibrary } from './resolve';
 import { buildStub, isSourceCheckout, stubBuildDir } from './stub-build';
+import { ENV, type Mode } from '../env';
 
 /**
  * The first run of an installed package builds the stub when a run would need it and it is missing
  * (stub mode, or auto mode without real CANN), saying so in one line. Returns whether it built.
  */
-export function buildStubIfNeeded(mode: 'auto' | 'stub' | 'real', say: (line: string) => void, env: NodeJS.ProcessEnv = process.env): boolean {
-  if (isSourceCheckout || mode === 'real' || env.CANN_HARNESS_LIBRARY) return false;
+export function buildStubIfNeeded(mode: Mode, say: (line: string) => void, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (isSourceCheckout || mode === 'real' || env[ENV.library]) return false;
   if (fs.existsSync(path.join(stubBuildDir(env), 'lib64', 'libascendcl.so'))) return false;
   if (mode === 'auto') {
     try {

@@ -3,6 +3,7 @@
  * scripts and in scenario declarations (`audit: { expectSurvive: [...] }`). Keep in step with
  * mutant.c; the stub rejects any other name at aclInit.
  */
+import { ENV } from '../env';
 export const MUTANTS = ['wait-noop', 'record-instant', 'wait-latest', 'sync-noop'] as const;
 export type MutantName = (typeof MUTANTS)[number];
 
@@ -13,8 +14,8 @@ export const MUTANT_DESCRIPTIONS: Record<MutantName, string> = {
   'sync-noop': 'synchronize calls return at once',
 };
 
-export const MUTANT_ENV = 'ACL_STUB_MUTANT';
-export const JITTER_ENV = 'ACL_STUB_JITTER';
+export const MUTANT_ENV = ENV.stubMutant;
+export const JITTER_ENV = ENV.stubJitter;
 
 export function isMutantName(x: unknown): x is MutantName {
   return typeof x === 'string' && (MUTANTS as readonly string[]).includes(x);

@@ -12,6 +12,7 @@ import { MUTANTS, MUTANT_ENV, JITTER_ENV, type MutantName } from '../audit/mutan
 import { auditFails, buildAuditRows, formatAuditTable, type AuditInput, type TestOutcome } from '../audit/report';
 import { AUDIT_LOG_ENV, JITTER_US_ENV, REPEAT_EACH_ENV } from '../jest/repeat';
 import { UsageError, jestConfig, noSpecsMatched, prepareRun, runJest } from './run';
+import { ENV } from '../env';
 
 export interface AuditCommandOptions {
   specs: string;
@@ -31,7 +32,7 @@ export async function auditCommand(patterns: string[], opts: AuditCommandOptions
   const mutants = opts.mutants ?? [...MUTANTS];
   const log = path.join(os.tmpdir(), `cann-harness-audit-${process.pid}.jsonl`);
   process.env[AUDIT_LOG_ENV] = log;
-  process.env.CANN_HARNESS_KEEP = '0'; // scenarios killed on purpose leave no directories
+  process.env[ENV.keep] = '0'; // scenarios killed on purpose leave no directories
   const started = Date.now();
   try {
     const config = jestConfig(prepared.specs, []);

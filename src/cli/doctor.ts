@@ -8,8 +8,8 @@ import chalk from 'chalk';
 import type { AclMode, PrecheckResult } from '../orchestrator';
 import { stubTamperingNotice } from '../audit/mutants';
 import { probeDevices } from '../jest/probe';
-import { PACKAGE_ROOT } from './run';
-import { isSourceCheckout, stubBuildDir } from '../acl/stub-build';
+import { stubBuildDir } from '../acl/stub-build';
+import { IS_SOURCE_CHECKOUT, NATIVE_STUB_DIR, PACKAGE_ROOT } from '../paths';
 
 export interface DoctorReport {
   requestedMode: AclMode;
@@ -62,7 +62,7 @@ export async function collectDoctorReport(mode: AclMode): Promise<DoctorReport> 
     stubBuild: {
       dir: stubBuildDir(),
       built: existsSync(path.join(stubBuildDir(), 'lib64', 'libascendcl.so')),
-      rebuild: isSourceCheckout ? 'npm run build:stub' : 'npx cann-harness setup --force',
+      rebuild: IS_SOURCE_CHECKOUT ? 'npm run build:stub' : 'npx cann-harness setup --force',
     },
   };
 }
@@ -106,7 +106,7 @@ function packageVersion(nameOrDir: string): string | null {
 /** The stub has no version call; its header states the version it was built from. */
 function stubVersion(): string | null {
   try {
-    const header = readFileSync(path.join(PACKAGE_ROOT, 'native-stub', 'include', 'acl', 'acl.h'), 'utf8');
+    const header = readFileSync(path.join(NATIVE_STUB_DIR, 'include', 'acl', 'acl.h'), 'utf8');
     const part = (p: string) => /(\d+)/.exec(header.split(`ACL_STUB_${p}_VERSION`)[1] ?? '')?.[1];
     const [maj, min, pat] = [part('MAJOR'), part('MINOR'), part('PATCH')];
     return maj !== undefined ? `${maj}.${min ?? 0}.${pat ?? 0} (native-stub/include/acl/acl.h)` : null;

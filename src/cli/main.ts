@@ -6,7 +6,6 @@
  */
 import chalk from 'chalk';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { parseMode } from '../acl/resolve'; // pure file-system code: no koffi
 import type { AclMode } from '../orchestrator';
 import { collectDoctorReport, formatDoctorReport } from './doctor';
 import { auditCommand } from './audit';
@@ -19,19 +18,20 @@ import { ConfigError, applyConfig, type LoadedConfig } from '../config';
 import { setupCommand } from './setup';
 import { packageVersion } from '../acl/stub-build';
 import { traceCommand } from './trace';
+import { MODES, modeFromEnv } from '../env';
 
 const DEFAULT_JITTER_US = 200;
 
 function modeOption(): Option {
   return new Option('--mode <mode>', 'which libascendcl to use: auto (real if found, else stub), stub or real (default: CANN_HARNESS_MODE, else auto)')
-    .choices(['auto', 'stub', 'real']);
+    .choices([...MODES]);
 }
 
 /** --mode if given (commander checked it), else CANN_HARNESS_MODE, which commander does not check. */
 function chosenMode(option: AclMode | undefined): AclMode {
   if (option) return option;
   try {
-    return parseMode(process.env.CANN_HARNESS_MODE, 'CANN_HARNESS_MODE');
+    return modeFromEnv();
   } catch (e) {
     throw new UsageError(`${(e as Error).message}, or pass --mode`);
   }

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import chalk from 'chalk';
 import type { AggregatedResult } from '@jest/test-result';
 import { stubTamperingNotice } from '../audit/mutants';
-import { StubBuildError, isSourceCheckout, repoRoot } from '../acl/stub-build';
+import { StubBuildError } from '../acl/stub-build';
 import { buildStubIfNeeded } from '../acl/stub-setup';
 import type { AclMode, PrecheckResult } from '../orchestrator';
 import { installSessionGuard, uninstallSessionGuard } from '../orchestrator/session-guard';
@@ -17,14 +17,16 @@ import { JUNIT_REPORTER, SUMMARY_REPORTER, basePreset, junitReporterOptions } fr
 import { defaultTimeoutMs } from '../scenario/plan';
 import { formatRepetitionReport, formatRetried, repetitionReport, retriedThenPassed } from './repetitions';
 import { startProgress } from '../report/progress';
+import { ENV } from '../env';
+import { IS_SOURCE_CHECKOUT, PACKAGE_ROOT } from '../paths';
 
-export const PACKAGE_ROOT = repoRoot;
+export { PACKAGE_ROOT };
 /**
  * Where specs live by default: the bundled suite in a source checkout; `specs/` in the current
  * directory (the user's project) for an installed package.
  */
 export const DEFAULT_JUNIT = 'reports/junit.xml';
-export const DEFAULT_SPECS = isSourceCheckout ? path.join(PACKAGE_ROOT, 'specs') : 'specs';
+export const DEFAULT_SPECS = IS_SOURCE_CHECKOUT ? path.join(PACKAGE_ROOT, 'specs') : 'specs';
 /** Jest's rootDir (spec paths are shown relative to it): the project the command runs in. */
 const projectRoot = (): string => process.cwd();
 
@@ -89,7 +91,7 @@ export async function prepareRun(
   if (probe.mode === 'real') say(`${chalk.bold('cann-harness')} ${chalk.dim('happens-before check skipped: real mode (only the stub writes traces)')}`);
   // Test workers inherit these: the probe is not repeated, the mode and options are shared.
   process.env[PROBE_ENV] = JSON.stringify(probe);
-  process.env.CANN_HARNESS_MODE = probe.mode;
+  process.env[ENV.mode] = probe.mode;
   return { specs, probe };
 }
 
@@ -141,9 +143,9 @@ export async function runCommand(patterns: string[], opts: RunCommandOptions): P
   if (!prepared) return 1;
   const { specs } = prepared;
   if (opts.requireDevices !== undefined) process.env[REQUIRE_DEVICES_ENV] = String(opts.requireDevices);
-  if (opts.keep) process.env.CANN_HARNESS_KEEP = '1';
-  if (opts.trace) process.env.CANN_HARNESS_TRACE = '1';
-  if (opts.echo) process.env.CANN_HARNESS_ECHO = '1';
+  if (opts.keep) process.env[ENV.keep] = '1';
+  if (opts.trace) process.env[ENV.trace] = '1';
+  if (opts.echo) process.env[ENV.echo] = '1';
   if (opts.repeatEach !== undefined) process.env[REPEAT_EACH_ENV] = String(opts.repeatEach);
   if (opts.jitter !== undefined) process.env[JITTER_US_ENV] = String(opts.jitter);
   if (opts.retries !== undefined) process.env[RETRIES_ENV] = String(opts.retries);

@@ -1,10 +1,11 @@
 /** `cann-harness setup`: build the CPU stub for an installed package (see src/acl/stub-build.ts). */
 import chalk from 'chalk';
-import { StubBuildError, buildStub, isSourceCheckout, stubBuildDir } from '../acl/stub-build';
+import { StubBuildError, buildStub, stubBuildDir } from '../acl/stub-build';
+import { IS_SOURCE_CHECKOUT } from '../paths';
 import { UsageError } from './run';
 
 export function setupCommand(opts: { force?: boolean }, say: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): number {
-  if (isSourceCheckout) {
+  if (IS_SOURCE_CHECKOUT) {
     say(`${chalk.bold('cann-harness setup')} a source checkout builds the stub with \`npm run build:stub\` (into ${stubBuildDir()})`);
     return 0;
   }

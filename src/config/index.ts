@@ -8,6 +8,7 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { closest } from '../scenario/plan';
+import { ENV, MODES, type Mode } from '../env';
 
 export interface HarnessConfig {
   /** Folder of the *.spec.ts files, relative to the config file (default `specs`). */
@@ -17,7 +18,7 @@ export interface HarnessConfig {
   /** Devices this machine must have: scenarios needing up to this many fail instead of being skipped. */
   devices?: number;
   /** Which libascendcl to load: auto (real CANN if found, else the stub), stub or real. */
-  mode?: 'auto' | 'stub' | 'real';
+  mode?: Mode;
   /** Where scenario directories are made (absolute, or relative to the config file). */
   tmpDir?: string;
   /** Keep scenario directories: 'on-failure' (default), 'always' or 'never'. */
@@ -85,7 +86,7 @@ export function validateConfig(value: unknown, file: string): LoadedConfig {
     if (Number.isInteger(c.devices) && (c.devices as number) >= 1) out.devices = c.devices as number;
     else problems.push(`${where}: devices must be a whole number of devices, at least 1 (got ${JSON.stringify(c.devices)}): e.g. devices: 8`);
   }
-  for (const [key, allowed] of [['mode', ['auto', 'stub', 'real']], ['keep', ['on-failure', 'always', 'never']]] as const) {
+  for (const [key, allowed] of [['mode', MODES], ['keep', ['on-failure', 'always', 'never']]] as const) {
     if (c[key] === undefined) continue;
     if ((allowed as readonly unknown[]).includes(c[key])) (out as unknown as Record<string, unknown>)[key] = c[key];
     else problems.push(`${where}: ${key} must be one of ${allowed.map((a) => `'${a}'`).join(', ')} (got ${JSON.stringify(c[key])})`);
@@ -128,11 +129,11 @@ const KEEP_ENV: Record<NonNullable<HarnessConfig['keep']>, string | undefined> =
 /** The environment variables that carry the config to every process of a run (unset ones only). */
 export function configEnv(config: HarnessConfig, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const wanted: Record<string, string | undefined> = {
-    CANN_HARNESS_MODE: config.mode,
-    CANN_HARNESS_REQUIRE_DEVICES: config.devices?.toString(),
-    CANN_HARNESS_TMPDIR: config.tmpDir,
-    CANN_HARNESS_KEEP: config.keep ? KEEP_ENV[config.keep] : undefined,
-    CANN_HARNESS_TIMEOUT_MS: config.timeoutMs?.toString(),
+    [ENV.mode]: config.mode,
+    [ENV.requireDevices]: config.devices?.toString(),
+    [ENV.tmpDir]: config.tmpDir,
+    [ENV.keep]: config.keep ? KEEP_ENV[config.keep] : undefined,
+    [ENV.timeoutMs]: config.timeoutMs?.toString(),
   };
   return Object.fromEntries(Object.entries(wanted).filter((e): e is [string, string] => e[1] !== undefined && !env[e[0]]));
 }

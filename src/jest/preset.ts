@@ -1,6 +1,6 @@
 /**
  * The Jest preset (`preset: 'cann-ipc-harness'`, via jest-preset.js at the package root) and the
- * base of `cann-harness run`'s Jest configuration: one place for both.
+ * base of `cann-harness run`'s Jest configuration and of the repository's own jest.config.ts: one place for all three.
  *
  * Paths are absolute and follow this file's own extension, so the same code serves the compiled
  * package (.js) and a source checkout (.ts). The transform is plain JavaScript
@@ -8,14 +8,9 @@
  */
 import * as path from 'node:path';
 import { applyConfig } from '../config';
+import { TYPESCRIPT_TRANSFORM, srcModule as srcFile } from '../paths';
 
-const OWN_EXTENSION = path.extname(__filename);
-const SRC_DIR = path.resolve(__dirname, '..');
-const HARNESS_DIR = path.resolve(SRC_DIR, '..', 'harness');
-
-const srcFile = (relative: string): string => path.join(SRC_DIR, `${relative}${OWN_EXTENSION}`);
-
-export const TYPESCRIPT_TRANSFORM = path.join(HARNESS_DIR, 'typescript-transform.js');
+export { TYPESCRIPT_TRANSFORM };
 export const SUMMARY_REPORTER = srcFile('report/summary-reporter');
 /** jest-junit with skip reasons and load errors (src/report/junit-reporter.ts), by absolute path. */
 export const JUNIT_REPORTER = srcFile('report/junit-reporter');

@@ -3,19 +3,18 @@
  * the CANN_HARNESS_PROBE environment variable (JSON), so that collecting a spec file can decide
  * skips synchronously and without loading native code.
  */
-import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
-import { parseMode } from '../acl/resolve'; // pure file-system code: no koffi
 import type { AclMode, PrecheckResult } from '../orchestrator';
+import { runScriptSync } from '../orchestrator/process-host';
+import { srcModule } from '../paths';
+import { ENV, modeFromEnv, requiredDevicesFromEnv } from '../env';
 
-export const PROBE_ENV = 'CANN_HARNESS_PROBE';
-export const REQUIRE_DEVICES_ENV = 'CANN_HARNESS_REQUIRE_DEVICES';
-const PROBE_CHILD = path.join(__dirname, `probe-child${path.extname(__filename)}`);
-/** The device processes' TypeScript require hook. */
-const TS_LOADER = path.join(__dirname, '..', '..', 'harness', 'ts-register.js');
+export const PROBE_ENV = ENV.probe;
+export const REQUIRE_DEVICES_ENV = ENV.requireDevices;
+const PROBE_CHILD = srcModule('jest/probe-child');
 
 export function requestedMode(env: NodeJS.ProcessEnv = process.env): AclMode {
-  return parseMode(env.CANN_HARNESS_MODE, 'CANN_HARNESS_MODE');
+  return modeFromEnv(env);
 }
 
 /** Runs the orchestrator's precheck (itself a throwaway child: no koffi here). */
@@ -49,11 +48,7 @@ export function parseProbe(text: string): PrecheckResult {
 
 /** Synchronous fallback for runs without our global setup (e.g. a custom Jest config). */
 function probeSync(): PrecheckResult {
-  const r = spawnSync(process.execPath, ['-r', TS_LOADER, PROBE_CHILD], {
-    env: process.env,
-    encoding: 'utf8',
-    timeout: 30_000,
-  });
+  const r = runScriptSync(PROBE_CHILD, process.env, 30_000);
   const last = (r.stdout ?? '').trim().split('\n').pop() ?? '';
   try {
     return parseProbe(last);
@@ -96,10 +91,5 @@ export function deviceGate(needed: number, probe: PrecheckResult, env: NodeJS.Pr
 }
 
 export function requiredDevices(env: NodeJS.ProcessEnv = process.env): number | null {
-  const raw = env[REQUIRE_DEVICES_ENV];
-  if (raw === undefined || raw === '') return null;
-  if (!/^\d+$/.test(raw.trim())) {
-    throw new Error(`${REQUIRE_DEVICES_ENV} must be a whole number of devices (got ${JSON.stringify(raw)}), e.g. ${REQUIRE_DEVICES_ENV}=8`);
-  }
-  return Number(raw.trim());
+  return requiredDevicesFromEnv(env);
 }

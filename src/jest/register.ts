@@ -11,6 +11,7 @@ import type { ScenarioFocus } from '../scenario/sink';
 import type { ScenarioPlan } from '../scenario/types';
 import { currentProbe, deviceGate, requestedMode } from './probe';
 import { AUDIT_LOG_ENV, freshJitterSeed, repetitionsFromEnv, replayCommand, shardFromEnv, shardOfScenario } from './repeat';
+import { ENV, envOn } from '../env';
 
 /** Margin over the scenario's own timeout: the orchestrator's grace period plus reporting. */
 const JEST_TIMEOUT_MARGIN_MS = 15_000;
@@ -74,8 +75,8 @@ export function registerScenarioTest(plan: ScenarioPlan<any>, focus: ScenarioFoc
         const result = await runScenario(plan, {
           specFile,
           mode: probe.ok ? probe.mode : requestedMode(),
-          echo: process.env.CANN_HARNESS_ECHO === '1',
-          env: jitter ? { ACL_STUB_JITTER: jitter } : undefined,
+          echo: envOn(ENV.echo),
+          env: jitter ? { [ENV.stubJitter]: jitter } : undefined,
           deferRemoval: plan.verify !== undefined, // a failed verify keeps the directory like any failure
         });
         const replay = jitter ? `\n\njitter seed ${seed} (ACL_STUB_JITTER=${jitter}); replay with:\n  ${replayCommand(specFile, plan.name, jitter)}` : '';

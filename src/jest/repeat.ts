@@ -4,14 +4,15 @@
  */
 import { createHash, randomInt } from 'node:crypto';
 import * as path from 'node:path';
+import { ENV } from '../env';
 
-export const REPEAT_EACH_ENV = 'CANN_HARNESS_REPEAT_EACH';
-export const JITTER_US_ENV = 'CANN_HARNESS_JITTER_US';
+export const REPEAT_EACH_ENV = ENV.repeatEach;
+export const JITTER_US_ENV = ENV.jitterUs;
 /** Set by `cann-harness audit`: each registered scenario appends its audit declaration here. */
-export const AUDIT_LOG_ENV = 'CANN_HARNESS_AUDIT_LOG';
+export const AUDIT_LOG_ENV = ENV.auditLog;
 export const MAX_JITTER_US = 1_000_000; // the stub's own limit
 /** `cann-harness run --retries N`: a failed scenario runs again up to N times (Jest's retryTimes). */
-export const RETRIES_ENV = 'CANN_HARNESS_RETRIES';
+export const RETRIES_ENV = ENV.retries;
 export const MAX_RETRIES = 10;
 
 export interface Repetition {
@@ -41,7 +42,7 @@ export function retriesFromEnv(env: NodeJS.ProcessEnv = process.env): number {
 }
 
 /** `cann-harness run --shard i/n`: this run takes the scenarios of shard i of n. */
-export const SHARD_ENV = 'CANN_HARNESS_SHARD';
+export const SHARD_ENV = ENV.shard;
 
 export interface Shard {
   index: number;

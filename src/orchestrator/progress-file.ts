@@ -7,8 +7,9 @@
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { RunEvent } from './types';
+import { ENV } from '../env';
 
-export const PROGRESS_DIR_ENV = 'CANN_HARNESS_PROGRESS_DIR';
+export const PROGRESS_DIR_ENV = ENV.progressDir;
 
 export interface RunProgress {
   label: string;

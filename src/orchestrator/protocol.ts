@@ -1,6 +1,7 @@
 /** Messages between the orchestrator and a device process, over the fork() IPC channel (JSON). */
 import type { AclMode, RoleEntry, RoleError } from './types';
 import type { WaitingFor } from '../rendezvous';
+import { parseRoleError, type Parsed } from './wire-error';
 
 export interface Job {
   role: string;
@@ -24,6 +25,48 @@ export type FromChild =
 export interface ResultExtras {
   /** Bytes of stdout / stderr it could not flush before exiting (absent when all were flushed). */
   unflushed?: { stdout: number; stderr: number };
+}
+
+const isDecimal = (v: unknown): boolean => typeof v === 'string' && /^\d+$/.test(v);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** What is wrong with a device process's message, or null: checked where it arrives, before anything uses it. */
+function fromChildProblem(m: unknown): string | null {
+  if (!isObject(m)) return `a message is ${JSON.stringify(m) ?? String(m)}, not an object`;
+  switch (m.type) {
+    case 'waiting': {
+      const w = m.waitingFor;
+      if (w === null || (isObject(w) && typeof w.what === 'string' && (w.from === undefined || typeof w.from === 'string'))) return null;
+      return `"waiting".waitingFor is ${JSON.stringify(w)}, not null or { what, from? }`;
+    }
+    case 'mark':
+      if (typeof m.name !== 'string') return `"mark".name is ${JSON.stringify(m.name)}, not a string`;
+      return isDecimal(m.tNs) ? null : `"mark".tNs is ${JSON.stringify(m.tNs)}, not a decimal string of nanoseconds`;
+    case 'diagnosed':
+      return m.file === null || typeof m.file === 'string' ? null : '"diagnosed".file is neither a string nor null';
+    case 'result': {
+      if (typeof m.ok !== 'boolean') return `"result".ok is ${JSON.stringify(m.ok)}, not a boolean`;
+      const u = m.unflushed;
+      if (u !== undefined && !(isObject(u) && typeof u.stdout === 'number' && typeof u.stderr === 'number')) return '"result".unflushed is not { stdout, stderr } byte counts';
+      if (m.ok) return null;
+      const error = parseRoleError(m.error);
+      return error.ok ? null : `"result": ${error.problem}`;
+    }
+    default:
+      return `unknown message type ${JSON.stringify(m.type)}`;
+  }
+}
+
+const FROM_CHILD_TYPES: readonly string[] = ['waiting', 'mark', 'diagnosed', 'result'] satisfies FromChild['type'][];
+
+/** A message of this protocol at all (a role body may call process.send() itself: those are not ours). */
+export function isFromChild(m: unknown): boolean {
+  return isObject(m) && FROM_CHILD_TYPES.includes(m.type as string);
+}
+
+export function parseFromChild(m: unknown): Parsed<FromChild> {
+  const problem = fromChildProblem(m);
+  return problem === null ? { ok: true, value: m as FromChild } : { ok: false, problem };
 }
 
 /** What the precheck child sends (and prints as its last stdout line). */

@@ -6,34 +6,21 @@
  * are all drained), never at 'exit': Node can deliver 'exit' before the last IPC 'message' when many
  * children exit together, and a role that reported success would then look like it died silently.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
-import type { FromChild, Job, ToChild } from './protocol';
+import { isFromChild, parseFromChild, type FromChild, type Job, type ToChild } from './protocol';
+import { protocolError } from './wire-error';
 import { OutputCapture, rolePrefix } from './output-capture';
-import { signalGroup } from './process-group';
+import { CLOSE_AFTER_EXIT_BOUND_MS, ProcessHost, forkInOwnGroup, type HostState } from './process-host';
+import { harnessScript } from '../paths';
 import type { AclMode, OutputLoss, RoleError, RoleResult, RoleSpec, RoleStatus, RunEvent } from './types';
 import type { WaitingFor } from '../rendezvous';
+import { ENV } from '../env';
 
-export const HARNESS_DIR = path.resolve(__dirname, '..', '..', 'harness');
-/** '.ts' in a source checkout (tests, the repository's CLI), '.js' in the compiled package. */
-export const OWN_EXTENSION = path.extname(__filename);
-const DEVICE_PROCESS = path.join(HARNESS_DIR, `device-process${OWN_EXTENSION}`);
-
-/**
- * The TypeScript require hook of device processes, by absolute path so children work whatever
- * their cwd (see harness/ts-register.js): user specs are TypeScript even with the compiled package.
- */
-export function tsExecArgv(): string[] {
-  return ['-r', path.join(HARNESS_DIR, 'ts-register.js')];
-}
+export { CLOSE_AFTER_EXIT_BOUND_MS };
+const DEVICE_PROCESS = harnessScript('device-process');
 
 export type StopReason = 'timeout' | 'stopped';
-
-/**
- * After 'exit', how long to wait for 'close'. Only a descendant that left the role's process group
- * while holding its stdout/stderr open can delay 'close' that long; then its output is cut here.
- */
-export const CLOSE_AFTER_EXIT_BOUND_MS = 5_000;
 
 /** The subset of ChildProcess that RoleProcess uses (tests substitute a scripted one). */
 export type ForkDevice = (env: NodeJS.ProcessEnv) => ChildProcess;
@@ -53,8 +40,7 @@ export class RoleProcess {
   readonly name: string;
   readonly device: number;
   readonly index: number;
-  pid: number | null = null;
-  private child?: ChildProcess;
+  private readonly host: ProcessHost;
   private readonly stdout: OutputCapture;
   private readonly stderr: OutputCapture;
   private readonly marks: { name: string; tNs: string }[] = [];
@@ -69,20 +55,10 @@ export class RoleProcess {
   private stoppedAtNs: bigint | null = null;
   /** A result the role reported after we had decided to stop it (not its result; shown in reports). */
   private saidWhileStopping?: { ok: true } | { ok: false; error: RoleError };
-  private killTimer?: NodeJS.Timeout;
-  private closeTimer?: NodeJS.Timeout;
-  private startedAt = 0;
-  private endedAt = 0;
-  /** CLOCK_MONOTONIC ns when the parent saw the process exit. */
-  private endedAtNs: bigint | null = null;
-  private exited = false;
-  private exitCode: number | null = null;
-  private exitSignal: string | null = null;
-  private spawnError?: Error;
   private status?: RoleStatus;
+  private onEnd: (role: RoleProcess) => void = () => undefined;
   /** Resolves once the process has exited and its output pipes are drained. */
   readonly finished: Promise<void>;
-  private resolveFinished!: () => void;
 
   constructor(private readonly launch: RoleLaunch) {
     this.name = launch.spec.name;
@@ -91,12 +67,29 @@ export class RoleProcess {
     const prefix = rolePrefix(this.name, this.device, this.index);
     this.stdout = new OutputCapture(launch.echo ? process.stdout : undefined, prefix);
     this.stderr = new OutputCapture(launch.echo ? process.stderr : undefined, prefix);
-    this.finished = new Promise((r) => (this.resolveFinished = r));
+    this.host = new ProcessHost({
+      what: `of role "${this.name}"`,
+      spawn: () => (launch.forkDevice ?? forkDeviceProcess)(this.childEnv()),
+      stdout: this.stdout,
+      stderr: this.stderr,
+      onMessage: (m) => this.onRawMessage(m),
+      onClosed: () => this.onClosed(),
+    });
+    this.finished = this.host.closed;
+  }
+
+  get pid(): number | null {
+    return this.host.pid;
+  }
+
+  /** Where its process is in its lifecycle (see process-host.ts). */
+  get state(): HostState {
+    return this.host.state;
   }
 
   /** Started and not yet exited. */
   get alive(): boolean {
-    return this.child !== undefined && !this.exited && this.status === undefined;
+    return this.host.alive;
   }
 
   /** Set once the process has exited and everything it sent has been read. */
@@ -105,52 +98,31 @@ export class RoleProcess {
   }
 
   start(onEnd: (role: RoleProcess) => void): void {
+    this.onEnd = onEnd;
+    this.host.start();
     const { spec, dir, mode } = this.launch;
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      ...spec.env,
-      CANN_HARNESS_ROLE: spec.name,
-      CANN_HARNESS_DEVICE: String(spec.device),
-      CANN_HARNESS_INDEX: String(this.index),
-      CANN_HARNESS_DIR: dir,
-      CANN_HARNESS_MODE: mode,
-      CANN_HARNESS_PARENT_PID: String(process.pid), // lets the child notice a parent that died early
-      ACL_STUB_TRACE: spec.env?.ACL_STUB_TRACE ?? path.join(dir, 'trace'),
-    };
-    this.startedAt = Date.now();
-    const child = (this.launch.forkDevice ?? forkDeviceProcess)(env);
-    this.child = child;
-    this.pid = child.pid ?? null;
-    child.stdout!.on('data', (d) => this.stdout.push(d));
-    child.stderr!.on('data', (d) => this.stderr.push(d));
-    child.on('message', (m) => this.onMessage(m as FromChild));
-    child.on('error', (e) => {
-      // fork() failures (e.g. EAGAIN) arrive here; neither 'exit' nor 'close' may follow.
-      this.spawnError = e;
-      if (this.pid === null) {
-        this.onExit(null, null);
-        this.onClose(onEnd);
-      }
-    });
-    child.on('exit', (code, signal) => {
-      this.onExit(code, signal);
-      // 'close' normally follows at once; see CLOSE_AFTER_EXIT_BOUND_MS for when it would not.
-      this.closeTimer = setTimeout(() => {
-        this.stderr.push(`[harness] its output pipes were still open ${CLOSE_AFTER_EXIT_BOUND_MS} ms after it exited (a descendant outside its process group holds them?); output after that point is not shown\n`);
-        child.stdout?.destroy();
-        child.stderr?.destroy();
-        this.onClose(onEnd);
-      }, CLOSE_AFTER_EXIT_BOUND_MS);
-      this.closeTimer.unref();
-    });
-    child.on('close', () => this.onClose(onEnd));
     if (this.pid !== null) {
       const job: Job = { role: spec.name, device: spec.device, index: this.index, dir, mode, entry: spec.entry };
-      child.send({ type: 'job', job } satisfies ToChild, (err) => {
-        if (err && this.alive) this.stderr.push(`[harness] could not send the job to the child: ${err.message}\n`);
+      this.host.send({ type: 'job', job } satisfies ToChild, (err) => {
+        if (this.alive) this.stderr.push(`[harness] could not send the job to the child: ${err.message}\n`);
       });
       this.launch.emit({ type: 'started', role: this.name, device: this.device, pid: this.pid, dir });
     }
+  }
+
+  private childEnv(): NodeJS.ProcessEnv {
+    const { spec, dir, mode } = this.launch;
+    return {
+      ...process.env,
+      ...spec.env,
+      [ENV.role]: spec.name,
+      [ENV.device]: String(spec.device),
+      [ENV.index]: String(this.index),
+      [ENV.dir]: dir,
+      [ENV.mode]: mode,
+      [ENV.parentPid]: String(process.pid), // lets the child notice a parent that died early
+      [ENV.stubTrace]: spec.env?.[ENV.stubTrace] ?? path.join(dir, 'trace'),
+    };
   }
 
   /** SIGTERM to the whole group now, SIGKILL after graceMs if anything is still there. */
@@ -160,32 +132,30 @@ export class RoleProcess {
     this.stopDetail = detail;
     this.stoppedAtNs = process.hrtime.bigint();
     this.waitingWhenStopped = this.waitingFor;
-    this.signal('SIGTERM');
-    this.killTimer = setTimeout(() => this.signal('SIGKILL'), graceMs);
+    this.host.stop(graceMs);
   }
 
   /** Synchronous last resort (parent exiting or interrupted). */
   killNow(): void {
-    if (this.exited || this.status !== undefined) return; // exited: its group was already killed in onExit
+    if (this.host.hasExited) return; // exited: its group was already killed then
     if (!this.stopReason && this.alive) {
       this.stopReason = 'stopped';
       this.stopDetail = 'the orchestrating process was interrupted';
       this.stoppedAtNs = process.hrtime.bigint();
     }
-    this.signal('SIGKILL');
+    this.host.killNow();
   }
 
   /** Hang report: asks the main thread for a Node diagnostic report (answered only if its loop is free). */
   requestDiagnosticReport(): void {
-    if (!this.alive || !this.child?.connected) return;
-    this.child.send({ type: 'diagnose' } satisfies ToChild, () => undefined);
+    if (this.host.connected) this.host.send({ type: 'diagnose' } satisfies ToChild);
   }
 
   /** The diagnostic report file the main thread wrote when asked (null: it failed to; undefined: no answer). */
   diagnosticReport: string | null | undefined;
 
   get exitedBeforeNow(): boolean {
-    return this.exited;
+    return this.host.hasExited;
   }
 
   get currentWait(): WaitingFor | null {
@@ -194,15 +164,16 @@ export class RoleProcess {
 
   result(): RoleResult {
     const status = this.status ?? 'stopped';
+    const { host } = this;
     const r: RoleResult = {
       name: this.name,
       device: this.device,
       index: this.index,
       pid: this.pid,
       status,
-      exitCode: this.exitCode,
-      signal: this.exitSignal,
-      durationMs: (this.endedAt || Date.now()) - this.startedAt,
+      exitCode: host.exitCode,
+      signal: host.exitSignal,
+      durationMs: (host.endedAt || Date.now()) - host.startedAt,
       stdout: this.stdout.text,
       stderr: this.stderr.text,
       marks: [...this.marks],
@@ -224,8 +195,8 @@ export class RoleProcess {
   /** The role's own time of failure when it reported one; otherwise when we saw it end or stopped it. */
   private failedAtNs(status: RoleStatus): bigint | null {
     if (status === 'failed' && this.reported && !this.reported.ok && this.reported.error.tNs) return BigInt(this.reported.error.tNs);
-    if (status === 'timeout') return this.stoppedAtNs ?? this.endedAtNs;
-    if (status === 'failed' || status === 'crashed') return this.endedAtNs ?? process.hrtime.bigint();
+    if (status === 'timeout') return this.stoppedAtNs ?? this.host.endedAtNs;
+    if (status === 'failed' || status === 'crashed') return this.host.endedAtNs ?? process.hrtime.bigint();
     return null;
   }
 
@@ -238,17 +209,17 @@ export class RoleProcess {
     return out;
   }
 
-  private signal(sig: NodeJS.Signals): void {
-    if (this.pid === null) return;
-    try {
-      signalGroup(this.pid, sig);
-    } catch {
-      /* EPERM cannot happen for our own children; nothing useful to do otherwise */
-    }
+  /** Checked at the boundary: a malformed message fails the role with a protocol error naming it, instead of crashing here later. */
+  private onRawMessage(raw: unknown): void {
+    if (!isFromChild(raw)) return; // not ours (the role's own process.send()): ignored, as always
+    const parsed = parseFromChild(raw);
+    if (parsed.ok) return this.onMessage(parsed.value);
+    const error = { ...protocolError(`role "${this.name}"`, parsed.problem), tNs: process.hrtime.bigint().toString() };
+    this.stderr.push(`[harness] ${error.message}\n`);
+    this.onMessage({ type: 'result', ok: false, error });
   }
 
   private onMessage(m: FromChild): void {
-    if (!m || typeof m !== 'object') return;
     switch (m.type) {
       case 'waiting':
         this.waitingFor = m.waitingFor;
@@ -283,69 +254,48 @@ export class RoleProcess {
     return !m.ok && m.error.tNs !== undefined && this.stoppedAtNs !== null && BigInt(m.error.tNs) < this.stoppedAtNs;
   }
 
-  private onExit(code: number | null, signal: NodeJS.Signals | null): void {
-    if (this.exited) return;
-    this.exited = true;
-    this.endedAt = Date.now();
-    this.endedAtNs = process.hrtime.bigint();
-    this.exitCode = code;
-    this.exitSignal = signal;
-    if (this.killTimer) clearTimeout(this.killTimer);
-    // The leader is gone; anything it left running in its group goes too.
-    this.signal('SIGKILL');
-  }
-
-  /** Everything the process sent is in: decide its status (once). */
-  private onClose(onEnd: (r: RoleProcess) => void): void {
-    if (this.status !== undefined || !this.exited) return;
-    if (this.closeTimer) clearTimeout(this.closeTimer);
-    this.stdout.flush();
-    this.stderr.flush();
+  /** Everything the process sent is in (host state 'closed'): decide its status, once. */
+  private onClosed(): void {
     this.status = this.decideStatus();
-    this.resolveFinished();
-    this.launch.emit({ type: 'exited', role: this.name, status: this.status, exitCode: this.exitCode, signal: this.exitSignal });
-    onEnd(this);
+    this.launch.emit({ type: 'exited', role: this.name, status: this.status, exitCode: this.host.exitCode, signal: this.host.exitSignal });
+    this.onEnd(this);
   }
 
   private decideStatus(): RoleStatus {
     if (this.reported) {
       // A result that arrived before we stopped it stands; the exit code must agree with it.
-      if (this.reported.ok) return this.exitCode === 0 ? 'passed' : 'failed';
+      if (this.reported.ok) return this.host.exitCode === 0 ? 'passed' : 'failed';
       return 'failed';
     }
     // Once we decided to stop it, the outcome is ours (stopped / timeout) whatever it does while
     // dying: a result sent after that point was ignored in onMessage, and a crash while finalizing
     // is noted in its stderr (and `signal`) rather than turning a stop into a failure.
+    const signal = this.host.exitSignal;
     if (this.stopReason) {
-      const ourSignal = this.exitSignal === 'SIGTERM' || this.exitSignal === 'SIGKILL';
-      if (this.exitSignal && !ourSignal) this.stderr.push(`[harness] while being stopped it died by ${this.exitSignal}\n`);
+      const ourSignal = signal === 'SIGTERM' || signal === 'SIGKILL';
+      if (signal && !ourSignal) this.stderr.push(`[harness] while being stopped it died by ${signal}\n`);
       if (this.saidWhileStopping) {
         const said = this.saidWhileStopping.ok ? 'a success' : `an error: ${this.saidWhileStopping.error.message}`;
         this.stderr.push(`[harness] while being stopped it reported ${said}\n`);
       }
       return this.stopReason;
     }
-    if (this.exitSignal) return 'crashed'; // a signal we did not send: SIGSEGV, SIGABRT, ...
+    if (signal) return 'crashed'; // a signal we did not send: SIGSEGV, SIGABRT, ...
     return 'failed';
   }
 
   private describeEnd(): string {
-    if (this.spawnError) return `could not start the device process: ${this.spawnError.message}`;
-    if (this.reported?.ok) return `reported success but then exited with code ${this.exitCode} signal ${this.exitSignal}`;
+    const { exitCode, exitSignal, spawnError } = this.host;
+    if (spawnError) return `could not start the device process: ${spawnError.message}`;
+    if (this.reported?.ok) return `reported success but then exited with code ${exitCode} signal ${exitSignal}`;
     if (this.stopReason) return this.stopDetail;
-    if (this.exitSignal) return `killed by signal ${this.exitSignal} before reporting a result`;
-    return `exited with code ${this.exitCode} before reporting a result`;
+    if (exitSignal) return `killed by signal ${exitSignal} before reporting a result`;
+    return `exited with code ${exitCode} before reporting a result`;
   }
 }
 
 type Outcome = Extract<FromChild, { type: 'result' }>;
 
 function forkDeviceProcess(env: NodeJS.ProcessEnv): ChildProcess {
-  return fork(DEVICE_PROCESS, [], {
-    execArgv: tsExecArgv(),
-    detached: true, // own process group: one kill reaches the role and all it started
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    env,
-    cwd: process.cwd(),
-  });
+  return forkInOwnGroup(DEVICE_PROCESS, env);
 }

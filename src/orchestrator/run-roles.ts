@@ -16,6 +16,7 @@ import { createScenarioDir, keepRequested, readCancelledTasks, readTraces, remov
 import { summarize } from './summary';
 import { checkMode, validateRunOptions } from './validate';
 import type { RunEvent, RunOptions, RunResult } from './types';
+import { ENV, envOff } from '../env';
 
 export const DEFAULT_GRACE_MS = 2000;
 
@@ -26,7 +27,7 @@ export const DEFAULT_GRACE_MS = 2000;
 export function settleDeferredRun(result: RunResult, laterCheckFailed: boolean, label = 'run'): void {
   if (!result.removalDeferred) return;
   result.removalDeferred = false;
-  if (laterCheckFailed && process.env.CANN_HARNESS_KEEP !== '0') {
+  if (laterCheckFailed && !envOff(ENV.keep)) {
     result.kept = true;
     writePostMortem(result.dir, result.roles, result);
     process.stderr.write(`[cann-harness] ${label}: scenario directory kept at ${result.dir}\n`);
@@ -136,7 +137,7 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   const happensBefore = opts.checkHappensBefore ? checkHappensBefore(traces!) : undefined;
   const ok = !timedOut && results.every((r) => r.status === 'passed') && happensBefore?.ok !== false;
   // CANN_HARNESS_KEEP=0: not even failed runs (the audit fails scenarios on purpose).
-  const kept = (!ok && process.env.CANN_HARNESS_KEEP !== '0') || keepRequested(opts.keepDir);
+  const kept = (!ok && !envOff(ENV.keep)) || keepRequested(opts.keepDir);
   const durationMs = Date.now() - startedAt;
   let summary = summarize(label, ok, durationMs, results, dir, kept, timedOut, first);
   if (waitGraph) summary = `${waitGraph.lines.join('\n')}\n${summary}`;

@@ -6,6 +6,7 @@ import * as tmp from 'tmp';
 import { LAYOUT } from '../rendezvous';
 import { toChromeTrace } from '../trace/chrome-trace';
 import type { CancelledTask, RoleResult, TraceFile } from './types';
+import { ENV, envOn } from '../env';
 
 /** Scenario directories are named <base>/cann-harness-<parent pid>-<random> (see scenarioBaseDir). */
 export const SCENARIO_DIR_PREFIX = 'cann-harness-';
@@ -15,7 +16,7 @@ export const SCENARIO_DIR_PREFIX = 'cann-harness-';
  * fsync of every publish dominates rendezvous latency; a tmpfs (e.g. /dev/shm) makes it free.
  */
 export function scenarioBaseDir(env: NodeJS.ProcessEnv = process.env): string {
-  const wanted = env.CANN_HARNESS_TMPDIR;
+  const wanted = env[ENV.tmpDir];
   if (!wanted) return os.tmpdir();
   if (!path.isAbsolute(wanted) || !existsSync(wanted) || !statSync(wanted).isDirectory()) {
     throw new Error(`CANN_HARNESS_TMPDIR=${wanted} must be an absolute path to an existing directory (or unset it)`);
@@ -31,7 +32,7 @@ export function createScenarioDir(): string {
     dir = tmp.dirSync({ prefix: 'cann-harness', tmpdir: base }).name;
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
-    const where = process.env.CANN_HARNESS_TMPDIR ? `CANN_HARNESS_TMPDIR=${base}` : `the OS temp dir ${base}`;
+    const where = process.env[ENV.tmpDir] ? `CANN_HARNESS_TMPDIR=${base}` : `the OS temp dir ${base}`;
     throw new Error(
       `cannot create a scenario directory in ${where} (${err.code ?? 'error'}: ${err.message}): ` +
         'set CANN_HARNESS_TMPDIR to a writable directory, e.g. CANN_HARNESS_TMPDIR=/dev/shm',
@@ -54,7 +55,7 @@ export function removeScenarioDir(dir: string): void {
 
 export function keepRequested(keepDir: boolean | undefined, env: NodeJS.ProcessEnv = process.env): boolean {
   // CANN_HARNESS_TRACE=1 (run --trace): keep passing runs too, for their timeline (trace.json).
-  return keepDir === true || env.CANN_HARNESS_KEEP === '1' || env.CANN_HARNESS_TRACE === '1';
+  return keepDir === true || envOn(ENV.keep, env) || envOn(ENV.trace, env);
 }
 
 /** When a directory is kept, leave the logs and the result next to the rendezvous files. */

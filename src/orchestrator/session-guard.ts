@@ -22,8 +22,9 @@ import * as path from 'node:path';
 import { reclaimStubLeftovers } from '../acl/reclaim';
 import { SCENARIO_DIR_PREFIX, removeScenarioDir, scenarioBaseDir } from './scenario-dir';
 import { signalGroup } from './process-group';
+import { ENV } from '../env';
 
-export const SESSION_ENV = 'CANN_HARNESS_SESSION';
+export const SESSION_ENV = ENV.session;
 const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 /** How long the guard keeps looking for session processes that are still starting or dying. */
 const SWEEP_BOUND_MS = 5_000;
@@ -117,7 +118,7 @@ export function sessionProcesses(id: string): SessionProcess[] {
     const vars = environ.split('\0');
     const session = vars.find((v) => v.startsWith(`${SESSION_ENV}=`));
     if (!session || !session.slice(SESSION_ENV.length + 1).split(':').includes(id)) continue;
-    const dir = vars.find((v) => v.startsWith('CANN_HARNESS_DIR='))?.slice('CANN_HARNESS_DIR='.length);
+    const dir = vars.find((v) => v.startsWith(`${ENV.dir}=`))?.slice(ENV.dir.length + 1);
     out.push(dir ? { pid: Number(entry), dir } : { pid: Number(entry) });
   }
   return out;

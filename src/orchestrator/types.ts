@@ -6,9 +6,11 @@ import type { Acl } from '../acl';
 import type { WaitGraph } from './wait-graph';
 import type { Rendezvous, WaitingFor } from '../rendezvous';
 import type { HappensBeforeReport } from '../trace/happens-before';
+import type { Mode } from '../env';
+import type { AclErrorInfo } from '../acl/errors';
 
-/** Same union as src/acl's AclMode; repeated here so the parent never has to load src/acl. */
-export type AclMode = 'auto' | 'stub' | 'real';
+/** The mode union (src/env, the one home of CANN_HARNESS_MODE's values). */
+export type AclMode = Mode;
 
 export interface RoleEntry {
   /** Absolute path of the module that exports the role body. */
@@ -68,17 +70,15 @@ export interface TraceFile {
 
 export type RoleStatus = 'passed' | 'failed' | 'crashed' | 'timeout' | 'stopped';
 
-export interface AclErrorInfo {
-  code: number;
-  name: string;
-  call: string;
-  args: string;
-  recentErrMsg: string | null;
-}
+/** An AclError as JSON (AclError.toJSON()); the type lives with AclError, which never loads koffi. */
+export type { AclErrorInfo } from '../acl/errors';
 
+/** An error as it crosses a process or thread boundary (wire-error.ts: toRoleError / parseRoleError). */
 export interface RoleError {
   message: string;
   stack?: string;
+  /** The thrown error's class name when it was not a plain Error (e.g. 'TypeError', 'AclError'). */
+  name?: string;
   acl?: AclErrorInfo;
   /** CLOCK_MONOTONIC ns (decimal string) in the device process when the error was caught there. */
   tNs?: string;

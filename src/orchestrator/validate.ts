@@ -3,10 +3,10 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { isValidName } from '../rendezvous';
 import type { AclMode, RunOptions } from './types';
+import { ENV, MODES } from '../env';
 
-const MODES: AclMode[] = ['auto', 'stub', 'real'];
 /** Set by the orchestrator for every role; a role's env must not override them. */
-const RESERVED_ENV = ['ROLE', 'DEVICE', 'INDEX', 'DIR', 'MODE', 'PARENT_PID'].map((n) => `CANN_HARNESS_${n}`);
+const RESERVED_ENV: readonly string[] = [ENV.role, ENV.device, ENV.index, ENV.dir, ENV.mode, ENV.parentPid];
 
 export class RunOptionsError extends Error {
   /** @param api the function whose options were wrong (named first in the message) */
@@ -19,7 +19,7 @@ export class RunOptionsError extends Error {
 /** `api` is the function being called (runRoles or precheck), named in the error. */
 export function checkMode(mode: unknown, api: 'runRoles' | 'precheck'): AclMode {
   if (mode === undefined) return 'auto';
-  if (!MODES.includes(mode as AclMode)) {
+  if (!(MODES as readonly unknown[]).includes(mode)) {
     throw new RunOptionsError(`options.mode must be one of ${MODES.join(', ')}, got ${JSON.stringify(mode)}`, api);
   }
   return mode as AclMode;

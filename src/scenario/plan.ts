@@ -6,6 +6,7 @@
 import { MUTANTS, isMutantName } from '../audit/mutants';
 import { REPLICATED } from './types';
 import type { Params, PlannedRole, ReplicatedRole, RoleDeclaration, ScenarioDeclaration, ScenarioPlan } from './types';
+import { timeoutMsFromEnv } from '../env';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const MAX_TIMEOUT_MS = 600_000;
@@ -27,13 +28,7 @@ export class ScenarioDeclarationError extends Error {
 /** `consumers: replicate(3, (i) => ({ device: i + 1, run }))` */
 /** The default deadline: CANN_HARNESS_TIMEOUT_MS (set from the config file's timeoutMs), else 30 s. */
 export function defaultTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
-  const text = env.CANN_HARNESS_TIMEOUT_MS;
-  if (text === undefined || text === '') return DEFAULT_TIMEOUT_MS;
-  const ms = Number(text);
-  if (!/^\d+$/.test(text) || ms < 1 || ms > MAX_TIMEOUT_MS) {
-    throw new Error(`CANN_HARNESS_TIMEOUT_MS must be a whole number of milliseconds between 1 and ${MAX_TIMEOUT_MS} (got "${text}"): fix it or unset it`);
-  }
-  return ms;
+  return timeoutMsFromEnv(MAX_TIMEOUT_MS, env) ?? DEFAULT_TIMEOUT_MS;
 }
 
 export function replicate<P = any>(count: number, make: (i: number) => RoleDeclaration<P>): ReplicatedRole<P> {

@@ -3,13 +3,14 @@
  * RunResult into a ScenarioResult: role values unwrapped, worker-thread marks merged in.
  * Never loads koffi: safe inside Jest workers.
  */
-import * as path from 'node:path';
 import type { AclMode, RoleResult, RunEvent, RunResult } from '../orchestrator';
 import { marksBetween } from './marks';
 import { paramsFingerprint } from './plan';
 import type { RoleEntryArgs, RoleEnvelope, ScenarioMark, ScenarioPlan, ScenarioResult, ScenarioRoleResult } from './types';
+import { ENV, envOff } from '../env';
+import { srcModule } from '../paths';
 
-export const ROLE_ENTRY_MODULE = path.join(__dirname, `role-entry${path.extname(__filename)}`);
+export const ROLE_ENTRY_MODULE = srcModule('scenario/role-entry');
 
 export interface RunScenarioOptions {
   specFile: string;
@@ -52,7 +53,7 @@ export async function runScenario(plan: ScenarioPlan<any>, opts: RunScenarioOpti
 
 /** On by default except in real mode (no stub traces); CANN_HARNESS_HB_CHECK=0 turns it off. */
 export function happensBeforeWanted(mode: AclMode | undefined, env: NodeJS.ProcessEnv = process.env): boolean {
-  return mode !== 'real' && env.CANN_HARNESS_HB_CHECK !== '0';
+  return mode !== 'real' && !envOff(ENV.hbCheck, env);
 }
 
 export function toScenarioResult(plan: Pick<ScenarioPlan<any>, 'name' | 'roles'>, run: RunResult): ScenarioResult {

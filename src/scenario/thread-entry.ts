@@ -7,6 +7,7 @@ import { createThreadContext } from './context';
 import { findRole } from './role-entry';
 import type { ThreadOutcome, ThreadTask } from './threads';
 import type { ScenarioMark } from './types';
+import { toRoleError } from '../orchestrator/wire-error';
 
 export async function runScenarioThread(task: ThreadTask): Promise<ThreadOutcome> {
   const marks: ScenarioMark[] = [];
@@ -47,12 +48,7 @@ export async function runScenarioThread(task: ThreadTask): Promise<ThreadOutcome
     const value = await role.thread!(owned.ctx, task.thread);
     return { ok: true, value, marks };
   } catch (err) {
-    const e = err instanceof Error ? err : new Error(String(err));
-    const fields: Record<string, unknown> = {};
-    for (const key of ['code', 'codeName', 'call', 'args', 'recentErrMsg', 'detail']) {
-      if (key in e) fields[key] = (e as unknown as Record<string, unknown>)[key];
-    }
-    return { ok: false, error: { name: e.name, message: e.message, stack: e.stack, fields }, marks };
+    return { ok: false, error: toRoleError(err instanceof Error ? err : new Error(String(err))), marks };
   } finally {
     cleanup();
   }

@@ -5,6 +5,9 @@
 import * as path from 'node:path';
 import { threadCallRecords } from '../acl/call-record';
 import type { RoleEntryArgs, ScenarioMark } from './types';
+import type { RoleError } from '../orchestrator';
+import { parseRoleError, protocolError, reviveError } from '../orchestrator/wire-error';
+import { SRC_DIR } from '../paths';
 
 export interface ThreadTask {
   args: RoleEntryArgs;
@@ -18,12 +21,10 @@ export interface ThreadTask {
   callRecords?: SharedArrayBuffer;
 }
 
-/** What a worker returns; errors travel as plain data so their ACL fields survive the copy. */
-export type ThreadOutcome =
-  | { ok: true; value?: unknown; marks: ScenarioMark[] }
-  | { ok: false; error: { name: string; message: string; stack?: string; fields: Record<string, unknown> }; marks: ScenarioMark[] };
+/** What a worker returns; errors travel in the wire format (wire-error.ts) so their ACL fields survive the copy. */
+export type ThreadOutcome = { ok: true; value?: unknown; marks: ScenarioMark[] } | { ok: false; error: RoleError; marks: ScenarioMark[] };
 
-const WORKER_SHIM = path.join(__dirname, 'thread-worker.js');
+const WORKER_SHIM = path.join(SRC_DIR, 'scenario', 'thread-worker.js');
 
 export async function runRoleThreads(opts: Omit<ThreadTask, 'thread' | 'callRecords'>): Promise<{ values: unknown[]; marks: ScenarioMark[] }> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -49,11 +50,9 @@ export async function runRoleThreads(opts: Omit<ThreadTask, 'thread' | 'callReco
   }
 }
 
-function rebuildError(thread: number, outcome: Extract<ThreadOutcome, { ok: false }>): Error {
-  const e = new Error(`thread ${thread}: ${outcome.error.message}`);
-  // Keep code/codeName/call/args/recentErrMsg: the orchestrator recognises ACL errors by shape.
-  Object.assign(e, outcome.error.fields);
-  e.name = outcome.error.name;
-  if (outcome.error.stack) e.stack = `${e.name}: thread ${thread}: ${outcome.error.stack.replace(/^[^\n]*\n?/, '')}`;
-  return e;
+/** The thread's error, thrown again in the role's main thread (ACL fields kept: the orchestrator recognises them by shape). */
+export function rebuildError(thread: number, outcome: Extract<ThreadOutcome, { ok: false }>): Error {
+  const parsed = parseRoleError(outcome.error);
+  if (!parsed.ok) return new Error(protocolError(`worker thread ${thread}`, parsed.problem).message);
+  return reviveError(parsed.value, `thread ${thread}`);
 }

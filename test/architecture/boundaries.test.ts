@@ -129,4 +129,16 @@ describe('on a throwaway tree', () => {
     expect(problems.map((p) => p.kind)).toEqual(['rules']);
     expect(problems[0].message).toContain('src/orchestrator, src/trace');
   });
+
+  test('a foundation part (src/env) may be imported from anywhere, but imports nothing itself', () => {
+    const files = write({
+      'src/rendezvous/a.ts': "import { ENV } from '../env';\nexport const a = ENV;\n",
+      'src/env/index.ts': "import { a } from '../rendezvous/a';\nexport const ENV = a;\n",
+    });
+    const problems = check(files);
+    expect(problems.filter((p) => p.kind === 'import').map((p) => p.what)).toEqual(['src/env/index.ts -> src/rendezvous/a.ts']);
+    const parts = { ...PARTS, 'src/env': { role: 'x', mayImport: ['src/rendezvous'], foundation: true as const } };
+    const rules = check(write({ 'src/env/index.ts': 'export {};\n' }), { ...RULES, parts });
+    expect(rules.map((p) => p.message)).toContainEqual(expect.stringContaining('rules: src/env is a foundation'));
+  });
 });

@@ -4,24 +4,9 @@
  * a large result): these tests script exactly that order with a stand-in child process, so the
  * order is forced rather than hoped for.
  */
-import { EventEmitter } from 'node:events';
-import { PassThrough } from 'node:stream';
-import type { ChildProcess } from 'node:child_process';
 import { RoleProcess } from '../../src/orchestrator/role-process';
 import type { RunEvent } from '../../src/orchestrator';
-
-/** A child process whose events the test fires by hand. Its pid is ours: group signals to -pid fail with ESRCH (ignored). */
-function scriptedChild() {
-  const child = new EventEmitter() as EventEmitter & { pid: number; stdout: PassThrough; stderr: PassThrough; send: ChildProcess['send'] };
-  child.pid = 2 ** 22 + 12345; // above pid_max on most systems: no real process group has it
-  child.stdout = new PassThrough();
-  child.stderr = new PassThrough();
-  child.send = ((_m: unknown, cb?: (e: Error | null) => void) => {
-    cb?.(null);
-    return true;
-  }) as ChildProcess['send'];
-  return child;
-}
+import { asChildProcess, scriptedChild } from '../support/scripted-child';
 
 function launch(child: ReturnType<typeof scriptedChild>) {
   const events: RunEvent[] = [];
@@ -32,7 +17,7 @@ function launch(child: ReturnType<typeof scriptedChild>) {
     mode: 'stub',
     echo: false,
     emit: (e) => events.push(e),
-    forkDevice: () => child as unknown as ChildProcess,
+    forkDevice: () => asChildProcess(child),
   });
   const ended: string[] = [];
   role.start((r) => ended.push(r.finalStatus!));

@@ -35,6 +35,9 @@ export function partOf(parts: Readonly<Record<string, PartRule>>, file: string):
 function checkRulesThemselves(parts: Readonly<Record<string, PartRule>>): Finding[] {
   const out: Finding[] = [];
   for (const [name, rule] of Object.entries(parts)) {
+    if (rule.foundation && rule.mayImport.length > 0) {
+      out.push({ kind: 'rules', what: name, message: `rules: ${name} is a foundation (every part may import it), so it may import no part, not ${rule.mayImport.join(', ')}` });
+    }
     for (const dep of rule.mayImport) {
       if (!(dep in parts)) out.push({ kind: 'rules', what: name, message: `rules: ${name} may import "${dep}", which is no part` });
     }
@@ -112,7 +115,7 @@ export function checkFiles(repo: string, files: readonly string[], rules: Rules)
         continue;
       }
       const to = partOf(parts, e.to);
-      if (!to || to === from || parts[from].mayImport.includes(to)) continue;
+      if (!to || to === from || parts[to].foundation || parts[from].mayImport.includes(to)) continue;
       findings.push({
         kind: 'import',
         what: `${e.from} -> ${e.to}`,

@@ -4,7 +4,8 @@
  *
  * A part is a folder (or one file); a file belongs to the longest part that contains it. Inside
  * a part, files import each other freely (but never in a cycle). Node's built-in modules are
- * always allowed. Type-only imports count like any other: a type import is still a dependency.
+ * always allowed, and so are the foundation parts (src/env, src/paths: imported by all, importing nothing).
+ * Type-only imports count like any other: a type import is still a dependency.
  * docs/interfaces.md ("Layers and import rules") shows the same rules as a picture.
  */
 
@@ -13,10 +14,14 @@ export interface PartRule {
   role: string;
   /** The other parts it may import. */
   mayImport: readonly string[];
+  /** Every part may import it (like Node's built-ins); so it may import no part itself. */
+  foundation?: true;
 }
 
 /** Lowest layer first. */
 export const PARTS: Readonly<Record<string, PartRule>> = {
+  'src/env': { role: 'environment variables: names, parsing, documentation', mayImport: [], foundation: true },
+  'src/paths': { role: "where the harness's own files are (package root, entry points, stub sources)", mayImport: [], foundation: true },
   'src/rendezvous': { role: 'file rendezvous between processes (plain files)', mayImport: [] },
   'src/trace': { role: 'stub traces: Chrome trace JSON and the happens-before check', mayImport: [] },
   'src/audit/mutants.ts': { role: 'the public names of the stub mutants', mayImport: [] },
@@ -51,7 +56,7 @@ export const PARTS: Readonly<Record<string, PartRule>> = {
   bin: { role: 'the installed command', mayImport: ['src/cli', 'harness'] },
   specs: { role: "user-style spec files: the public API only", mayImport: ['src/index.ts'] },
   bench: { role: 'benchmarks', mayImport: ['src/index.ts', 'src/orchestrator', 'src/rendezvous', 'src/trace'] },
-  'jest.config.ts': { role: 'the Jest configuration', mayImport: [] },
+  'jest.config.ts': { role: 'the Jest configuration (builds on the preset)', mayImport: ['src/jest'] },
   tools: { role: 'repository tooling (this check)', mayImport: [] },
   test: {
     role: 'tests (may reach anything they test)',

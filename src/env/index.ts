@@ -1,0 +1,114 @@
+/**
+ * Every environment variable of the harness and of the CPU stub, in one place: its name, who sets
+ * it, one line on what it does, and the parsing and validation of the ones with a format. Product
+ * code reads them through this module (`env[ENV.keep]`, `modeFromEnv()`), never by a string
+ * literal. The README's "Environment variables" tables are checked against VARIABLES
+ * (test/env/env.test.ts). A leaf: it imports nothing of the repository, so every part may use it.
+ * (harness/typescript-transform.js runs before any TypeScript can load; it names its one variable itself.)
+ */
+
+/** `user`: you set it; `harness`: the harness sets it for its own children (documented, not to be set by hand). */
+export type SetBy = 'user' | 'harness';
+
+export interface EnvVariable {
+  name: string;
+  setBy: SetBy;
+  /** Read by the stub's C code (native-stub/src) rather than by TypeScript. */
+  readInC?: true;
+  /** One line: what it does. */
+  doc: string;
+}
+
+const VARIABLES_BY_KEY = {
+  mode: { name: 'CANN_HARNESS_MODE', setBy: 'user', doc: 'auto (default), stub or real: which libascendcl.so to load' },
+  library: { name: 'CANN_HARNESS_LIBRARY', setBy: 'user', doc: 'explicit path of libascendcl.so; skips the search' },
+  holdLibrary: { name: 'CANN_HARNESS_HOLD_LIBRARY', setBy: 'user', doc: 'explicit path of libcannharness_hold.so' },
+  requireDevices: { name: 'CANN_HARNESS_REQUIRE_DEVICES', setBy: 'user', doc: 'N: scenarios needing up to N devices fail instead of being skipped' },
+  keep: { name: 'CANN_HARNESS_KEEP', setBy: 'user', doc: '1: keep every scenario directory; 0: not even failed ones' },
+  trace: { name: 'CANN_HARNESS_TRACE', setBy: 'user', doc: '1: keep every scenario directory with its trace.json timeline' },
+  echo: { name: 'CANN_HARNESS_ECHO', setBy: 'user', doc: "1: echo every role's output live" },
+  timeoutMs: { name: 'CANN_HARNESS_TIMEOUT_MS', setBy: 'user', doc: 'default scenario deadline in ms' },
+  cacheDir: { name: 'CANN_HARNESS_CACHE_DIR', setBy: 'user', doc: 'where an installed package builds the CPU stub' },
+  tsCache: { name: 'CANN_HARNESS_TS_CACHE', setBy: 'user', doc: 'where compiled TypeScript is cached' },
+  tmpDir: { name: 'CANN_HARNESS_TMPDIR', setBy: 'user', doc: 'where scenario directories are made' },
+  hbCheck: { name: 'CANN_HARNESS_HB_CHECK', setBy: 'user', doc: '0: turn the happens-before check off' },
+  stubDeviceCount: { name: 'ACL_STUB_DEVICE_COUNT', setBy: 'user', readInC: true, doc: "the stub's device count, 1..64 (default 8)" },
+  stubTrace: { name: 'ACL_STUB_TRACE', setBy: 'user', readInC: true, doc: "directory of the stub's per-process JSON-lines trace" },
+  stubLog: { name: 'ACL_STUB_LOG', setBy: 'user', readInC: true, doc: "the stub's log level: off, error, warn, info, debug" },
+  stubMutant: { name: 'ACL_STUB_MUTANT', setBy: 'user', readInC: true, doc: 'a deliberately broken stub (wait-noop, record-instant, wait-latest, sync-noop)' },
+  stubJitter: { name: 'ACL_STUB_JITTER', setBy: 'user', readInC: true, doc: '<seed>:<max_us>: seeded delays before stream tasks' },
+  stubFault: { name: 'ACL_STUB_FAULT', setBy: 'user', readInC: true, doc: '<call>:<code>[:<nth>]: fault injection' },
+  role: { name: 'CANN_HARNESS_ROLE', setBy: 'harness', doc: "a device process's role name (the stub's jitter also mixes it in)" },
+  device: { name: 'CANN_HARNESS_DEVICE', setBy: 'harness', doc: "a device process's device" },
+  index: { name: 'CANN_HARNESS_INDEX', setBy: 'harness', doc: "a device process's role index" },
+  dir: { name: 'CANN_HARNESS_DIR', setBy: 'harness', doc: "a device process's scenario directory" },
+  parentPid: { name: 'CANN_HARNESS_PARENT_PID', setBy: 'harness', doc: "the orchestrator's pid, watched by its children" },
+  session: { name: 'CANN_HARNESS_SESSION', setBy: 'harness', doc: 'session ids of the run, inherited by every process of it' },
+  probe: { name: 'CANN_HARNESS_PROBE', setBy: 'harness', doc: "the device probe's result (JSON), for Jest's workers" },
+  progressDir: { name: 'CANN_HARNESS_PROGRESS_DIR', setBy: 'harness', doc: 'where runs write live progress for `cann-harness run`' },
+  repeatEach: { name: 'CANN_HARNESS_REPEAT_EACH', setBy: 'harness', doc: '`run --repeat-each N`, for the workers' },
+  jitterUs: { name: 'CANN_HARNESS_JITTER_US', setBy: 'harness', doc: '`run --jitter [max_us]`, for the workers' },
+  retries: { name: 'CANN_HARNESS_RETRIES', setBy: 'harness', doc: '`run --retries N`, for the workers' },
+  shard: { name: 'CANN_HARNESS_SHARD', setBy: 'harness', doc: '`run --shard i/n`, for the workers' },
+  auditLog: { name: 'CANN_HARNESS_AUDIT_LOG', setBy: 'harness', doc: "`cann-harness audit`'s file of audit declarations" },
+  stubTestDieInLock: { name: 'ACL_STUB_TEST_DIE_IN_LOCK', setBy: 'harness', readInC: true, doc: "the C conformance suite's crash-while-locked test only" },
+} as const satisfies Record<string, EnvVariable>;
+
+type Key = keyof typeof VARIABLES_BY_KEY;
+
+/** Names by key: `env[ENV.keep]` (a misspelt key is a compile error, a misspelt string is not). */
+export const ENV = Object.fromEntries(Object.entries(VARIABLES_BY_KEY).map(([k, v]) => [k, v.name])) as {
+  readonly [K in Key]: (typeof VARIABLES_BY_KEY)[K]['name'];
+};
+
+export type EnvName = (typeof ENV)[Key];
+
+/** Every variable, in documentation order. */
+export const VARIABLES: readonly EnvVariable[] = Object.values(VARIABLES_BY_KEY);
+
+/** The variable is exactly '1' (how every on/off switch of the harness is turned on). */
+export function envOn(name: EnvName, env: NodeJS.ProcessEnv = process.env): boolean {
+  return env[name] === '1';
+}
+
+/** The variable is exactly '0' (for switches that are on unless turned off). */
+export function envOff(name: EnvName, env: NodeJS.ProcessEnv = process.env): boolean {
+  return env[name] === '0';
+}
+
+export const MODES = ['auto', 'stub', 'real'] as const;
+export type Mode = (typeof MODES)[number];
+
+/** `source` names where the value came from (a variable, an option) in the error. */
+export function parseMode(value: string | undefined, source: string): Mode {
+  if (value === undefined || value === '') return 'auto';
+  if ((MODES as readonly string[]).includes(value)) return value as Mode;
+  throw new Error(`${source} must be one of ${MODES.join(', ')}; got "${value}" (or leave it unset for auto: real CANN when found, else the stub)`);
+}
+
+export function modeFromEnv(env: NodeJS.ProcessEnv = process.env): Mode {
+  return parseMode(env[ENV.mode], ENV.mode);
+}
+
+/** CANN_HARNESS_REQUIRE_DEVICES: null when unset. */
+export function requiredDevicesFromEnv(env: NodeJS.ProcessEnv = process.env): number | null {
+  const name = ENV.requireDevices;
+  const raw = env[name];
+  if (raw === undefined || raw === '') return null;
+  if (!/^\d+$/.test(raw.trim())) {
+    throw new Error(`${name} must be a whole number of devices (got ${JSON.stringify(raw)}), e.g. ${name}=8`);
+  }
+  return Number(raw.trim());
+}
+
+/** CANN_HARNESS_TIMEOUT_MS: undefined when unset. */
+export function timeoutMsFromEnv(maxMs: number, env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const name = ENV.timeoutMs;
+  const text = env[name];
+  if (text === undefined || text === '') return undefined;
+  const ms = Number(text);
+  if (!/^\d+$/.test(text) || ms < 1 || ms > maxMs) {
+    throw new Error(`${name} must be a whole number of milliseconds between 1 and ${maxMs} (got "${text}"): fix it or unset it`);
+  }
+  return ms;
+}
