@@ -2,7 +2,8 @@
  * `cann-harness run [patterns...]`: probe the devices, then run the spec suite with Jest's
  * programmatic API, reporting with the coloured summary reporter and writing JUnit XML.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import chalk from 'chalk';
 import type { AggregatedResult } from '@jest/test-result';
@@ -17,6 +18,7 @@ import { JUNIT_REPORTER, SUMMARY_REPORTER, basePreset, junitReporterOptions } fr
 import { defaultTimeoutMs } from '../scenario/plan';
 import { formatRepetitionReport, formatRetried, repetitionReport, retriedThenPassed } from './repetitions';
 import { startProgress } from '../report/progress';
+import { INTERVALS_FILE, INTERVALS_LOG_ENV, type IntervalSample, formatIntervalTable, readIntervalSamples, summarizeIntervals, writeIntervalsReport } from '../report/intervals';
 
 export const PACKAGE_ROOT = repoRoot;
 /**
@@ -24,6 +26,10 @@ export const PACKAGE_ROOT = repoRoot;
  * directory (the user's project) for an installed package.
  */
 export const DEFAULT_JUNIT = 'reports/junit.xml';
+/** The reports folder: the JUnit file's, else reports/ in the working directory. */
+export function reportsDir(junit: string | false): string {
+  return junit === false ? path.resolve('reports') : path.dirname(path.resolve(junit));
+}
 export const DEFAULT_SPECS = isSourceCheckout ? path.join(PACKAGE_ROOT, 'specs') : 'specs';
 /** Jest's rootDir (spec paths are shown relative to it): the project the command runs in. */
 const projectRoot = (): string => process.cwd();
@@ -160,11 +166,18 @@ export async function runCommand(patterns: string[], opts: RunCommandOptions): P
   ]);
   // Which scenarios run long, and each role's state (src/report/progress.ts); silent while all is quick.
   const progress = startProgress();
+  // Jest workers append the intervals of result.between() here (src/report/intervals.ts).
+  const intervalsDir = mkdtempSync(path.join(os.tmpdir(), 'cann-harness-intervals-'));
+  process.env[INTERVALS_LOG_ENV] = path.join(intervalsDir, 'samples.jsonl');
   let results: AggregatedResult;
+  let samples: IntervalSample[];
   try {
     results = await runJest(patterns, config, opts);
+    samples = readIntervalSamples(process.env[INTERVALS_LOG_ENV]);
   } finally {
     progress.stop();
+    delete process.env[INTERVALS_LOG_ENV];
+    rmSync(intervalsDir, { recursive: true, force: true });
   }
   if (results.numTotalTestSuites === 0) {
     process.stderr.write(chalk.red(`${noSpecsMatched(patterns, specs)}\n`));
@@ -172,6 +185,14 @@ export async function runCommand(patterns: string[], opts: RunCommandOptions): P
   }
   if ((opts.repeatEach ?? 1) > 1 || opts.jitter !== undefined) {
     process.stdout.write(`${formatRepetitionReport(repetitionReport(results), opts.jitter)}\n`);
+  }
+  const intervalsFile = path.join(reportsDir(opts.junit), INTERVALS_FILE);
+  rmSync(intervalsFile, { force: true }); // a previous run's would pass for this one's
+  if (samples.length) {
+    const file = intervalsFile;
+    const stats = summarizeIntervals(samples);
+    writeIntervalsReport(file, stats);
+    process.stdout.write(`${formatIntervalTable(stats, path.relative(process.cwd(), file) || file)}\n`);
   }
   const retried = retriedThenPassed(results);
   if (retried.length) process.stdout.write(`${formatRetried(retried)}\n`);

@@ -4,9 +4,11 @@
  * report when a role fails, then checked by the scenario's verify().
  */
 import { appendFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { failureFrame, formatScenarioFailure } from '../report/failure';
+import { logIntervalSamples } from '../report/intervals';
 import { duplicateScenario } from '../scenario/scenario';
-import { runScenario } from '../scenario/run';
+import { measuredIntervals, runScenario } from '../scenario/run';
 import type { ScenarioFocus } from '../scenario/sink';
 import type { ScenarioPlan } from '../scenario/types';
 import { currentProbe, deviceGate, requestedMode } from './probe';
@@ -86,6 +88,8 @@ export function registerScenarioTest(plan: ScenarioPlan<any>, focus: ScenarioFoc
         try {
           await plan.verify?.(result);
           settleDeferredRun(result, false);
+          const file = path.relative(process.cwd(), specFile);
+          logIntervalSamples(measuredIntervals(result).flatMap(({ from, to, intervals }) => intervals.map(({ role, ms }) => ({ file, scenario: plan.name, from, to, role, ms }))));
         } catch (e) {
           settleDeferredRun(result, true, `scenario "${plan.name}" (verify failed)`);
           if (e instanceof Error) e.message += `${result.kept ? `\n\nscenario directory kept at ${result.dir}` : ''}${replay}`;

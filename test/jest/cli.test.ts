@@ -110,9 +110,32 @@ test('run: --repeat-each labels each repetition, --jitter gives each its own see
   rmSync(path.join(os.tmpdir(), `cann-cli-${process.pid}.xml`), { force: true });
   expect(r.stdout).toMatch(/✓ .*cli quick scenario \[repeat 1\/2, jitter seed \d+\]/);
   expect(r.stdout).toMatch(/✓ .*cli quick scenario \[repeat 2\/2, jitter seed \d+\]/);
-  expect(r.stdout).toContain('repetitions: 1 scenarios, 2 runs under seeded jitter of up to 50 us');
+  expect(r.stdout).toContain('repetitions: 1 scenario, 2 runs under seeded jitter of up to 50 us');
   expect(r.code).toBe(0);
 });
+
+test('run --repeat-each 5: percentiles of result.between() intervals as a table and in intervals.json next to the JUnit file', async () => {
+  const out = mkdtempSync(path.join(os.tmpdir(), 'cann-cli-intervals-'));
+  try {
+    const r = await cli(['run', '--specs', path.join(__dirname, 'fixtures', 'intervals'), '--junit', path.join(out, 'junit.xml'), '--repeat-each', '5', '--mode', 'stub']);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(readFileSync(path.join(out, 'intervals.json'), 'utf8'));
+    expect(report).toMatchObject({ schema: 'cann-harness/intervals@1', unit: 'ms', percentiles: 'nearest-rank' });
+    expect(report.intervals).toHaveLength(1);
+    const s = report.intervals[0];
+    expect(s).toMatchObject({ file: 'test/jest/fixtures/intervals/intervals.spec.ts', scenario: 'intervals: release to wake', from: 'producer:release', to: 'consumer:woken', role: 'consumer', count: 5 });
+    expect(s.min).toBeGreaterThan(0);
+    expect(s.min).toBeLessThanOrEqual(s.p50);
+    expect(s.p50).toBeLessThanOrEqual(s.p90);
+    expect(s.p90).toBeLessThanOrEqual(s.p99);
+    expect(s.p99).toBeLessThanOrEqual(s.max);
+    expect(r.stdout).toContain(`intervals (ms) across runs, written to ${path.relative(repoRoot, path.join(out, 'intervals.json'))}`);
+    const row = r.stdout.split('\n').find((l) => l.includes('intervals: release to wake › producer:release → consumer:woken'));
+    expect(row?.trim().split(/\s+/).slice(-5).map(Number)).toEqual([5, s.p50, s.p90, s.p99, s.max].map((v, i) => (i === 0 ? v : Number(v.toFixed(v >= 100 ? 1 : v >= 1 ? 2 : 3)))));
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}, 120_000);
 
 test('audit: scenario x mutant table as JSON; an undeclared wait-noop survivor fails --strict', async () => {
   const r = await cli(['audit', '--specs', path.join(__dirname, 'fixtures', 'audit'), '--mutants', 'wait-noop', '--strict', '--json']);
