@@ -10,7 +10,7 @@ import { logIntervalSamples } from '../report/intervals';
 import { duplicateScenario } from '../scenario/scenario';
 import { measuredIntervals, runScenario } from '../scenario/run';
 import type { ScenarioFocus } from '../scenario/sink';
-import type { ScenarioPlan } from '../scenario/types';
+import type { ScenarioPlan, ScenarioResult } from '../scenario/types';
 import { currentProbe, deviceGate, requestedMode } from './probe';
 import { AUDIT_LOG_ENV, freshJitterSeed, repetitionsFromEnv, replayCommand, shardFromEnv, shardOfScenario } from './repeat';
 
@@ -86,6 +86,7 @@ export function registerScenarioTest(plan: ScenarioPlan<any>, focus: ScenarioFoc
         // eslint-disable-next-line @typescript-eslint/no-require-imports
         const { settleDeferredRun } = require('../orchestrator') as typeof import('../orchestrator');
         try {
+          for (const [from, to] of plan.intervals ?? []) measureDeclared(result, from, to);
           await plan.verify?.(result);
           settleDeferredRun(result, false);
           const file = path.relative(process.cwd(), specFile);
@@ -98,6 +99,15 @@ export function registerScenarioTest(plan: ScenarioPlan<any>, focus: ScenarioFoc
       },
       plan.timeoutMs + JEST_TIMEOUT_MARGIN_MS,
     );
+  }
+}
+
+/** A declared interval (`intervals: [[from, to]]`): measured like result.between(), its failure named. */
+function measureDeclared(result: ScenarioResult, from: string, to: string): void {
+  try {
+    result.between(from, to);
+  } catch (e) {
+    throw new Error(`declared interval [${JSON.stringify(from)}, ${JSON.stringify(to)}] could not be measured: ${(e as Error).message}`);
   }
 }
 

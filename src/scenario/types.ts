@@ -137,6 +137,12 @@ export interface ScenarioDeclaration<P = Params> {
   roles: Record<string, RoleDeclaration<P> | ReplicatedRole<P>>;
   /** Checks on the result, in Jest (use expect). Runs only when every role succeeded. */
   verify?: (result: ScenarioResult) => void | Promise<void>;
+  /**
+   * Intervals measured in every run that passes, as if verify called result.between(from, to):
+   * `cann-harness run` prints their percentiles across runs (e.g. with --repeat-each) and writes
+   * intervals.json. A passing run without one of the marks fails, naming it.
+   */
+  intervals?: [from: string, to: string][];
   /** For `cann-harness audit`: mutants this scenario survives on purpose, and why. */
   audit?: AuditDeclaration;
 }
@@ -203,6 +209,7 @@ export interface ScenarioPlan<P = Params> {
   params: P;
   roles: PlannedRole<P>[];
   verify?: (result: ScenarioResult) => void | Promise<void>;
+  intervals?: [string, string][];
   audit?: AuditDeclaration;
 }
 

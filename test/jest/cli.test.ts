@@ -114,27 +114,39 @@ test('run: --repeat-each labels each repetition, --jitter gives each its own see
   expect(r.code).toBe(0);
 });
 
-test('run --repeat-each 5: percentiles of result.between() intervals as a table and in intervals.json next to the JUnit file', async () => {
+test('run --repeat-each 5: percentiles of intervals (result.between() in verify, and declared) as a table and in intervals.json next to the JUnit file', async () => {
   const out = mkdtempSync(path.join(os.tmpdir(), 'cann-cli-intervals-'));
   try {
     const r = await cli(['run', '--specs', path.join(__dirname, 'fixtures', 'intervals'), '--junit', path.join(out, 'junit.xml'), '--repeat-each', '5', '--mode', 'stub']);
     expect(r.code).toBe(0);
     const report = JSON.parse(readFileSync(path.join(out, 'intervals.json'), 'utf8'));
     expect(report).toMatchObject({ schema: 'cann-harness/intervals@1', unit: 'ms', percentiles: 'nearest-rank' });
-    expect(report.intervals).toHaveLength(1);
-    const s = report.intervals[0];
-    expect(s).toMatchObject({ file: 'test/jest/fixtures/intervals/intervals.spec.ts', scenario: 'intervals: release to wake', from: 'producer:release', to: 'consumer:woken', role: 'consumer', count: 5 });
-    expect(s.min).toBeGreaterThan(0);
-    expect(s.min).toBeLessThanOrEqual(s.p50);
-    expect(s.p50).toBeLessThanOrEqual(s.p90);
-    expect(s.p90).toBeLessThanOrEqual(s.p99);
-    expect(s.p99).toBeLessThanOrEqual(s.max);
+    expect(report.intervals.map((s: { scenario: string }) => s.scenario).sort()).toEqual(['intervals: declared', 'intervals: release to wake']);
     expect(r.stdout).toContain(`intervals (ms) across runs, written to ${path.relative(repoRoot, path.join(out, 'intervals.json'))}`);
-    const row = r.stdout.split('\n').find((l) => l.includes('intervals: release to wake › producer:release → consumer:woken'));
-    expect(row?.trim().split(/\s+/).slice(-5).map(Number)).toEqual([5, s.p50, s.p90, s.p99, s.max].map((v, i) => (i === 0 ? v : Number(v.toFixed(v >= 100 ? 1 : v >= 1 ? 2 : 3)))));
+    for (const s of report.intervals) {
+      expect(s).toMatchObject({ file: 'test/jest/fixtures/intervals/intervals.spec.ts', from: 'producer:release', to: 'consumer:woken', role: 'consumer', count: 5 });
+      expect(s.min).toBeGreaterThan(0);
+      expect(s.min).toBeLessThanOrEqual(s.p50);
+      expect(s.p50).toBeLessThanOrEqual(s.p90);
+      expect(s.p90).toBeLessThanOrEqual(s.p99);
+      expect(s.p99).toBeLessThanOrEqual(s.max);
+      const row = r.stdout.split('\n').find((l) => l.includes(`${s.scenario} › producer:release → consumer:woken`));
+      const shown = (v: number) => Number(v.toFixed(v >= 100 ? 1 : v >= 1 ? 2 : 3));
+      expect(row?.trim().split(/\s+/).slice(-5).map(Number)).toEqual([5, shown(s.p50), shown(s.p90), shown(s.p99), shown(s.max)]);
+    }
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
+}, 120_000);
+
+test('run: a declared interval whose mark never comes fails that scenario, naming the interval', async () => {
+  const r = await cli(['run', '--specs', path.join(__dirname, 'fixtures', 'intervals'), '--junit', path.join(os.tmpdir(), `cann-cli-iv-${process.pid}.xml`), '-t', 'never marked', '--mode', 'stub'], {
+    INTERVALS_FIXTURE_BROKEN: '1',
+    CANN_HARNESS_KEEP: '0',
+  });
+  rmSync(path.join(os.tmpdir(), `cann-cli-iv-${process.pid}.xml`), { force: true });
+  expect(r.code).toBe(1);
+  expect(r.stdout).toContain('declared interval ["producer:release", "consumer:never"] could not be measured: between(…, "consumer:never"): no role has the mark "consumer:never"');
 }, 120_000);
 
 test('audit: scenario x mutant table as JSON; an undeclared wait-noop survivor fails --strict', async () => {
