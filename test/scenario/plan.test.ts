@@ -157,14 +157,7 @@ describe('audit declarations', () => {
 
 describe('declared intervals', () => {
   const roles = { producer: { device: 0, run: () => 1 }, consumer: replicate(2, () => ({ device: 0, run: () => 1 })) };
-  const problems = (intervals: unknown) => {
-    try {
-      planScenario('s', { roles, intervals } as never);
-    } catch (e) {
-      return (e as { problems: string[] }).problems;
-    }
-    return [];
-  };
+  const problems = (intervals: unknown) => problemsOf({ roles, intervals });
   test('pairs of selectors naming a role, a group or * are kept in the plan', () => {
     const intervals: [string, string][] = [['producer:release', 'consumer:after-wait'], ['*:start', 'consumer-1:end']];
     expect(planScenario('s', { roles, intervals }).intervals).toEqual(intervals);
