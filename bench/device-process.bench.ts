@@ -101,14 +101,20 @@ async function main(): Promise<void> {
   const bareMs = median(bare);
   const bareMemory = await bareNodeMemory();
   const mib = (kib: number): string => `${(kib / 1024).toFixed(1)} MiB`;
-  console.log(`two bare \`node -e 0\` started together: ${bareMs.toFixed(0)} ms; a bare node: peak RSS ${mib(bareMemory.maxRssKiB)}, private ${mib(bareMemory.privateKiB)}`);
+  // The issue's 50 MB as a ratio to this machine's floor (a bare node), which the same run measures.
+  const rssGoal = (50 * 1000 * 1000) / 1024 / bareMemory.maxRssKiB;
+  console.log(
+    `two bare \`node -e 0\` started together: ${bareMs.toFixed(0)} ms; a bare node: peak RSS ${mib(bareMemory.maxRssKiB)}, private ${mib(bareMemory.privateKiB)} ` +
+      `(the floor: 50 MB is ${rssGoal.toFixed(2)} x its peak RSS)`,
+  );
   for (const [i, [name]] of variants.entries()) {
     const ms = median(runs[i].ms);
     const rss = median(runs[i].memory.map((m) => m.maxRssKiB));
     const own = median(runs[i].memory.map((m) => m.privateKiB));
     console.log(
       `${name}: 2-role run ${ms.toFixed(0)} ms = ${(ms / bareMs).toFixed(2)} x bare node (goal <= 1.3); per device process ` +
-        `peak RSS ${mib(rss)} median, ${mib(Math.max(...runs[i].memory.map((m) => m.maxRssKiB)))} max (goal <= 50) = bare + ${mib(rss - bareMemory.maxRssKiB)}; ` +
+        `peak RSS ${mib(rss)} median, ${mib(Math.max(...runs[i].memory.map((m) => m.maxRssKiB)))} max = ${(rss / bareMemory.maxRssKiB).toFixed(2)} x bare ` +
+        `(goal <= 50 MB = ${rssGoal.toFixed(2)} x), bare + ${mib(rss - bareMemory.maxRssKiB)}; ` +
         `private ${mib(own)} = ${(own / bareMemory.privateKiB).toFixed(2)} x bare`,
     );
   }
