@@ -166,7 +166,7 @@ export async function runCommand(patterns: string[], opts: RunCommandOptions): P
   ]);
   // Which scenarios run long, and each role's state (src/report/progress.ts); silent while all is quick.
   const progress = startProgress();
-  // Jest workers append the intervals of result.between() here (src/report/intervals.ts).
+  // Jest workers append the intervals of passing runs here: result.between() and declared ones (src/report/intervals.ts).
   const intervalsDir = mkdtempSync(path.join(os.tmpdir(), 'cann-harness-intervals-'));
   process.env[INTERVALS_LOG_ENV] = path.join(intervalsDir, 'samples.jsonl');
   let results: AggregatedResult;
@@ -189,10 +189,9 @@ export async function runCommand(patterns: string[], opts: RunCommandOptions): P
   const intervalsFile = path.join(reportsDir(opts.junit), INTERVALS_FILE);
   rmSync(intervalsFile, { force: true }); // a previous run's would pass for this one's
   if (samples.length) {
-    const file = intervalsFile;
     const stats = summarizeIntervals(samples);
-    writeIntervalsReport(file, stats);
-    process.stdout.write(`${formatIntervalTable(stats, path.relative(process.cwd(), file) || file)}\n`);
+    writeIntervalsReport(intervalsFile, stats);
+    process.stdout.write(`${formatIntervalTable(stats, path.relative(process.cwd(), intervalsFile) || intervalsFile)}\n`);
   }
   const retried = retriedThenPassed(results);
   if (retried.length) process.stdout.write(`${formatRetried(retried)}\n`);

@@ -89,13 +89,14 @@ export function registerScenarioTest(plan: ScenarioPlan<any>, focus: ScenarioFoc
           for (const [from, to] of plan.intervals ?? []) measureDeclared(result, from, to);
           await plan.verify?.(result);
           settleDeferredRun(result, false);
-          const file = path.relative(process.cwd(), specFile);
-          logIntervalSamples(measuredIntervals(result).flatMap(({ from, to, intervals }) => intervals.map(({ role, ms }) => ({ file, scenario: plan.name, from, to, role, ms }))));
         } catch (e) {
           settleDeferredRun(result, true, `scenario "${plan.name}" (verify failed)`);
           if (e instanceof Error) e.message += `${result.kept ? `\n\nscenario directory kept at ${result.dir}` : ''}${replay}`;
           throw e;
         }
+        // Only passing runs count for the interval percentiles of `cann-harness run`.
+        const file = path.relative(process.cwd(), specFile);
+        logIntervalSamples(measuredIntervals(result).flatMap(({ from, to, intervals }) => intervals.map(({ role, ms }) => ({ file, scenario: plan.name, from, to, role, ms }))));
       },
       plan.timeoutMs + JEST_TIMEOUT_MARGIN_MS,
     );
