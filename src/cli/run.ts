@@ -2,8 +2,7 @@
  * `cann-harness run [patterns...]`: probe the devices, then run the spec suite with Jest's
  * programmatic API, reporting with the coloured summary reporter and writing JUnit XML.
  */
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import * as os from 'node:os';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import chalk from 'chalk';
 import type { AggregatedResult } from '@jest/test-result';
@@ -18,7 +17,7 @@ import { JUNIT_REPORTER, SUMMARY_REPORTER, basePreset, junitReporterOptions } fr
 import { defaultTimeoutMs } from '../scenario/plan';
 import { formatRepetitionReport, formatRetried, repetitionReport, retriedThenPassed } from './repetitions';
 import { startProgress } from '../report/progress';
-import { INTERVALS_FILE, INTERVALS_LOG_ENV, type IntervalSample, formatIntervalTable, readIntervalSamples, summarizeIntervals, writeIntervalsReport } from '../report/intervals';
+import { INTERVALS_FILE, INTERVALS_LOG_ENV, INTERVAL_SAMPLES_FILE, formatIntervalTable, readIntervalSamples, summarizeIntervals, writeIntervalsReport } from '../report/intervals';
 
 export const PACKAGE_ROOT = repoRoot;
 /**
@@ -166,18 +165,19 @@ export async function runCommand(patterns: string[], opts: RunCommandOptions): P
   ]);
   // Which scenarios run long, and each role's state (src/report/progress.ts); silent while all is quick.
   const progress = startProgress();
-  // Jest workers append the intervals of passing runs here: result.between() and declared ones (src/report/intervals.ts).
-  const intervalsDir = mkdtempSync(path.join(os.tmpdir(), 'cann-harness-intervals-'));
-  process.env[INTERVALS_LOG_ENV] = path.join(intervalsDir, 'samples.jsonl');
+  // Jest workers append the intervals of passing runs here: result.between() and declared ones
+  // (src/report/intervals.ts). This run's files replace the previous run's.
+  const reports = reportsDir(opts.junit);
+  const samplesFile = path.join(reports, INTERVAL_SAMPLES_FILE);
+  const intervalsFile = path.join(reports, INTERVALS_FILE);
+  for (const f of [samplesFile, intervalsFile]) rmSync(f, { force: true });
+  process.env[INTERVALS_LOG_ENV] = samplesFile;
   let results: AggregatedResult;
-  let samples: IntervalSample[];
   try {
     results = await runJest(patterns, config, opts);
-    samples = readIntervalSamples(process.env[INTERVALS_LOG_ENV]);
   } finally {
     progress.stop();
     delete process.env[INTERVALS_LOG_ENV];
-    rmSync(intervalsDir, { recursive: true, force: true });
   }
   if (results.numTotalTestSuites === 0) {
     process.stderr.write(chalk.red(`${noSpecsMatched(patterns, specs)}\n`));
@@ -186,8 +186,7 @@ export async function runCommand(patterns: string[], opts: RunCommandOptions): P
   if ((opts.repeatEach ?? 1) > 1 || opts.jitter !== undefined) {
     process.stdout.write(`${formatRepetitionReport(repetitionReport(results), opts.jitter)}\n`);
   }
-  const intervalsFile = path.join(reportsDir(opts.junit), INTERVALS_FILE);
-  rmSync(intervalsFile, { force: true }); // a previous run's would pass for this one's
+  const samples = readIntervalSamples(samplesFile);
   if (samples.length) {
     const stats = summarizeIntervals(samples);
     writeIntervalsReport(intervalsFile, stats);

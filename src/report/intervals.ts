@@ -1,8 +1,9 @@
 /**
- * Intervals as data across runs: every `result.between(from, to)` asked in a passing verify() is
- * one sample per role; `cann-harness run` gathers them from its Jest workers (one JSON line each in
- * the file named by CANN_HARNESS_INTERVALS_LOG) and reports count, min, p50, p90, p99 and max per
- * scenario, interval and role: as `intervals.json` in the reports folder and as a table.
+ * Intervals as data across runs: every `result.between(from, to)` asked in a passing verify(), and
+ * every interval a scenario declares, is one sample per role. Under `cann-harness run` the Jest
+ * workers append them (one JSON line each) to `intervals-samples.jsonl` in the reports folder (the
+ * file named by CANN_HARNESS_INTERVALS_LOG); the command then reports count, min, p50, p90, p99
+ * and max per scenario, interval and role, as `intervals.json` next to it and as a table.
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -11,6 +12,7 @@ import chalk from 'chalk';
 /** Set by `cann-harness run`: where Jest workers append interval samples (JSON lines). */
 export const INTERVALS_LOG_ENV = 'CANN_HARNESS_INTERVALS_LOG';
 export const INTERVALS_FILE = 'intervals.json';
+export const INTERVAL_SAMPLES_FILE = 'intervals-samples.jsonl';
 export const INTERVALS_SCHEMA = 'cann-harness/intervals@1';
 
 export interface IntervalSample {
@@ -82,6 +84,7 @@ export function summarizeIntervals(samples: readonly IntervalSample[]): Interval
 export function logIntervalSamples(samples: readonly IntervalSample[], env: NodeJS.ProcessEnv = process.env): void {
   const log = env[INTERVALS_LOG_ENV];
   if (!log || samples.length === 0) return;
+  mkdirSync(path.dirname(log), { recursive: true }); // the reports folder, made only when there is something to write
   // One write per run with O_APPEND: lines from parallel workers do not interleave.
   appendFileSync(log, samples.map((s) => `${JSON.stringify(s)}\n`).join(''));
 }

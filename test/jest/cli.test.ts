@@ -1,5 +1,5 @@
 /** The `cann-harness` command, run as users run it (bin/cann-harness.js in a child process). */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { runCommand } from '../support/run-child';
@@ -122,6 +122,10 @@ test('run --repeat-each 5: percentiles of intervals (result.between() in verify,
     const report = JSON.parse(readFileSync(path.join(out, 'intervals.json'), 'utf8'));
     expect(report).toMatchObject({ schema: 'cann-harness/intervals@1', unit: 'ms', percentiles: 'nearest-rank' });
     expect(report.intervals.map((s: { scenario: string }) => s.scenario).sort()).toEqual(['intervals: declared', 'intervals: release to wake']);
+    // The raw samples stay next to it: one line per run, scenario, interval and role.
+    const samples = readFileSync(path.join(out, 'intervals-samples.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(samples).toHaveLength(10);
+    expect(samples[0]).toEqual({ file: 'test/jest/fixtures/intervals/intervals.spec.ts', scenario: expect.any(String), from: 'producer:release', to: 'consumer:woken', role: 'consumer', ms: expect.any(Number) });
     expect(r.stdout).toContain(`intervals (ms) across runs, written to ${path.relative(repoRoot, path.join(out, 'intervals.json'))}`);
     for (const s of report.intervals) {
       expect(s).toMatchObject({ file: 'test/jest/fixtures/intervals/intervals.spec.ts', from: 'producer:release', to: 'consumer:woken', role: 'consumer', count: 5 });
@@ -140,13 +144,16 @@ test('run --repeat-each 5: percentiles of intervals (result.between() in verify,
 }, 120_000);
 
 test('run: a declared interval whose mark never comes fails that scenario, naming the interval', async () => {
-  const r = await cli(['run', '--specs', path.join(__dirname, 'fixtures', 'intervals'), '--junit', path.join(os.tmpdir(), `cann-cli-iv-${process.pid}.xml`), '-t', 'never marked', '--mode', 'stub'], {
-    INTERVALS_FIXTURE_BROKEN: '1',
-    CANN_HARNESS_KEEP: '0',
-  });
-  rmSync(path.join(os.tmpdir(), `cann-cli-iv-${process.pid}.xml`), { force: true });
-  expect(r.code).toBe(1);
-  expect(r.stdout).toContain('declared interval ["producer:release", "consumer:never"] could not be measured: between(…, "consumer:never"): no role has the mark "consumer:never"');
+  const out = mkdtempSync(path.join(os.tmpdir(), 'cann-cli-intervals-'));
+  try {
+    const env = { INTERVALS_FIXTURE_BROKEN: '1', CANN_HARNESS_KEEP: '0' };
+    const r = await cli(['run', '--specs', path.join(__dirname, 'fixtures', 'intervals'), '--junit', path.join(out, 'junit.xml'), '-t', 'never marked', '--mode', 'stub'], env);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('declared interval ["producer:release", "consumer:never"] could not be measured: between(…, "consumer:never"): no role has the mark "consumer:never"');
+    expect(readdirSync(out)).toEqual(['junit.xml']); // no samples: no interval files
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
 }, 120_000);
 
 test('audit: scenario x mutant table as JSON; an undeclared wait-noop survivor fails --strict', async () => {

@@ -38,7 +38,7 @@ test('samples group by scenario, interval and role, whatever their order', () =>
 test('workers log samples as JSON lines; the report file has a schema, unit and method', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'cann-intervals-test-'));
   try {
-    const log = path.join(dir, 'samples.jsonl');
+    const log = path.join(dir, 'reports', 'intervals-samples.jsonl'); // its folder is made on the first write
     logIntervalSamples([sample('consumer-0', 1.5)], { CANN_HARNESS_INTERVALS_LOG: log });
     logIntervalSamples([sample('consumer-0', 2.5), sample('consumer-1', 3)], { CANN_HARNESS_INTERVALS_LOG: log });
     logIntervalSamples([sample('consumer-0', 9)], {}); // outside `cann-harness run`: nowhere
