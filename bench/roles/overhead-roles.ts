@@ -1,5 +1,6 @@
 /** Role bodies for bench/scenario-overhead.bench.ts: the cheapest possible work, so what is timed is the harness. */
 import type { RoleContext } from '../../src/orchestrator';
+import { processMemory, type ProcessMemory } from './memory';
 
 /** Returns at once: measures fork + TypeScript loading + IPC round trip. */
 export function idle(ctx: RoleContext): void {
@@ -13,8 +14,8 @@ export function withAcl(ctx: RoleContext): void {
   ev.destroy();
 }
 
-/** withAcl, then reports this process's peak resident memory (KiB) so far: what one device process costs. */
-export function footprint(ctx: RoleContext): { maxRssKiB: number } {
+/** withAcl, then reports this process's memory so far (bench/roles/memory.ts): what one device process costs. */
+export function footprint(ctx: RoleContext): ProcessMemory {
   withAcl(ctx);
-  return { maxRssKiB: process.resourceUsage().maxRSS };
+  return processMemory();
 }

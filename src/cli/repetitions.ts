@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import chalk from 'chalk';
 import type { AggregatedResult } from '@jest/test-result';
 import { replayCommand } from '../jest/repeat';
+import { count } from '../report/summary-reporter';
 
 const LABEL = /^(.*) \[(?:repeat (\d+)\/(\d+))?(?:, )?(?:jitter seed (\d+))?\]$/;
 
@@ -40,7 +41,7 @@ export function repetitionReport(results: Pick<AggregatedResult, 'testResults'>)
 
 export function formatRepetitionReport(rows: RepeatedScenario[], jitterMaxUs: number | undefined): string {
   const runs = rows.reduce((n, r) => n + r.runs, 0);
-  const lines = [chalk.bold(`repetitions: ${rows.length} scenarios, ${runs} runs${jitterMaxUs ? ` under seeded jitter of up to ${jitterMaxUs} us` : ''}`)];
+  const lines = [chalk.bold(`repetitions: ${count(rows.length, 'scenario')}, ${count(runs, 'run')}${jitterMaxUs ? ` under seeded jitter of up to ${jitterMaxUs} us` : ''}`)];
   const stable = rows.filter((r) => r.failed === 0).length;
   lines.push(`  ${chalk.green(`${stable} passed every repetition`)}`);
   for (const r of rows.filter((x) => x.failed > 0)) {

@@ -2,7 +2,7 @@
  * `cann-harness run [patterns...]`: probe the devices, then run the spec suite with Jest's
  * programmatic API, reporting with the coloured summary reporter and writing JUnit XML.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import chalk from 'chalk';
 import type { AggregatedResult } from '@jest/test-result';
@@ -19,6 +19,7 @@ import { formatRepetitionReport, formatRetried, repetitionReport, retriedThenPas
 import { startProgress } from '../report/progress';
 import { ENV } from '../env';
 import { IS_SOURCE_CHECKOUT, PACKAGE_ROOT } from '../paths';
+import { INTERVALS_FILE, INTERVAL_SAMPLES_FILE, formatIntervalTable, readIntervalSamples, summarizeIntervals, writeIntervalsReport } from '../report/intervals';
 
 export { PACKAGE_ROOT };
 /**
@@ -26,6 +27,10 @@ export { PACKAGE_ROOT };
  * directory (the user's project) for an installed package.
  */
 export const DEFAULT_JUNIT = 'reports/junit.xml';
+/** The reports folder: the JUnit file's, else reports/ in the working directory. */
+export function reportsDir(junit: string | false): string {
+  return junit === false ? path.resolve('reports') : path.dirname(path.resolve(junit));
+}
 export const DEFAULT_SPECS = IS_SOURCE_CHECKOUT ? path.join(PACKAGE_ROOT, 'specs') : 'specs';
 /** Jest's rootDir (spec paths are shown relative to it): the project the command runs in. */
 const projectRoot = (): string => process.cwd();
@@ -162,11 +167,19 @@ export async function runCommand(patterns: string[], opts: RunCommandOptions): P
   ]);
   // Which scenarios run long, and each role's state (src/report/progress.ts); silent while all is quick.
   const progress = startProgress();
+  // Jest workers append the intervals of passing runs here: result.between() and declared ones
+  // (src/report/intervals.ts). This run's files replace the previous run's.
+  const reports = reportsDir(opts.junit);
+  const samplesFile = path.join(reports, INTERVAL_SAMPLES_FILE);
+  const intervalsFile = path.join(reports, INTERVALS_FILE);
+  for (const f of [samplesFile, intervalsFile]) rmSync(f, { force: true });
+  process.env[ENV.intervalsLog] = samplesFile;
   let results: AggregatedResult;
   try {
     results = await runJest(patterns, config, opts);
   } finally {
     progress.stop();
+    delete process.env[ENV.intervalsLog];
   }
   if (results.numTotalTestSuites === 0) {
     process.stderr.write(chalk.red(`${noSpecsMatched(patterns, specs)}\n`));
@@ -174,6 +187,12 @@ export async function runCommand(patterns: string[], opts: RunCommandOptions): P
   }
   if ((opts.repeatEach ?? 1) > 1 || opts.jitter !== undefined) {
     process.stdout.write(`${formatRepetitionReport(repetitionReport(results), opts.jitter)}\n`);
+  }
+  const samples = readIntervalSamples(samplesFile);
+  if (samples.length) {
+    const stats = summarizeIntervals(samples);
+    writeIntervalsReport(intervalsFile, stats);
+    process.stdout.write(`${formatIntervalTable(stats, path.relative(process.cwd(), intervalsFile) || intervalsFile)}\n`);
   }
   const retried = retriedThenPassed(results);
   if (retried.length) process.stdout.write(`${formatRetried(retried)}\n`);

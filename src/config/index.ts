@@ -23,6 +23,12 @@ export interface HarnessConfig {
   tmpDir?: string;
   /** Keep scenario directories: 'on-failure' (default), 'always' or 'never'. */
   keep?: 'on-failure' | 'always' | 'never';
+  /**
+   * The timeline trace.json: 'on-failure' (default: in every kept directory), 'always' (every
+   * run's directory is kept with its trace.json, like `run --trace`) or 'never' (kept directories
+   * get none; `cann-harness trace <dir>` builds it later).
+   */
+  trace?: 'on-failure' | 'always' | 'never';
   /** Reporters: where `cann-harness run` and the preset write JUnit XML (relative to the config file), or false for none. */
   reporters?: { junit?: string | false };
 }
@@ -33,9 +39,11 @@ export function defineConfig(config: HarnessConfig): HarnessConfig {
 }
 
 export const CONFIG_FILES = ['cann-harness.config.ts', 'cann-harness.config.js'] as const;
-const KEYS = ['specs', 'timeoutMs', 'devices', 'mode', 'tmpDir', 'keep', 'reporters'] as const;
+const KEYS = ['specs', 'timeoutMs', 'devices', 'mode', 'tmpDir', 'keep', 'trace', 'reporters'] as const;
 const REPORTER_KEYS = ['junit'] as const;
 const MAX_TIMEOUT_MS = 600_000;
+const POLICY = ['on-failure', 'always', 'never'] as const;
+const CHOICES = [['mode', MODES], ['keep', POLICY], ['trace', POLICY]] as const;
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -86,10 +94,17 @@ export function validateConfig(value: unknown, file: string): LoadedConfig {
     if (Number.isInteger(c.devices) && (c.devices as number) >= 1) out.devices = c.devices as number;
     else problems.push(`${where}: devices must be a whole number of devices, at least 1 (got ${JSON.stringify(c.devices)}): e.g. devices: 8`);
   }
-  for (const [key, allowed] of [['mode', MODES], ['keep', ['on-failure', 'always', 'never']]] as const) {
+  for (const [key, allowed] of CHOICES) {
     if (c[key] === undefined) continue;
-    if ((allowed as readonly unknown[]).includes(c[key])) (out as unknown as Record<string, unknown>)[key] = c[key];
-    else problems.push(`${where}: ${key} must be one of ${allowed.map((a) => `'${a}'`).join(', ')} (got ${JSON.stringify(c[key])})`);
+    if ((allowed as readonly unknown[]).includes(c[key])) {
+      (out as unknown as Record<string, unknown>)[key] = c[key];
+      continue;
+    }
+    const guess = typeof c[key] === 'string' ? closest(c[key] as string, allowed) : null;
+    problems.push(`${where}: ${key} must be one of ${allowed.map((a) => `'${a}'`).join(', ')} (got ${JSON.stringify(c[key])})${guess ? `: did you mean '${guess}'?` : ''}`);
+  }
+  if (out.keep === 'never' && out.trace === 'always') {
+    problems.push(`${where}: keep: 'never' and trace: 'always' contradict each other (trace: 'always' keeps every scenario directory for its trace.json): drop one of them`);
   }
   if (c.reporters !== undefined) {
     const r = c.reporters as Record<string, unknown>;
@@ -124,7 +139,8 @@ export function loadConfig(dir: string = process.cwd(), explicit?: string): Load
   return validateConfig(loaded, file);
 }
 
-const KEEP_ENV: Record<NonNullable<HarnessConfig['keep']>, string | undefined> = { 'on-failure': undefined, always: '1', never: '0' };
+/** keep and trace as CANN_HARNESS_KEEP / CANN_HARNESS_TRACE: 1 always, 0 never, unset on failure. */
+const POLICY_ENV: Record<(typeof POLICY)[number], string | undefined> = { 'on-failure': undefined, always: '1', never: '0' };
 
 /** The environment variables that carry the config to every process of a run (unset ones only). */
 export function configEnv(config: HarnessConfig, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
@@ -132,7 +148,8 @@ export function configEnv(config: HarnessConfig, env: NodeJS.ProcessEnv = proces
     [ENV.mode]: config.mode,
     [ENV.requireDevices]: config.devices?.toString(),
     [ENV.tmpDir]: config.tmpDir,
-    [ENV.keep]: config.keep ? KEEP_ENV[config.keep] : undefined,
+    [ENV.keep]: config.keep ? POLICY_ENV[config.keep] : undefined,
+    [ENV.trace]: config.trace ? POLICY_ENV[config.trace] : undefined,
     [ENV.timeoutMs]: config.timeoutMs?.toString(),
   };
   return Object.fromEntries(Object.entries(wanted).filter((e): e is [string, string] => e[1] !== undefined && !env[e[0]]));

@@ -25,7 +25,7 @@ const VARIABLES_BY_KEY = {
   holdLibrary: { name: 'CANN_HARNESS_HOLD_LIBRARY', setBy: 'user', doc: 'explicit path of libcannharness_hold.so' },
   requireDevices: { name: 'CANN_HARNESS_REQUIRE_DEVICES', setBy: 'user', doc: 'N: scenarios needing up to N devices fail instead of being skipped' },
   keep: { name: 'CANN_HARNESS_KEEP', setBy: 'user', doc: '1: keep every scenario directory; 0: not even failed ones' },
-  trace: { name: 'CANN_HARNESS_TRACE', setBy: 'user', doc: '1: keep every scenario directory with its trace.json timeline' },
+  trace: { name: 'CANN_HARNESS_TRACE', setBy: 'user', doc: '1: keep every scenario directory with its trace.json timeline; 0: no trace.json even in kept ones' },
   echo: { name: 'CANN_HARNESS_ECHO', setBy: 'user', doc: "1: echo every role's output live" },
   timeoutMs: { name: 'CANN_HARNESS_TIMEOUT_MS', setBy: 'user', doc: 'default scenario deadline in ms' },
   cacheDir: { name: 'CANN_HARNESS_CACHE_DIR', setBy: 'user', doc: 'where an installed package builds the CPU stub' },
@@ -50,6 +50,7 @@ const VARIABLES_BY_KEY = {
   jitterUs: { name: 'CANN_HARNESS_JITTER_US', setBy: 'harness', doc: '`run --jitter [max_us]`, for the workers' },
   retries: { name: 'CANN_HARNESS_RETRIES', setBy: 'harness', doc: '`run --retries N`, for the workers' },
   shard: { name: 'CANN_HARNESS_SHARD', setBy: 'harness', doc: '`run --shard i/n`, for the workers' },
+  intervalsLog: { name: 'CANN_HARNESS_INTERVALS_LOG', setBy: 'harness', doc: "`cann-harness run`'s file of interval samples, for the workers" },
   auditLog: { name: 'CANN_HARNESS_AUDIT_LOG', setBy: 'harness', doc: "`cann-harness audit`'s file of audit declarations" },
   stubTestDieInLock: { name: 'ACL_STUB_TEST_DIE_IN_LOCK', setBy: 'harness', readInC: true, doc: "the C conformance suite's crash-while-locked test only" },
 } as const satisfies Record<string, EnvVariable>;

@@ -7,7 +7,6 @@
  * A mark selector is `<role>:<mark>` where <role> is a role name, a replicated group's key
  * (`consumer` = consumer-0, consumer-1, ...) or `*`. Marks from worker threads count for their role.
  */
-import { formatScenarioFailure } from '../report/failure';
 import { parseSelector, selectMarks, type FoundMark, type MarkedRole } from '../scenario/marks';
 
 interface ResultLike {
@@ -20,6 +19,15 @@ function isResultLike(x: unknown): x is ResultLike {
 }
 
 export { parseSelector, selectMarks };
+
+/**
+ * The failure report, loaded only when a matcher fails: spec files import the matchers (through
+ * the package's index) in every device process, which must not pay for the reporting code.
+ */
+function failureReport(...args: Parameters<typeof import('../report/failure').formatScenarioFailure>): string {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('../report/failure') as typeof import('../report/failure')).formatScenarioFailure(...args);
+}
 
 function label(m: FoundMark): string {
   return `${m.role}${m.thread !== undefined ? `.t${m.thread}` : ''}:${m.name}`;
@@ -42,7 +50,7 @@ export const scenarioMatchers = {
       message: () =>
         pass
           ? `expected some role to fail, but all ${received.roles.length} roles passed`
-          : formatScenarioFailure(received.scenario ?? 'scenario', received as any),
+          : failureReport(received.scenario ?? 'scenario', received as any),
     };
   },
 

@@ -4,11 +4,13 @@
  * report when a role fails, then checked by the scenario's verify().
  */
 import { appendFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { failureFrame, formatScenarioFailure } from '../report/failure';
+import { logIntervalSamples } from '../report/intervals';
 import { duplicateScenario } from '../scenario/scenario';
-import { runScenario } from '../scenario/run';
+import { measuredIntervals, runScenario } from '../scenario/run';
 import type { ScenarioFocus } from '../scenario/sink';
-import type { ScenarioPlan } from '../scenario/types';
+import type { ScenarioPlan, ScenarioResult } from '../scenario/types';
 import { currentProbe, deviceGate, requestedMode } from './probe';
 import { AUDIT_LOG_ENV, freshJitterSeed, repetitionsFromEnv, replayCommand, shardFromEnv, shardOfScenario } from './repeat';
 import { ENV, envOn } from '../env';
@@ -85,6 +87,7 @@ export function registerScenarioTest(plan: ScenarioPlan<any>, focus: ScenarioFoc
         // eslint-disable-next-line @typescript-eslint/no-require-imports
         const { settleDeferredRun } = require('../orchestrator') as typeof import('../orchestrator');
         try {
+          for (const [from, to] of plan.intervals ?? []) measureDeclared(result, from, to);
           await plan.verify?.(result);
           settleDeferredRun(result, false);
         } catch (e) {
@@ -92,9 +95,21 @@ export function registerScenarioTest(plan: ScenarioPlan<any>, focus: ScenarioFoc
           if (e instanceof Error) e.message += `${result.kept ? `\n\nscenario directory kept at ${result.dir}` : ''}${replay}`;
           throw e;
         }
+        // Only passing runs count for the interval percentiles of `cann-harness run`.
+        const file = path.relative(process.cwd(), specFile);
+        logIntervalSamples(measuredIntervals(result).flatMap(({ from, to, intervals }) => intervals.map(({ role, ms }) => ({ file, scenario: plan.name, from, to, role, ms }))));
       },
       plan.timeoutMs + JEST_TIMEOUT_MARGIN_MS,
     );
+  }
+}
+
+/** A declared interval (`intervals: [[from, to]]`): measured like result.between(), its failure named. */
+function measureDeclared(result: ScenarioResult, from: string, to: string): void {
+  try {
+    result.between(from, to);
+  } catch (e) {
+    throw new Error(`declared interval [${JSON.stringify(from)}, ${JSON.stringify(to)}] could not be measured: ${(e as Error).message}`);
   }
 }
 

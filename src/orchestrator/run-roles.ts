@@ -14,6 +14,7 @@ import type { WaitGraph } from './wait-graph';
 import { registerLive, unregisterLive, type Teardown } from './live-runs';
 import { createScenarioDir, keepRequested, readCancelledTasks, readTraces, removeScenarioDir, writePostMortem } from './scenario-dir';
 import { summarize } from './summary';
+import { msSince } from './mark-time';
 import { checkMode, validateRunOptions } from './validate';
 import type { RunEvent, RunOptions, RunResult } from './types';
 import { ENV, envOff } from '../env';
@@ -53,6 +54,7 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   };
 
   const startedAt = Date.now();
+  const startNs = process.hrtime.bigint();
   const dir = createScenarioDir();
   const roles = opts.roles.map(
     (spec, i) => new RoleProcess({ spec, index: spec.index ?? i, dir, mode, echo: opts.echo ?? false, emit }),
@@ -125,6 +127,7 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   }
 
   const results = roles.map((r) => r.result());
+  for (const r of results) for (const m of r.marks) m.tMs = msSince(startNs, m.tNs);
   const roleByPid = new Map(results.filter((r) => r.pid !== null).map((r) => [r.pid!, r.name]));
   const cancelled = readCancelledTasks(dir, roleByPid);
   for (const r of results) if (cancelled.has(r.name)) r.cancelledTasks = cancelled.get(r.name);
@@ -145,7 +148,7 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   // For CI logs: what ran on which stream, when (only failures pay for reading the traces).
   const timeline = ok ? [] : formatTextTimeline(traces ?? readTraces(dir, roleByPid), { endNs: deadlineNs });
   if (timeline.length) summary += `\n${timeline.join('\n')}`;
-  const result: RunResult = { ok, dir, kept, timedOut, durationMs, roles: results, summary };
+  const result: RunResult = { ok, dir, kept, timedOut, durationMs, startNs: startNs.toString(), roles: results, summary };
   if (first) result.firstFailure = first;
   if (opts.collectTraces) result.traces = traces;
   if (happensBefore) result.happensBefore = happensBefore;

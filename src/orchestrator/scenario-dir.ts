@@ -69,7 +69,8 @@ export function writePostMortem(dir: string, roles: RoleResult[], result: unknow
       writeFileSync(path.join(logs, `${r.name}.stderr.log`), r.stderr);
     }
     writeFileSync(path.join(dir, 'result.json'), JSON.stringify(result, null, 2));
-    writeTimeline(dir, roles, endNs);
+    // CANN_HARNESS_TRACE=0 (config trace: 'never'): no timeline; `cann-harness trace <dir>` can build it later.
+    if (process.env.CANN_HARNESS_TRACE !== '0') writeTimeline(dir, roles, endNs);
   } catch {
     /* the directory is kept for inspection; missing logs are not worth failing the run */
   }

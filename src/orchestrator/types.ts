@@ -107,7 +107,11 @@ export interface RoleResult {
   error?: RoleError;
   stdout: string;
   stderr: string;
-  marks: { name: string; tNs: string }[];
+  /**
+   * ctx.mark() calls in order. tNs: CLOCK_MONOTONIC ns, a decimal string (exact; it exceeds 2^53).
+   * tMs: milliseconds since the run started (RunResult.startNs), a number (ns precision).
+   */
+  marks: { name: string; tNs: string; tMs?: number }[];
   waitingFor?: WaitingFor;
   /**
    * When this role failed, CLOCK_MONOTONIC ns (the same clock in every process): the device
@@ -152,6 +156,11 @@ export interface RunResult {
   kept: boolean;
   timedOut: boolean;
   durationMs: number;
+  /**
+   * When the run started (before any device process), in decimal CLOCK_MONOTONIC ns: the zero of
+   * every mark's tMs. Always set by runRoles.
+   */
+  startNs?: string;
   roles: RoleResult[];
   summary: string;
   /** The earliest failure; absent when no role failed (a run can still time out without one). */

@@ -4,13 +4,14 @@
  * time, before any process runs.
  */
 import { MUTANTS, isMutantName } from '../audit/mutants';
+import { parseSelector } from './marks';
 import { REPLICATED } from './types';
 import type { Params, PlannedRole, ReplicatedRole, RoleDeclaration, ScenarioDeclaration, ScenarioPlan } from './types';
 import { timeoutMsFromEnv } from '../env';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const MAX_TIMEOUT_MS = 600_000;
-const SCENARIO_KEYS = ['devices', 'timeoutMs', 'params', 'roles', 'verify', 'audit'] as const;
+const SCENARIO_KEYS = ['devices', 'timeoutMs', 'params', 'roles', 'verify', 'intervals', 'audit'] as const;
 const ROLE_KEYS = ['device', 'run', 'threads', 'thread', 'env'] as const;
 /** Role names become file names in the scenario directory. */
 const ROLE_NAME = /^[A-Za-z][A-Za-z0-9_.-]*$/;
@@ -76,6 +77,7 @@ export function planScenario<P = Params>(name: unknown, decl: ScenarioDeclaratio
 
   checkAudit(decl.audit, problems);
   const roles = expandRoles(decl.roles, problems);
+  const intervals = checkIntervals(decl.intervals, roles, problems);
 
   let devices = decl.devices;
   const highest = roles.reduce((max, r) => (Number.isInteger(r.device) ? Math.max(max, r.device) : max), -1);
@@ -97,7 +99,43 @@ export function planScenario<P = Params>(name: unknown, decl: ScenarioDeclaratio
   if (problems.length > 0) throw new ScenarioDeclarationError(label, problems);
   const plan: ScenarioPlan<P> = { name: label, devices, timeoutMs, params: (decl.params ?? {}) as P, roles, verify: decl.verify };
   if (decl.audit) plan.audit = { expectSurvive: [...decl.audit.expectSurvive], reason: decl.audit.reason };
+  if (intervals.length) plan.intervals = intervals;
   return plan;
+}
+
+/** `intervals: [['producer:release', 'consumer:after-wait']]`: selectors that name a role, a group or `*`. */
+function checkIntervals(intervals: unknown, roles: PlannedRole<any>[], problems: string[]): [string, string][] {
+  if (intervals === undefined) return [];
+  const example = "intervals: [['producer:release', 'consumer:after-wait']]";
+  if (!Array.isArray(intervals)) {
+    problems.push(`intervals must be a list of [from, to] mark selectors (got ${describe(intervals)}): ${example}`);
+    return [];
+  }
+  const names = [...new Set(roles.flatMap((r) => [r.group, r.name]))];
+  const out: [string, string][] = [];
+  intervals.forEach((pair: unknown, i) => {
+    if (!Array.isArray(pair) || pair.length !== 2 || pair.some((x) => typeof x !== 'string')) {
+      problems.push(`intervals[${i}] must be a [from, to] pair of mark selectors (got ${describe(pair)}): ${example}`);
+      return;
+    }
+    let ok = true;
+    for (const selector of pair as string[]) {
+      let role: string;
+      try {
+        role = parseSelector(selector).role;
+      } catch (e) {
+        problems.push(`intervals[${i}]: ${(e as Error).message}`);
+        ok = false;
+        continue;
+      }
+      if (role === '*' || names.includes(role)) continue;
+      const guess = closest(role, names);
+      problems.push(`intervals[${i}]: ${JSON.stringify(selector)} names no role or group${guess ? ` (did you mean ${JSON.stringify(guess)}?)` : ''}; roles: ${names.join(', ')}`);
+      ok = false;
+    }
+    if (ok) out.push([pair[0], pair[1]]);
+  });
+  return out;
 }
 
 function checkAudit(audit: unknown, problems: string[]): void {

@@ -4,11 +4,25 @@
  * Never loads koffi: safe inside Jest workers.
  */
 import type { AclMode, RoleResult, RunEvent, RunResult } from '../orchestrator';
-import { marksBetween } from './marks';
+import { msSince } from '../orchestrator/mark-time';
+import { marksBetween, type MarkInterval } from './marks';
 import { paramsFingerprint } from './plan';
 import type { RoleEntryArgs, RoleEnvelope, ScenarioMark, ScenarioPlan, ScenarioResult, ScenarioRoleResult } from './types';
 import { ENV, envOff } from '../env';
 import { srcModule } from '../paths';
+
+/** An interval asked for with result.between(): the Jest integration reports them (percentiles across runs). */
+export interface MeasuredInterval {
+  from: string;
+  to: string;
+  intervals: MarkInterval[];
+}
+const measuredByResult = new WeakMap<ScenarioResult, MeasuredInterval[]>();
+
+/** Every result.between(from, to) asked of this result so far, in order. */
+export function measuredIntervals(result: ScenarioResult): MeasuredInterval[] {
+  return measuredByResult.get(result) ?? [];
+}
 
 export const ROLE_ENTRY_MODULE = srcModule('scenario/role-entry');
 
@@ -59,6 +73,8 @@ export function happensBeforeWanted(mode: AclMode | undefined, env: NodeJS.Proce
 export function toScenarioResult(plan: Pick<ScenarioPlan<any>, 'name' | 'roles'>, run: RunResult): ScenarioResult {
   const groupOf = new Map(plan.roles.map((r) => [r.name, r.group]));
   const roles = run.roles.map((r) => unwrapRole(r, groupOf.get(r.name) ?? r.name));
+  timeMarks(roles, run.startNs);
+  const measured: MeasuredInterval[] = [];
   const result: ScenarioResult = {
     ...run,
     scenario: plan.name,
@@ -72,21 +88,33 @@ export function toScenarioResult(plan: Pick<ScenarioPlan<any>, 'name' | 'roles'>
       return roles.filter((r) => r.group === name);
     },
     between(from, to) {
-      return marksBetween({ roles }, from, to);
+      const intervals = marksBetween({ roles }, from, to);
+      measured.push({ from, to, intervals: intervals.map((i) => ({ ...i })) });
+      return intervals;
     },
   };
+  measuredByResult.set(result, measured);
   // Helpers stay out of JSON dumps and Jest's diffs.
   Object.defineProperties(result, { role: { enumerable: false }, group: { enumerable: false }, between: { enumerable: false } });
   return result;
 }
 
+/** tMs of every mark (thread marks too): ms since the run's start; a hand-made RunResult without startNs counts from its first mark. */
+function timeMarks(roles: ScenarioRoleResult[], startNs: string | undefined): void {
+  const all = roles.flatMap((r) => r.marks);
+  if (all.length === 0) return;
+  const zero = startNs !== undefined ? BigInt(startNs) : all.map((m) => BigInt(m.tNs)).reduce((a, b) => (b < a ? b : a));
+  for (const m of all) m.tMs = msSince(zero, m.tNs);
+}
+
 function unwrapRole(r: RoleResult, group: string): ScenarioRoleResult {
   const { value, marks, ...rest } = r;
-  const out: ScenarioRoleResult = { ...rest, group, marks: [...marks] };
+  // tMs is set by timeMarks() once every mark (thread marks too) is in.
+  const out: ScenarioRoleResult = { ...rest, group, marks: marks.map((m) => ({ ...m, tMs: 0 })) };
   if (isEnvelope(value)) {
     if (value.value !== undefined) out.value = value.value;
     if (value.threadValues) out.threadValues = value.threadValues;
-    out.marks.push(...value.threadMarks);
+    out.marks.push(...value.threadMarks.map((m) => ({ ...m, tMs: 0 })));
   } else if (value !== undefined) {
     out.value = value;
   }

@@ -137,6 +137,12 @@ export interface ScenarioDeclaration<P = Params> {
   roles: Record<string, RoleDeclaration<P> | ReplicatedRole<P>>;
   /** Checks on the result, in Jest (use expect). Runs only when every role succeeded. */
   verify?: (result: ScenarioResult) => void | Promise<void>;
+  /**
+   * Intervals measured in every run that passes, as if verify called result.between(from, to):
+   * `cann-harness run` prints their percentiles across runs (e.g. with --repeat-each) and writes
+   * intervals.json. A passing run without one of the marks fails, naming it.
+   */
+  intervals?: [from: string, to: string][];
   /** For `cann-harness audit`: mutants this scenario survives on purpose, and why. */
   audit?: AuditDeclaration;
 }
@@ -154,8 +160,16 @@ export interface AuditDeclaration {
 /** A mark from a role's main thread (thread undefined) or one of its worker threads. */
 export interface ScenarioMark {
   name: string;
+  /** CLOCK_MONOTONIC ns, an exact decimal string (the same clock in every process and the stub's trace). */
   tNs: string;
+  /** Milliseconds since the run started (ScenarioResult.startNs): always set in results. */
+  tMs?: number;
   thread?: number;
+}
+
+/** A mark in a result: its time as a number too. */
+export interface TimedMark extends ScenarioMark {
+  tMs: number;
 }
 
 export interface ScenarioRoleResult extends Omit<RoleResult, 'marks' | 'value'> {
@@ -164,7 +178,7 @@ export interface ScenarioRoleResult extends Omit<RoleResult, 'marks' | 'value'> 
   value?: unknown;
   /** What each worker thread returned, by thread index. */
   threadValues?: unknown[];
-  marks: ScenarioMark[];
+  marks: TimedMark[];
 }
 
 export interface ScenarioResult extends Omit<RunResult, 'roles'> {
@@ -174,7 +188,10 @@ export interface ScenarioResult extends Omit<RunResult, 'roles'> {
   role(name: string): ScenarioRoleResult;
   /** Every role of a group (`consumer` -> consumer-0, consumer-1, ...). */
   group(name: string): ScenarioRoleResult[];
-  /** Per role of `to`: ms from the one `from` mark to its first `to` mark, e.g. between('producer:release', 'consumer:after-wait'). */
+  /**
+   * Per role of `to`: ms from the one `from` mark to its first `to` mark, e.g. between('producer:release', 'consumer:after-wait').
+   * `cann-harness run` collects every interval asked for in a passing verify() and prints percentiles across runs.
+   */
   between(from: string, to: string): { role: string; ms: number }[];
 }
 
@@ -192,6 +209,7 @@ export interface ScenarioPlan<P = Params> {
   params: P;
   roles: PlannedRole<P>[];
   verify?: (result: ScenarioResult) => void | Promise<void>;
+  intervals?: [string, string][];
   audit?: AuditDeclaration;
 }
 

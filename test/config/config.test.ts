@@ -20,14 +20,14 @@ function problemsOf(value: unknown): string {
 
 test('an unknown key is an error with "did you mean" and the known keys', () => {
   expect(problemsOf({ timeout: 5000 })).toBe(
-    'cann-harness.config.ts: unknown key "timeout" (did you mean "timeoutMs"?); known keys: specs, timeoutMs, devices, mode, tmpDir, keep, reporters',
+    'cann-harness.config.ts: unknown key "timeout" (did you mean "timeoutMs"?); known keys: specs, timeoutMs, devices, mode, tmpDir, keep, trace, reporters',
   );
   expect(problemsOf({ reporters: { junitt: 'x.xml' } })).toContain('reporters: unknown key "junitt" (did you mean "junit"?)');
   expect(problemsOf({ zzzzzz: 1 })).not.toContain('did you mean');
 });
 
 test('each key rejects a wrong value, naming the key and the fix; all problems at once', () => {
-  const message = problemsOf({ specs: 3, timeoutMs: -1, devices: 0, mode: 'fast', tmpDir: '', keep: 'yes', reporters: { junit: 7 } });
+  const message = problemsOf({ specs: 3, timeoutMs: -1, devices: 0, mode: 'fast', tmpDir: '', keep: 'yes', trace: 'on', reporters: { junit: 7 } });
   for (const expected of [
     'specs must be a non-empty string (got 3)',
     'timeoutMs must be a whole number of milliseconds between 1 and 600000 (got -1)',
@@ -35,11 +35,20 @@ test('each key rejects a wrong value, naming the key and the fix; all problems a
     "mode must be one of 'auto', 'stub', 'real' (got \"fast\")",
     'tmpDir must be a non-empty string (got "")',
     "keep must be one of 'on-failure', 'always', 'never' (got \"yes\")",
+    "trace must be one of 'on-failure', 'always', 'never' (got \"on\")",
     'reporters.junit must be a file path or false (got 7)',
   ]) {
     expect(message).toContain(expected);
   }
   expect(problemsOf([])).toContain('must export a config object');
+});
+
+test('a misspelt keep, trace or mode value gets "did you mean"; keep: never with trace: always is a contradiction', () => {
+  expect(problemsOf({ keep: 'on_failure' })).toBe("cann-harness.config.ts: keep must be one of 'on-failure', 'always', 'never' (got \"on_failure\"): did you mean 'on-failure'?");
+  expect(problemsOf({ trace: 'nevre' })).toContain("(got \"nevre\"): did you mean 'never'?");
+  expect(problemsOf({ mode: 'stbu' })).toContain("did you mean 'stub'?");
+  expect(problemsOf({ trace: 'yes please' })).not.toContain('did you mean');
+  expect(problemsOf({ keep: 'never', trace: 'always' })).toContain("keep: 'never' and trace: 'always' contradict each other");
 });
 
 test('paths resolve against the config file; each key becomes its environment variable', () => {
@@ -53,6 +62,10 @@ test('paths resolve against the config file; each key becomes its environment va
     CANN_HARNESS_TIMEOUT_MS: '1234',
   });
   expect(configEnv({ keep: 'never' }, {})).toEqual({ CANN_HARNESS_KEEP: '0' });
+  expect(configEnv({ trace: 'always' }, {})).toEqual({ CANN_HARNESS_TRACE: '1' });
+  expect(configEnv({ trace: 'never' }, {})).toEqual({ CANN_HARNESS_TRACE: '0' });
+  expect(configEnv({ trace: 'on-failure' }, {})).toEqual({});
+  expect(configEnv({ trace: 'never' }, { CANN_HARNESS_TRACE: '1' })).toEqual({});
   expect(configEnv({ keep: 'on-failure' }, {})).toEqual({});
   // An environment variable already set wins over the file.
   expect(configEnv({ mode: 'stub', devices: 4 }, { CANN_HARNESS_MODE: 'real' })).toEqual({ CANN_HARNESS_REQUIRE_DEVICES: '4' });

@@ -28,7 +28,7 @@ function config(text: string): void {
 }
 
 function cli(args: string[], env: Record<string, string> = {}): ReturnType<typeof runCommand> {
-  return runCommand(process.execPath, [bin, ...args], { cwd: project, env, dropEnv: ['CANN_HARNESS_MODE', 'CANN_HARNESS_KEEP', 'CANN_HARNESS_TMPDIR'] });
+  return runCommand(process.execPath, [bin, ...args], { cwd: project, env, dropEnv: ['CANN_HARNESS_MODE', 'CANN_HARNESS_KEEP', 'CANN_HARNESS_TRACE', 'CANN_HARNESS_TMPDIR'] });
 }
 
 test('specs, reporters.junit, tmpDir and keep come from the config file; --grep selects by scenario name', async () => {
@@ -41,6 +41,27 @@ test('specs, reporters.junit, tmpDir and keep come from the config file; --grep 
   expect(readFileSync(path.join(project, 'out', 'results.xml'), 'utf8')).toContain('quick ping-pong');
   // keep: 'always' kept the passing scenario's directory, in tmpDir.
   expect(readdirSync(path.join(project, 'scratch')).filter((d) => d.startsWith('cann-harness-'))).toHaveLength(1);
+});
+
+test('trace: \'always\' keeps a passing run with its trace.json; trace: \'never\' keeps directories without one', async () => {
+  mkdirSync(path.join(project, 'scratch'));
+  const kept = () => readdirSync(path.join(project, 'scratch')).filter((d) => d.startsWith('cann-harness-')).map((d) => path.join(project, 'scratch', d));
+  config("{ specs: 'e2e', tmpDir: 'scratch', trace: 'always', mode: 'stub', reporters: { junit: false } }");
+  const always = await cli(['run', '--grep', '^quick']);
+  expect(always.code).toBe(0);
+  expect(kept()).toHaveLength(1);
+  expect(existsSync(path.join(kept()[0], 'trace.json'))).toBe(true);
+  rmSync(kept()[0], { recursive: true });
+  config("{ specs: 'e2e', tmpDir: 'scratch', trace: 'never', keep: 'always', mode: 'stub', reporters: { junit: false } }");
+  const never = await cli(['run', '--grep', '^quick']);
+  expect(never.code).toBe(0);
+  expect(kept()).toHaveLength(1);
+  expect(existsSync(path.join(kept()[0], 'result.json'))).toBe(true);
+  expect(existsSync(path.join(kept()[0], 'trace.json'))).toBe(false);
+  config("{ specs: 'e2e', trace: 'alwyas' }");
+  const bad = await cli(['run']);
+  expect(bad.code).toBe(2);
+  expect(bad.stderr).toContain("trace must be one of 'on-failure', 'always', 'never' (got \"alwyas\"): did you mean 'always'?");
 });
 
 test('timeoutMs is the default scenario deadline, devices turns a skip into a failure', async () => {

@@ -1,5 +1,5 @@
 /** The `cann-harness` command, run as users run it (bin/cann-harness.js in a child process). */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { runCommand } from '../support/run-child';
@@ -110,9 +110,51 @@ test('run: --repeat-each labels each repetition, --jitter gives each its own see
   rmSync(path.join(os.tmpdir(), `cann-cli-${process.pid}.xml`), { force: true });
   expect(r.stdout).toMatch(/✓ .*cli quick scenario \[repeat 1\/2, jitter seed \d+\]/);
   expect(r.stdout).toMatch(/✓ .*cli quick scenario \[repeat 2\/2, jitter seed \d+\]/);
-  expect(r.stdout).toContain('repetitions: 1 scenarios, 2 runs under seeded jitter of up to 50 us');
+  expect(r.stdout).toContain('repetitions: 1 scenario, 2 runs under seeded jitter of up to 50 us');
   expect(r.code).toBe(0);
 });
+
+test('run --repeat-each 5: percentiles of intervals (result.between() in verify, and declared) as a table and in intervals.json next to the JUnit file', async () => {
+  const out = mkdtempSync(path.join(os.tmpdir(), 'cann-cli-intervals-'));
+  try {
+    const r = await cli(['run', '--specs', path.join(__dirname, 'fixtures', 'intervals'), '--junit', path.join(out, 'junit.xml'), '--repeat-each', '5', '--mode', 'stub']);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(readFileSync(path.join(out, 'intervals.json'), 'utf8'));
+    expect(report).toMatchObject({ schema: 'cann-harness/intervals@1', unit: 'ms', percentiles: 'nearest-rank' });
+    expect(report.intervals.map((s: { scenario: string }) => s.scenario).sort()).toEqual(['intervals: declared', 'intervals: release to wake']);
+    // The raw samples stay next to it: one line per run, scenario, interval and role.
+    const samples = readFileSync(path.join(out, 'intervals-samples.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(samples).toHaveLength(10);
+    expect(samples[0]).toEqual({ file: 'test/jest/fixtures/intervals/intervals.spec.ts', scenario: expect.any(String), from: 'producer:release', to: 'consumer:woken', role: 'consumer', ms: expect.any(Number) });
+    expect(r.stdout).toContain(`intervals (ms) across runs, written to ${path.relative(repoRoot, path.join(out, 'intervals.json'))}`);
+    for (const s of report.intervals) {
+      expect(s).toMatchObject({ file: 'test/jest/fixtures/intervals/intervals.spec.ts', from: 'producer:release', to: 'consumer:woken', role: 'consumer', count: 5 });
+      expect(s.min).toBeGreaterThan(0);
+      expect(s.min).toBeLessThanOrEqual(s.p50);
+      expect(s.p50).toBeLessThanOrEqual(s.p90);
+      expect(s.p90).toBeLessThanOrEqual(s.p99);
+      expect(s.p99).toBeLessThanOrEqual(s.max);
+      const row = r.stdout.split('\n').find((l) => l.includes(`${s.scenario} › producer:release → consumer:woken`));
+      const shown = (v: number) => Number(v.toFixed(v >= 100 ? 1 : v >= 1 ? 2 : 3));
+      expect(row?.trim().split(/\s+/).slice(-5).map(Number)).toEqual([5, shown(s.p50), shown(s.p90), shown(s.p99), shown(s.max)]);
+    }
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}, 120_000);
+
+test('run: a declared interval whose mark never comes fails that scenario, naming the interval', async () => {
+  const out = mkdtempSync(path.join(os.tmpdir(), 'cann-cli-intervals-'));
+  try {
+    const env = { INTERVALS_FIXTURE_BROKEN: '1', CANN_HARNESS_KEEP: '0' };
+    const r = await cli(['run', '--specs', path.join(__dirname, 'fixtures', 'intervals'), '--junit', path.join(out, 'junit.xml'), '-t', 'never marked', '--mode', 'stub'], env);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('declared interval ["producer:release", "consumer:never"] could not be measured: between(…, "consumer:never"): no role has the mark "consumer:never"');
+    expect(readdirSync(out)).toEqual(['junit.xml']); // no samples: no interval files
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}, 120_000);
 
 test('audit: scenario x mutant table as JSON; an undeclared wait-noop survivor fails --strict', async () => {
   const r = await cli(['audit', '--specs', path.join(__dirname, 'fixtures', 'audit'), '--mutants', 'wait-noop', '--strict', '--json']);

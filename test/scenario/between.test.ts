@@ -1,6 +1,6 @@
 /** result.between(): per-role intervals between marks, in ms. */
 import { marksBetween } from '../../src/scenario/marks';
-import { toScenarioResult } from '../../src/scenario/run';
+import { measuredIntervals, toScenarioResult } from '../../src/scenario/run';
 import type { RunResult } from '../../src/orchestrator';
 
 const ms = (n: number) => String(1_000_000_000n + BigInt(Math.round(n * 1e6)));
@@ -27,4 +27,22 @@ test('a scenario result offers it as result.between(), outside its JSON', () => 
   const result = toScenarioResult({ name: 's', roles: roles.map((r) => ({ name: r.name, group: r.group })) as never }, run);
   expect(result.between('producer:release', 'consumer-1:after-wait')).toEqual([{ role: 'consumer-1', ms: 2.5 }]);
   expect(Object.keys(JSON.parse(JSON.stringify(result)))).not.toContain('between');
+});
+
+test('marks in a result carry tMs: ms since the run started (startNs), next to the exact tNs', () => {
+  const run = { ok: true, dir: '/x', kept: false, timedOut: false, durationMs: 1, summary: '', startNs: ms(4), roles: roles.map((r) => ({ ...r, status: 'passed' })) } as unknown as RunResult;
+  const result = toScenarioResult({ name: 's', roles: roles.map((r) => ({ name: r.name, group: r.group })) as never }, run);
+  expect(result.role('producer').marks).toEqual([{ name: 'release', tNs: ms(10), tMs: 6 }]);
+  expect(result.role('consumer-0').marks.map((m) => m.tMs)).toEqual([6.25, 26]);
+  expect(JSON.parse(JSON.stringify(result)).roles[2].marks[0]).toEqual({ name: 'after-wait', tNs: ms(12.5), tMs: 8.5 });
+});
+
+test('every result.between() asked is remembered for the run\'s interval percentiles', () => {
+  const run = { ok: true, dir: '/x', kept: false, timedOut: false, durationMs: 1, summary: '', startNs: ms(0), roles: roles.map((r) => ({ ...r, status: 'passed' })) } as unknown as RunResult;
+  const result = toScenarioResult({ name: 's', roles: roles.map((r) => ({ name: r.name, group: r.group })) as never }, run);
+  expect(measuredIntervals(result)).toEqual([]);
+  result.between('producer:release', 'consumer:after-wait')[0].ms = 99; // the caller's copy
+  expect(measuredIntervals(result)).toEqual([
+    { from: 'producer:release', to: 'consumer:after-wait', intervals: [{ role: 'consumer-0', ms: 0.25 }, { role: 'consumer-1', ms: 2.5 }] },
+  ]);
 });

@@ -154,3 +154,21 @@ describe('audit declarations', () => {
     expect(problems('wait-noop')).toEqual([expect.stringMatching(/^audit must be an object/)]);
   });
 });
+
+describe('declared intervals', () => {
+  const roles = { producer: { device: 0, run: () => 1 }, consumer: replicate(2, () => ({ device: 0, run: () => 1 })) };
+  const problems = (intervals: unknown) => problemsOf({ roles, intervals });
+  test('pairs of selectors naming a role, a group or * are kept in the plan', () => {
+    const intervals: [string, string][] = [['producer:release', 'consumer:after-wait'], ['*:start', 'consumer-1:end']];
+    expect(planScenario('s', { roles, intervals }).intervals).toEqual(intervals);
+    expect(planScenario('s', { roles }).intervals).toBeUndefined();
+  });
+  test('a bad list, pair or selector is rejected naming it and the fix', () => {
+    expect(problems('producer:release')).toEqual([expect.stringMatching(/^intervals must be a list of \[from, to\] mark selectors \(got "producer:release"\)/)]);
+    expect(problems([['producer:release']])).toEqual([expect.stringMatching(/^intervals\[0\] must be a \[from, to\] pair of mark selectors/)]);
+    expect(problems([['producer:release', 'consumer']])).toEqual([expect.stringMatching(/^intervals\[0\]: mark selector "consumer" must look like "<role>:<mark>"/)]);
+    expect(problems([['producer:release', 'consumer:woken'], ['produser:release', 'consumer:woken']])).toEqual([
+      'intervals[1]: "produser:release" names no role or group (did you mean "producer"?); roles: producer, consumer, consumer-0, consumer-1',
+    ]);
+  });
+});

@@ -1,0 +1,33 @@
+/**
+ * package.json as npm publishes it: publishable (no "private"), the Node range declared, and a
+ * tarball holding only what users need (`npm pack --dry-run` over the files present now).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+
+const repoRoot = path.resolve(__dirname, '..', '..');
+const manifest = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as Record<string, unknown>;
+
+/** What a user needs: compiled code and declarations, the command, the preset, the stub's sources. */
+const SHIPPED = [/^dist\/(src|harness)\/.*\.(js|d\.ts)$/, /^bin\/cann-harness\.js$/, /^jest-preset\.js$/, /^native-stub\/(Makefile|include\/.*\.h|src\/.*\.[ch]|hold\/.*\.c)$/, /^(README\.md|package\.json|LICENSE)$/];
+
+test('npm publish is not refused: no "private"; Node, OS and CPU declared; a bin and typed exports', () => {
+  expect(manifest.private).toBeUndefined();
+  expect(manifest.engines).toEqual({ node: expect.stringMatching(/^>=20/) });
+  // Linux only, like CANN and the stub (/dev/shm, /proc): npm refuses elsewhere with EBADPLATFORM.
+  expect(manifest.os).toEqual(['linux']);
+  expect(manifest.cpu).toEqual(['x64', 'arm64']);
+  expect(manifest.bin).toEqual({ 'cann-harness': 'bin/cann-harness.js' });
+  expect((manifest.exports as Record<string, unknown>)['.']).toEqual({ types: './dist/src/index.d.ts', default: './dist/src/index.js' });
+});
+
+const packable = existsSync(path.join(repoRoot, 'dist', 'src', 'index.js')) ? test : test.skip; // dist/ comes from `npm ci` (prepare)
+
+packable('npm pack lists only what users need: no tests, specs, benches, source maps or build output', () => {
+  const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const files = (JSON.parse(out) as { files: { path: string }[] }[])[0].files.map((f) => f.path);
+  expect(files).toContain('dist/src/index.d.ts');
+  expect(files).toContain('native-stub/src/stream.c');
+  expect(files.filter((f) => !SHIPPED.some((re) => re.test(f)))).toEqual([]);
+});
