@@ -6,7 +6,7 @@ import * as tmp from 'tmp';
 import { LAYOUT } from '../rendezvous';
 import { toChromeTrace } from '../trace/chrome-trace';
 import type { CancelledTask, RoleResult, TraceFile } from './types';
-import { ENV, envOn } from '../env';
+import { ENV, envOff, envOn } from '../env';
 
 /** Scenario directories are named <base>/cann-harness-<parent pid>-<random> (see scenarioBaseDir). */
 export const SCENARIO_DIR_PREFIX = 'cann-harness-';
@@ -70,7 +70,7 @@ export function writePostMortem(dir: string, roles: RoleResult[], result: unknow
     }
     writeFileSync(path.join(dir, 'result.json'), JSON.stringify(result, null, 2));
     // CANN_HARNESS_TRACE=0 (config trace: 'never'): no timeline; `cann-harness trace <dir>` can build it later.
-    if (process.env.CANN_HARNESS_TRACE !== '0') writeTimeline(dir, roles, endNs);
+    if (!envOff(ENV.trace)) writeTimeline(dir, roles, endNs);
   } catch {
     /* the directory is kept for inspection; missing logs are not worth failing the run */
   }
