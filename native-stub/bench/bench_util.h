@@ -20,14 +20,13 @@ static inline uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-#define CHECK(expr)                                                                                \
-    do {                                                                                           \
-        aclError rc_ = (expr);                                                                     \
-        if (rc_ != ACL_SUCCESS) {                                                                  \
-            fprintf(stderr, "%s failed: %d (%s)\n", #expr, rc_,                                    \
-                    aclGetRecentErrMsg() ? aclGetRecentErrMsg() : "");                             \
-            exit(2);                                                                               \
-        }                                                                                          \
+#define CHECK(expr)                                                                                                \
+    do {                                                                                                           \
+        aclError rc_ = (expr);                                                                                     \
+        if (rc_ != ACL_SUCCESS) {                                                                                  \
+            fprintf(stderr, "%s failed: %d (%s)\n", #expr, rc_, aclGetRecentErrMsg() ? aclGetRecentErrMsg() : ""); \
+            exit(2);                                                                                               \
+        }                                                                                                          \
     } while (0)
 
 #endif

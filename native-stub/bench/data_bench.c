@@ -23,7 +23,6 @@
 
 #include "bench_util.h"
 
-
 /* ---- memcpy throughput ---- */
 
 static double gib_per_s(size_t bytes, int reps, uint64_t ns)

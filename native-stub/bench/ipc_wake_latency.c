@@ -32,7 +32,6 @@
 
 #include "bench_util.h"
 
-
 static void read_all(int fd, void *buf, size_t n)
 {
     char *p = buf;
@@ -143,10 +142,11 @@ static int run_recorder(int rounds, int in_fd, int out_fd)
     }
     qsort(lat, (size_t)rounds, sizeof *lat, cmp_u64);
     double median = (double)lat[rounds / 2] / 1000.0;
-    double p99 = (double)lat[(int)((double)rounds * 0.99) < rounds ? (int)((double)rounds * 0.99) : rounds - 1] / 1000.0;
+    double p99 =
+        (double)lat[(int)((double)rounds * 0.99) < rounds ? (int)((double)rounds * 0.99) : rounds - 1] / 1000.0;
     double max = (double)lat[rounds - 1] / 1000.0;
-    printf("ipc-wake-latency rounds=%d idle_ms=%d median_us=%.1f p99_us=%.1f max_us=%.1f not_blocked=%d\n", rounds, idle_ms, median, p99,
-           max, not_blocked);
+    printf("ipc-wake-latency rounds=%d idle_ms=%d median_us=%.1f p99_us=%.1f max_us=%.1f not_blocked=%d\n", rounds,
+           idle_ms, median, p99, max, not_blocked);
     fflush(stdout);
     free(lat);
     CHECK(aclrtDestroyStream(stream));
@@ -230,12 +230,14 @@ int main(int argc, char **argv)
             if (role == 0) {
                 snprintf(a, sizeof a, "%d", to_recorder[0]);
                 snprintf(b, sizeof b, "%d", to_waiter[1]);
-                execl("/proc/self/exe", argv[0], "--rounds", rounds_s, "--idle-ms", idle_s, "--recorder", a, b, (char *)NULL);
+                execl("/proc/self/exe", argv[0], "--rounds", rounds_s, "--idle-ms", idle_s, "--recorder", a, b,
+                      (char *)NULL);
             } else {
                 snprintf(dev, sizeof dev, "%d", cross ? 1 : 0);
                 snprintf(a, sizeof a, "%d", to_waiter[0]);
                 snprintf(b, sizeof b, "%d", to_recorder[1]);
-                execl("/proc/self/exe", argv[0], "--rounds", rounds_s, "--idle-ms", idle_s, "--waiter", dev, a, b, (char *)NULL);
+                execl("/proc/self/exe", argv[0], "--rounds", rounds_s, "--idle-ms", idle_s, "--waiter", dev, a, b,
+                      (char *)NULL);
             }
             perror("exec");
             _exit(2);
@@ -251,7 +253,8 @@ int main(int argc, char **argv)
         waitpid(pids[role], &status, 0);
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
             fprintf(stderr, "%s exited with %s %d\n", role == 0 ? "recorder" : "waiter",
-                    WIFEXITED(status) ? "status" : "signal", WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+                    WIFEXITED(status) ? "status" : "signal",
+                    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
             failed = 1;
         }
     }

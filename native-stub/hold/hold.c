@@ -34,7 +34,7 @@ HOLD_EXPORT uint64_t cannharness_monotonic_ns(void)
 HOLD_EXPORT void cannharness_sleep_ms(void *ms)
 {
     uintptr_t v = (uintptr_t)ms;
-    struct timespec ts = { (time_t)(v / 1000u), (long)(v % 1000u) * 1000000l };
+    struct timespec ts = {(time_t)(v / 1000u), (long)(v % 1000u) * 1000000l};
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
     }
 }

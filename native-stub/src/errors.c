@@ -21,8 +21,7 @@ const char *stub_error_name(aclError code)
 {
     switch (code) {
 #define NAME_CASE(name, value) \
-    case value:                \
-        return #name;
+    case value: return #name;
         ACL_ERROR_LIST(NAME_CASE)
 #undef NAME_CASE
     default: return "UNKNOWN_ERROR";
@@ -33,8 +32,7 @@ void stub_record_failure(aclError code, const char *call, const char *fmt, va_li
 {
     char reason[400];
     vsnprintf(reason, sizeof reason, fmt, ap);
-    snprintf(recent_message, sizeof recent_message, "%s: %s (%s %d)", call, reason,
-             stub_error_name(code), code);
+    snprintf(recent_message, sizeof recent_message, "%s: %s (%s %d)", call, reason, stub_error_name(code), code);
     has_recent_message = 1;
     stub_log(LOG_ERROR, "%s", recent_message);
 }

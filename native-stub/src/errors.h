@@ -25,8 +25,8 @@ void stub_record_failure(aclError code, const char *call, const char *fmt, va_li
 /* stub_record_failure, then returns code (never ACL_SUCCESS), so that API
  * functions can `return stub_fail(...)`. Inline so that callers (and the
  * static analyzer) see that a failure never yields ACL_SUCCESS. */
-static inline __attribute__((format(printf, 3, 4))) aclError stub_fail(aclError code, const char *call,
-                                                                        const char *fmt, ...)
+static inline __attribute__((format(printf, 3, 4))) aclError stub_fail(aclError code, const char *call, const char *fmt,
+                                                                       ...)
 {
     assert(code != ACL_SUCCESS);
     va_list ap;

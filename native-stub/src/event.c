@@ -264,7 +264,8 @@ static aclError refuse_no_wait_task(const char *call, const struct event *ev)
     if (has_no_wait_task(ev))
         return stub_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, call,
                          "event flags 0x%x cannot carry a wait task: create it with ACL_EVENT_SYNC to wait on "
-                         "or reset it", ev->flags);
+                         "or reset it",
+                         ev->flags);
     return ACL_SUCCESS;
 }
 
@@ -272,11 +273,8 @@ aclError event_check_kind(const char *call, const struct event *ev, enum event_o
 {
     aclError rc = ACL_SUCCESS;
     switch (op) {
-    case EVENT_OP_ANY:
-        break;
-    case EVENT_OP_RECORD:
-        rc = refuse_device_only(call, ev);
-        break;
+    case EVENT_OP_ANY: break;
+    case EVENT_OP_RECORD: rc = refuse_device_only(call, ev); break;
     case EVENT_OP_WAIT:
         if (!(rc = refuse_device_only(call, ev)))
             rc = refuse_no_wait_task(call, ev);
@@ -291,16 +289,12 @@ aclError event_check_kind(const char *call, const struct event *ev, enum event_o
             rc = refuse_ipc(call, ev);
         break;
     case EVENT_OP_QUERY_STATUS:
-    case EVENT_OP_SYNCHRONIZE:
-        rc = refuse_external(call, ev);
-        break;
+    case EVENT_OP_SYNCHRONIZE: rc = refuse_external(call, ev); break;
     case EVENT_OP_TIMESTAMP:
         if (!(rc = refuse_external(call, ev)))
             rc = refuse_ipc(call, ev);
         break;
-    case EVENT_OP_GET_ID:
-        rc = refuse_ipc(call, ev);
-        break;
+    case EVENT_OP_GET_ID: rc = refuse_ipc(call, ev); break;
     }
     return rc;
 }
@@ -319,8 +313,8 @@ static aclError enter_with_event(const char *call, aclrtEvent event, enum event_
 
 /* The same for calls that write one output: the NULL output is checked
  * after the init check and before the handle (README-stub.md's order). */
-static aclError enter_with_event_output(const char *call, aclrtEvent event, const void *output,
-                                        const char *output_name, enum event_op op, struct event **out)
+static aclError enter_with_event_output(const char *call, aclrtEvent event, const void *output, const char *output_name,
+                                        enum event_op op, struct event **out)
 {
     if (!output) {
         aclError rc = rt_reject(ACL_ERROR_INVALID_PARAM, call, "%s is NULL", output_name);
@@ -332,8 +326,8 @@ static aclError enter_with_event_output(const char *call, aclrtEvent event, cons
 
 /* Enter + event lookup + stream handle + the kind's refusals, in CANN's order
  * (record, reset); on success rt.lock is held. */
-static aclError enter_with_event_and_stream(const char *call, aclrtEvent event, aclrtStream stream,
-                                            enum event_op op, struct event **out)
+static aclError enter_with_event_and_stream(const char *call, aclrtEvent event, aclrtStream stream, enum event_op op,
+                                            struct event **out)
 {
     aclError rc = rt_enter(call);
     if (rc)
@@ -370,8 +364,8 @@ STUB_EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
     if (ev->device != s->device) {
         /* stub rule S2 (docs/acl-contract.md section 7); formatted before
          * rt_leave: another thread may destroy ev or s right after */
-        rc = stub_fail(ACL_ERROR_RT_STREAM_CONTEXT, call,
-                       "event belongs to device %d but the stream to device %d", ev->device, s->device);
+        rc = stub_fail(ACL_ERROR_RT_STREAM_CONTEXT, call, "event belongs to device %d but the stream to device %d",
+                       ev->device, s->device);
         goto out;
     }
     t = calloc(1, sizeof *t);
@@ -457,7 +451,8 @@ STUB_EXPORT aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedS
 STUB_EXPORT aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status)
 {
     struct event *ev = NULL;
-    aclError rc = enter_with_event_output("aclrtQueryEventWaitStatus", event, status, "status", EVENT_OP_QUERY_WAIT_STATUS, &ev);
+    aclError rc =
+        enter_with_event_output("aclrtQueryEventWaitStatus", event, status, "status", EVENT_OP_QUERY_WAIT_STATUS, &ev);
     if (rc)
         return rc;
     *status = local_complete(ev) ? ACL_EVENT_WAIT_STATUS_COMPLETE : ACL_EVENT_WAIT_STATUS_NOT_READY;
@@ -499,8 +494,14 @@ static aclError synchronize_event(const char *call, aclrtEvent event, int32_t ti
             rc = stub_fail(ACL_ERROR_RT_INTERNAL_ERROR, call, "aclFinalize ran while waiting");
         if (pending) {
             /* what it waited for: the record of generation target (or a later one, or a reset) */
-            struct trace_record r = { .op = "sync", .kind = "event", .device = ev->device, .event = ev->id,
-                                      .slot = -1, .gen = (int64_t)target, .rc = rc, .jitter_us = -1 };
+            struct trace_record r = {.op = "sync",
+                                     .kind = "event",
+                                     .device = ev->device,
+                                     .event = ev->id,
+                                     .slot = -1,
+                                     .gen = (int64_t)target,
+                                     .rc = rc,
+                                     .jitter_us = -1};
             trace_emit(&r);
         }
     }
@@ -534,7 +535,10 @@ STUB_EXPORT aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, acl
     if (rc)
         return rc;
     if (!ms || !startEvent || !endEvent)
-        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "%s is NULL", !ms ? "ms" : !startEvent ? "startEvent" : "endEvent");
+        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "%s is NULL",
+                       !ms           ? "ms"
+                       : !startEvent ? "startEvent"
+                                     : "endEvent");
     else if (!(rc = find_event(call, startEvent, &start)) && !(rc = find_event(call, endEvent, &end)) &&
              !(rc = refuse_external(call, start)) && !(rc = refuse_external(call, end)) &&
              !(rc = refuse_ipc(call, start)) && !(rc = refuse_ipc(call, end))) {

@@ -29,7 +29,7 @@
  * Bytes 8..15: HANDLE_MAGIC, 16..23: a check derived from the id, rest 0.
  * Only bytes 0..7 are needed to open (as on hardware); the rest lets us
  * tell a garbage handle apart in error messages. */
-static const unsigned char HANDLE_MAGIC[8] = { 'C', 'A', 'N', 'N', 'S', 'T', 'U', 'B' };
+static const unsigned char HANDLE_MAGIC[8] = {'C', 'A', 'N', 'N', 'S', 'T', 'U', 'B'};
 
 static uint64_t handle_check(uint64_t id)
 {
@@ -73,7 +73,8 @@ aclError ipc_event_create(const char *call, struct event *ev)
 {
     struct shm_object *obj;
     if (shm_create(SHM_EVENT_PREFIX, sizeof(struct ipc_shared), ipc_init, ipc_repair, &obj) != 0)
-        return stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "cannot create the shared-memory object of the IPC event");
+        return stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call,
+                         "cannot create the shared-memory object of the IPC event");
     bind(ev, obj);
     ev->is_creator = 1;
     return ACL_SUCCESS;
@@ -109,14 +110,17 @@ aclError ipc_event_open(const char *call, const unsigned char handle[64], struct
                          (unsigned long long)id, shm_open_result_text(r));
     if (r != SHM_OK) {
         if (tail < 0)
-            return stub_fail(ACL_ERROR_RT_INVALID_HANDLE, call,
-                             "the handle is garbage: it names no IPC event and its bytes 8..63 are not a stub handle's");
-        return stub_fail(ACL_ERROR_RT_INVALID_HANDLE, call, "cannot open IPC event %016llx: %s",
-                         (unsigned long long)id, shm_open_result_text(r));
+            return stub_fail(
+                ACL_ERROR_RT_INVALID_HANDLE, call,
+                "the handle is garbage: it names no IPC event and its bytes 8..63 are not a stub handle's");
+        return stub_fail(ACL_ERROR_RT_INVALID_HANDLE, call, "cannot open IPC event %016llx: %s", (unsigned long long)id,
+                         shm_open_result_text(r));
     }
     if (tail < 0)
-        stub_log(LOG_WARN, "%s: bytes 8..63 of the handle of %016llx are not ours; opened from bytes 0..7 as "
-                 "the real runtime does", call, (unsigned long long)id);
+        stub_log(LOG_WARN,
+                 "%s: bytes 8..63 of the handle of %016llx are not ours; opened from bytes 0..7 as "
+                 "the real runtime does",
+                 call, (unsigned long long)id);
     bind(ev, obj);
     ev->is_creator = 0;
     return ACL_SUCCESS;
@@ -159,17 +163,19 @@ aclError ipc_record_take_slot(const char *call, struct event *ev, struct stream 
     /* CANN's record spins until a slot frees (ipc_event.cc GetIpcRecordIndex);
      * this one polls with rt.lock released, and gives up when the event or the
      * stream goes (destroy, device reset) or the runtime is finalized. */
-    stub_log(LOG_WARN, "%s: all %d slots of IPC event %016llx are referenced: the record waits until one frees",
-             call, IPC_SLOTS, (unsigned long long)ev->shm->id);
+    stub_log(LOG_WARN, "%s: all %d slots of IPC event %016llx are referenced: the record waits until one frees", call,
+             IPC_SLOTS, (unsigned long long)ev->shm->id);
     event_ref(ev);
     s->waiters++; /* keeps s allocated while rt.lock is released */
     aclError rc = ACL_SUCCESS;
     for (;;) {
         rt_wait_progress(rt_deadline_after_ms(SLOT_RETRY_MS));
         if (!rt.initialized)
-            rc = stub_fail(ACL_ERROR_RT_INTERNAL_ERROR, call, "aclFinalize ran while the record waited for a free slot");
+            rc =
+                stub_fail(ACL_ERROR_RT_INTERNAL_ERROR, call, "aclFinalize ran while the record waited for a free slot");
         else if (ev->destroyed)
-            rc = stub_fail(ACL_ERROR_RT_INVALID_HANDLE, call, "the event was destroyed while the record waited for a free slot");
+            rc = stub_fail(ACL_ERROR_RT_INVALID_HANDLE, call,
+                           "the event was destroyed while the record waited for a free slot");
         else if (s->destroyed)
             rc = stub_fail(ACL_ERROR_RT_INVALID_HANDLE, call,
                            "the stream was destroyed (or its device reset) while the record waited for a free slot");
@@ -245,8 +251,7 @@ void ipc_slot_complete(struct event *ev, uint32_t slot)
  * cancel_expected, or deadline_ns (0: none) passes (returns 0). The caller
  * holds a reference on the slot, so the word cannot be cleared and reused
  * under us. */
-static int wait_slot_done(struct ipc_slot *s, const uint32_t *cancel, uint32_t cancel_expected,
-                          uint64_t deadline_ns)
+static int wait_slot_done(struct ipc_slot *s, const uint32_t *cancel, uint32_t cancel_expected, uint64_t deadline_ns)
 {
     for (;;) {
         if (__atomic_load_n(&s->done, __ATOMIC_ACQUIRE))
@@ -301,8 +306,15 @@ aclError ipc_synchronize(const char *call, struct event *ev, int32_t timeout_ms)
                        "the IPC event's current record (slot %lld) has not executed after %d ms", (long long)slot,
                        (int)timeout_ms);
     /* what it waited for: that use of the slot (the record's "gen") */
-    struct trace_record r = { .op = "sync", .kind = "ipc_event", .device = ev->device, .event = ev->id,
-                              .slot = slot, .gen = use, .ipc = ev->shm->id, .rc = rc, .jitter_us = -1 };
+    struct trace_record r = {.op = "sync",
+                             .kind = "ipc_event",
+                             .device = ev->device,
+                             .event = ev->id,
+                             .slot = slot,
+                             .gen = use,
+                             .ipc = ev->shm->id,
+                             .rc = rc,
+                             .jitter_us = -1};
     trace_emit(&r);
     if (rc == ACL_SUCCESS)
         jitter_sleep_us(jitter_completion_us(ev->shm->id, ((uint64_t)slot << 32) | use));

@@ -90,7 +90,7 @@ void jitter_sleep_us(uint32_t us)
 {
     if (!us)
         return;
-    struct timespec ts = { .tv_sec = us / 1000000u, .tv_nsec = (long)(us % 1000000u) * 1000 };
+    struct timespec ts = {.tv_sec = us / 1000000u, .tv_nsec = (long)(us % 1000000u) * 1000};
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
     }
 }

@@ -68,8 +68,8 @@ static void put_task(struct out *o, const struct task *t)
 
 static void put_stream(struct out *o, const struct stream *s)
 {
-    put(o, "{\"stream\":%llu,\"device\":%d,\"destroyed\":%s,\"sync_waiters\":%d,\"head\":",
-        (unsigned long long)s->id, s->device, s->destroyed ? "true" : "false", s->waiters);
+    put(o, "{\"stream\":%llu,\"device\":%d,\"destroyed\":%s,\"sync_waiters\":%d,\"head\":", (unsigned long long)s->id,
+        s->device, s->destroyed ? "true" : "false", s->waiters);
     const struct task *queued = s->head;
     if (s->running) {
         put_task(o, s->running);
@@ -114,9 +114,8 @@ STUB_EXPORT int cannstub_live_view(char *buf, size_t len)
         return -1;
     if (!lock_with_deadline())
         return -2;
-    struct out o = { buf, len, 0 };
-    put(&o, "{\"pid\":%d,\"now_ns\":\"%llu\",\"streams\":[", (int)getpid(),
-        (unsigned long long)plat_monotonic_ns());
+    struct out o = {buf, len, 0};
+    put(&o, "{\"pid\":%d,\"now_ns\":\"%llu\",\"streams\":[", (int)getpid(), (unsigned long long)plat_monotonic_ns());
     int first = 1;
     for (const struct stream *s = rt.all_streams; s; s = s->all_next) {
         if (!first)

@@ -254,8 +254,7 @@ STUB_EXPORT aclError aclrtFreeHost(void *hostPtr)
         rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "hostPtr is NULL");
     else if (!r || r->kind != MEM_HOST)
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
-                       "%p is not live host memory from aclrtMallocHost (freed already, or device memory?)",
-                       hostPtr);
+                       "%p is not live host memory from aclrtMallocHost (freed already, or device memory?)", hostPtr);
     else {
         region_unlist(r);
         region_unref(r);
@@ -286,16 +285,16 @@ static aclError check_operand(const char *call, const char *what, const void *p,
 {
     struct mem_region *r = region_touching(p);
     if (r && !region_containing(p, count))
-        return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
-                         "%s [%p, +%zu) runs past the end of its %zu-byte allocation", what, p, count, r->bytes);
+        return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "%s [%p, +%zu) runs past the end of its %zu-byte allocation",
+                         what, p, count, r->bytes);
     if (want_device && !is_device_kind(r))
         return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
                          "%s %p is not device memory (aclrtMalloc or an IPC import) but kind is %s", what, p,
                          kind_name(kind));
     if (!want_device && is_device_kind(r))
         return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
-                         "%s %p is device memory but kind %s says host memory: pick the kind that matches", what,
-                         p, kind_name(kind));
+                         "%s %p is device memory but kind %s says host memory: pick the kind that matches", what, p,
+                         kind_name(kind));
     *out = is_device_kind(r) ? r : NULL;
     return ACL_SUCCESS;
 }
@@ -379,7 +378,7 @@ STUB_EXPORT aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, siz
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
-    struct task t = { .kind = TASK_MEMCPY, .dst = dst, .src = src, .count = count };
+    struct task t = {.kind = TASK_MEMCPY, .dst = dst, .src = src, .count = count};
     int d, noop = 0;
     if ((rc = check_copy(call, dst, destMax, src, count, kind, 1, t.regions, &noop)) || noop ||
         (rc = rt_require_device(call, &d)))
@@ -420,7 +419,7 @@ STUB_EXPORT aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
-    struct task t = { .kind = TASK_MEMCPY, .dst = dst, .src = src, .count = count };
+    struct task t = {.kind = TASK_MEMCPY, .dst = dst, .src = src, .count = count};
     int noop = 0;
     rc = check_copy(call, dst, destMax, src, count, kind, 0, t.regions, &noop);
     if (!rc && !noop)
@@ -435,7 +434,7 @@ STUB_EXPORT aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t val
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
-    struct task t = { .kind = TASK_MEMSET, .dst = devPtr, .count = count, .value = value };
+    struct task t = {.kind = TASK_MEMSET, .dst = devPtr, .count = count, .value = value};
     struct mem_region *r = devPtr ? region_touching(devPtr) : NULL;
     if (count == 0)
         rc = ACL_SUCCESS;
@@ -502,11 +501,13 @@ STUB_EXPORT aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *ke
                        "ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION (0x1)",
                        (unsigned long long)flags);
     else if (len < MEM_KEY_LEN)
-        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "len %zu is too small: the key buffer must hold %d bytes",
-                       len, MEM_KEY_LEN);
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "len %zu is too small: the key buffer must hold %d bytes", len,
+                       MEM_KEY_LEN);
     else if (r && r->kind == MEM_IMPORTED)
-        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "%p is imported memory: only the exporter's own "
-                       "aclrtMalloc memory can be exported", devPtr);
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
+                       "%p is imported memory: only the exporter's own "
+                       "aclrtMalloc memory can be exported",
+                       devPtr);
     else if (!r || r->kind != MEM_DEVICE)
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
                        "%p is not the start of live device memory from aclrtMalloc (export the pointer it returned)",
@@ -544,7 +545,8 @@ STUB_EXPORT aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size
     else if (parse_key(key, &id, &size) != 0 || !(r = exported_region(id)) || !shared_of(r)->exported)
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
                        "\"%.64s\" is not a live export key of this process (call aclrtIpcMemGetExportKey first; "
-                       "closed exports cannot take pids)", key);
+                       "closed exports cannot take pids)",
+                       key);
     else {
         shm_lock(r->shm);
         rc = ipc_whitelist_add(&shared_of(r)->whitelist, call, pid, num);
@@ -582,11 +584,9 @@ STUB_EXPORT aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint
     else if ((rc = rt_require_device(call, &d)))
         ;
     else if (parse_key(key, &id, &size) != 0)
-        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
-                       "\"%.64s\" is not a key from aclrtIpcMemGetExportKey", key);
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "\"%.64s\" is not a key from aclrtIpcMemGetExportKey", key);
     else if ((opened = shm_open_by_id(SHM_MEMORY_PREFIX, id, size, NULL, &obj)) != SHM_OK)
-        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
-                       "key \"%.64s\" names no live export: %s", key,
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "key \"%.64s\" names no live export: %s", key,
                        opened == SHM_FULL ? "too many processes have this memory open"
                                           : "the exporter freed the memory, exited, or never exported it");
     if (rc)
@@ -601,7 +601,8 @@ STUB_EXPORT aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint
     if (!exported)
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
                        "key \"%.64s\" was closed by its exporter (aclrtIpcMemClose): import before the exporter "
-                       "closes", key);
+                       "closes",
+                       key);
     else if (!allowed)
         rc = stub_fail(ACL_ERROR_RT_NO_PERMISSION, call,
                        "pid %d is not on the whitelist of key \"%.64s\": the exporter must call "

@@ -12,8 +12,8 @@ enum mutant {
     MUTANT_NONE = 0,
     MUTANT_WAIT_NOOP,      /* "wait-noop": IPC event, local event and notify waits never block */
     MUTANT_RECORD_INSTANT, /* "record-instant": event and notify records complete at submission, ignoring stream order */
-    MUTANT_WAIT_LATEST,    /* "wait-latest": a wait binds, when it runs, to the latest record */
-    MUTANT_SYNC_NOOP,      /* "sync-noop": synchronize calls return at once */
+    MUTANT_WAIT_LATEST, /* "wait-latest": a wait binds, when it runs, to the latest record */
+    MUTANT_SYNC_NOOP, /* "sync-noop": synchronize calls return at once */
 };
 
 /* Parses ACL_STUB_MUTANT. Returns 0, or -1 with a reason naming the valid names. */

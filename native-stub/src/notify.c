@@ -277,8 +277,8 @@ STUB_EXPORT aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size
                        "ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION (0x2)",
                        (unsigned long long)flags);
     else if (len < NOTIFY_KEY_LEN)
-        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "len %zu is too small: the key buffer must hold %d bytes",
-                       len, NOTIFY_KEY_LEN);
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "len %zu is too small: the key buffer must hold %d bytes", len,
+                       NOTIFY_KEY_LEN);
     else if (!n->is_creator)
         rc = stub_fail(ACL_ERROR_RT_INTERNAL_ERROR, call, "an imported notify cannot be exported again");
     else {

@@ -36,8 +36,8 @@ uint64_t plat_thread_id(void);
  * sleep on two words at once, the sleep is cut every PLAT_CANCEL_RECHECK_NS,
  * which bounds how late a cancel is seen (the shared word still wakes at once). */
 #define PLAT_CANCEL_RECHECK_NS (100ull * 1000000ull)
-void plat_wait_on_word_or_cancel(uint32_t *word, uint32_t expected, const uint32_t *cancel,
-                                 uint32_t cancel_expected, uint64_t deadline_ns);
+void plat_wait_on_word_or_cancel(uint32_t *word, uint32_t expected, const uint32_t *cancel, uint32_t cancel_expected,
+                                 uint64_t deadline_ns);
 
 /* Wakes every waiter (in any process) blocked on word. */
 void plat_wake_word(uint32_t *word);

@@ -39,8 +39,8 @@ static int waitv_unavailable;
 /* Sleeps on both words at once with futex_waitv: a cancel can never slip in
  * between the caller's check and the sleep. Returns 0 when the syscall is
  * unavailable. */
-static int wait_on_two_words(uint32_t *word, uint32_t expected, const uint32_t *cancel,
-                             uint32_t cancel_expected, uint64_t deadline_ns)
+static int wait_on_two_words(uint32_t *word, uint32_t expected, const uint32_t *cancel, uint32_t cancel_expected,
+                             uint64_t deadline_ns)
 {
 #ifdef SYS_futex_waitv
     if (__atomic_load_n(&waitv_unavailable, __ATOMIC_RELAXED))
@@ -57,8 +57,8 @@ static int wait_on_two_words(uint32_t *word, uint32_t expected, const uint32_t *
         ts.tv_nsec = (long)(deadline_ns % 1000000000ull);
         tsp = &ts;
     }
-    if (syscall(SYS_futex_waitv, waiters, 2, 0, tsp, CLOCK_MONOTONIC) >= 0 || errno == EAGAIN ||
-        errno == ETIMEDOUT || errno == EINTR)
+    if (syscall(SYS_futex_waitv, waiters, 2, 0, tsp, CLOCK_MONOTONIC) >= 0 || errno == EAGAIN || errno == ETIMEDOUT ||
+        errno == EINTR)
         return 1;
     __atomic_store_n(&waitv_unavailable, 1, __ATOMIC_RELAXED);
 #else
@@ -67,8 +67,8 @@ static int wait_on_two_words(uint32_t *word, uint32_t expected, const uint32_t *
     return 0;
 }
 
-void plat_wait_on_word_or_cancel(uint32_t *word, uint32_t expected, const uint32_t *cancel,
-                                 uint32_t cancel_expected, uint64_t deadline_ns)
+void plat_wait_on_word_or_cancel(uint32_t *word, uint32_t expected, const uint32_t *cancel, uint32_t cancel_expected,
+                                 uint64_t deadline_ns)
 {
     if (wait_on_two_words(word, expected, cancel, cancel_expected, deadline_ns))
         return;

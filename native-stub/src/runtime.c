@@ -226,8 +226,7 @@ static void shutdown_locked(uint64_t wait_ns)
     uint64_t deadline = plat_monotonic_ns() + wait_ns;
     while (rt.live_executors > 0) {
         if (rt_wait_progress(deadline)) {
-            stub_log(LOG_WARN, "%d stream(s) still running a host function: not waiting for them",
-                     rt.live_executors);
+            stub_log(LOG_WARN, "%d stream(s) still running a host function: not waiting for them", rt.live_executors);
             break;
         }
     }
@@ -277,17 +276,16 @@ static aclError init_locked(const char *call, const char *configPath, uint32_t *
         return stub_fail(ACL_ERROR_REPEAT_INITIALIZE, call, "aclInit was already called in this process");
     uint32_t count;
     if (parse_device_count(&count, &bad) != 0)
-        return config_fail("ACL_STUB_DEVICE_COUNT=%s is invalid: use an integer from 1 to %d", bad,
-                           STUB_MAX_DEVICES);
+        return config_fail("ACL_STUB_DEVICE_COUNT=%s is invalid: use an integer from 1 to %d", bad, STUB_MAX_DEVICES);
     if (configPath && *configPath && access(configPath, R_OK) != 0)
-        return stub_fail(ACL_ERROR_INVALID_PARAM, call, "cannot read config file %s (%s): pass NULL or an existing file",
-                         configPath, strerror(errno));
+        return stub_fail(ACL_ERROR_INVALID_PARAM, call,
+                         "cannot read config file %s (%s): pass NULL or an existing file", configPath, strerror(errno));
     char err[400];
     if (fault_configure(err, sizeof err) != 0 || mutant_configure(err, sizeof err) != 0 ||
         jitter_configure(err, sizeof err) != 0 || trace_open(err, sizeof err) != 0)
         return config_fail("%s", err);
     const char *die = getenv("ACL_STUB_TEST_DIE_IN_LOCK");
-    shm_test_die_in_lock = !die                      ? SHM_TEST_DIE_NEVER
+    shm_test_die_in_lock = !die                         ? SHM_TEST_DIE_NEVER
                            : strcmp(die, "1") == 0      ? SHM_TEST_DIE_IN_SLOT_RELEASE
                            : strcmp(die, "unlink") == 0 ? SHM_TEST_DIE_IN_UNLINK
                                                         : SHM_TEST_DIE_NEVER;

@@ -188,7 +188,8 @@ const char *shm_open_result_text(enum shm_open_result r)
 {
     switch (r) {
     case SHM_OK: return "ok";
-    case SHM_NOT_FOUND: return "no IPC event with this handle exists (never created, destroyed, or all its users exited)";
+    case SHM_NOT_FOUND:
+        return "no IPC event with this handle exists (never created, destroyed, or all its users exited)";
     case SHM_NOT_OURS: return "the handle names a shared-memory object that is not a stub IPC event";
     case SHM_CREATOR_GONE: return "the creator of this IPC event destroyed it or exited";
     case SHM_FULL: return "16384 processes have this IPC event open, the stub's limit (stub rule): close it in some";
@@ -245,8 +246,7 @@ enum shm_open_result shm_open_by_id(const char *prefix, uint64_t id, size_t size
     if (!map)
         return errno == ENOENT ? SHM_NOT_FOUND : (errno == EINVAL ? SHM_NOT_OURS : SHM_SYSTEM_ERROR);
     struct shm_header *hdr = map;
-    if (actual != size || hdr->magic != SHM_MAGIC || hdr->id != id ||
-        !__atomic_load_n(&hdr->ready, __ATOMIC_ACQUIRE)) {
+    if (actual != size || hdr->magic != SHM_MAGIC || hdr->id != id || !__atomic_load_n(&hdr->ready, __ATOMIC_ACQUIRE)) {
         plat_shm_unmap(map, actual);
         return SHM_NOT_OURS;
     }

@@ -62,7 +62,9 @@ static void trace_task_at(const char *op, const struct stream *s, const struct t
         .ipc = ipc && t->event ? t->event->shm->id : 0,
         .note = note,
         .task = t->seq,
-        .gen = ipc ? (int64_t)t->ipc_gen : local ? (int64_t)t->generation : -1,
+        .gen = ipc     ? (int64_t)t->ipc_gen
+               : local ? (int64_t)t->generation
+                       : -1,
         .t = at_ns,
         .rc = -1,
         .jitter_us = jitter_us,
@@ -149,17 +151,11 @@ static const char *run_task(struct stream *s, struct task *t, uint64_t *effect_n
             ipc_slot_release(t->event, (uint32_t)slot);
         break;
     }
-    case TASK_HOST_FUNC:
-        t->fn(t->args);
-        break;
+    case TASK_HOST_FUNC: t->fn(t->args); break;
     case TASK_MEMCPY:
-    case TASK_MEMSET:
-        memory_task_run(t);
-        break;
+    case TASK_MEMSET: memory_task_run(t); break;
     case TASK_NOTIFY_RECORD:
-    case TASK_NOTIFY_WAIT:
-        notify_task_run(s, t);
-        break;
+    case TASK_NOTIFY_WAIT: notify_task_run(s, t); break;
     }
     return note;
 }
@@ -436,8 +432,7 @@ static aclError synchronize_stream(const char *call, aclrtStream stream, int32_t
     assert(s->waiters > 0);
     s->waiters--;
     if (timed_out)
-        rc = stub_fail(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, call,
-                       "stream still has %llu unfinished task(s) after %d ms",
+        rc = stub_fail(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, call, "stream still has %llu unfinished task(s) after %d ms",
                        (unsigned long long)(target - s->completed), (int)timeout_ms);
     else if (s->cancelled && s->completed < target)
         rc = stub_fail(ACL_ERROR_RT_INTERNAL_ERROR, call, "the stream was cancelled by aclFinalize");
@@ -447,8 +442,15 @@ static aclError synchronize_stream(const char *call, aclrtStream stream, int32_t
     }
     if (pending && trace_enabled()) {
         /* what it waited for: every task up to target_task on this stream */
-        struct trace_record r = { .op = "sync", .kind = "stream", .device = s->device, .stream = s->id,
-                                  .task = target_task, .slot = -1, .gen = -1, .rc = rc, .jitter_us = -1 };
+        struct trace_record r = {.op = "sync",
+                                 .kind = "stream",
+                                 .device = s->device,
+                                 .stream = s->id,
+                                 .task = target_task,
+                                 .slot = -1,
+                                 .gen = -1,
+                                 .rc = rc,
+                                 .jitter_us = -1};
         trace_emit(&r);
     }
     stream_id = s->id;
@@ -493,8 +495,8 @@ static aclError stream_wait_event(const char *call, aclrtStream stream, aclrtEve
     else if ((rc = stream_check_handle(call, stream)))
         ;
     else if (event && !(ev = rt_find_event(event)))
-        rc = stub_fail(ACL_ERROR_RT_INVALID_HANDLE, call,
-                       "event %p is not a live event (destroyed, or never created)", event);
+        rc = stub_fail(ACL_ERROR_RT_INVALID_HANDLE, call, "event %p is not a live event (destroyed, or never created)",
+                       event);
     else if (!event)
         rc = stub_fail(null_code, call, "event is NULL");
     else if ((rc = event_check_kind(call, ev, EVENT_OP_WAIT)))

@@ -20,11 +20,11 @@
 /* Prints "cannstub: <what> failed at <file>:<line>: <strerror(rc)>" and aborts. */
 __attribute__((noreturn, cold)) void sync_fatal(const char *what, int rc, const char *file, int line);
 
-#define SYNC_CHECKED(what, expr)                                                                                \
-    do {                                                                                                       \
-        int sync_rc_ = (expr);                                                                                 \
-        if (sync_rc_ != 0)                                                                                     \
-            sync_fatal(what, sync_rc_, __FILE__, __LINE__);                                                    \
+#define SYNC_CHECKED(what, expr)                            \
+    do {                                                    \
+        int sync_rc_ = (expr);                              \
+        if (sync_rc_ != 0)                                  \
+            sync_fatal(what, sync_rc_, __FILE__, __LINE__); \
     } while (0)
 
 #define sync_lock(m) SYNC_CHECKED("pthread_mutex_lock", pthread_mutex_lock(m))

@@ -55,18 +55,16 @@ static void errmsg_on_fresh_thread(void *arg)
     *(const char **)arg = aclGetRecentErrMsg();
 }
 
-#define EXPECT_MESSAGE_NAMES(call_name, call)                                                 \
-    do {                                                                                      \
-        int code_ = (call);                                                                   \
-        if (code_ == 0)                                                                       \
-            CT_FAIL("%s unexpectedly succeeded", #call);                                      \
-        const char *msg_ = aclGetRecentErrMsg();                                              \
-        if (!msg_ || !*msg_)                                                                  \
-            CT_FAIL("aclGetRecentErrMsg() is %s after %s failed with %d",                     \
-                    msg_ ? "empty" : "NULL", #call, code_);                                   \
-        if (!strstr(msg_, call_name))                                                         \
-            CT_FAIL("aclGetRecentErrMsg() after %s does not name the call '%s': %s", #call,   \
-                    call_name, msg_);                                                         \
+#define EXPECT_MESSAGE_NAMES(call_name, call)                                                                     \
+    do {                                                                                                          \
+        int code_ = (call);                                                                                       \
+        if (code_ == 0)                                                                                           \
+            CT_FAIL("%s unexpectedly succeeded", #call);                                                          \
+        const char *msg_ = aclGetRecentErrMsg();                                                                  \
+        if (!msg_ || !*msg_)                                                                                      \
+            CT_FAIL("aclGetRecentErrMsg() is %s after %s failed with %d", msg_ ? "empty" : "NULL", #call, code_); \
+        if (!strstr(msg_, call_name))                                                                             \
+            CT_FAIL("aclGetRecentErrMsg() after %s does not name the call '%s': %s", #call, call_name, msg_);     \
     } while (0)
 
 CT_CASE(errmsg_filled_after_each_failure)

@@ -586,8 +586,8 @@ static pthread_t start_blocked_record(aclrtEvent e, aclrtStream held, struct gat
     CT_TRUE(pthread_create(&t, NULL, record_on_own_stream, br) == 0);
     sleep_ms(BLOCK_PROBE_MS);
     if (__atomic_load_n(&br->returned, __ATOMIC_ACQUIRE))
-        CT_FAIL("the record with all %d slots referenced returned %d (%s) at once instead of blocking",
-                ALL_SLOTS, br->rc, ct_code_name(br->rc));
+        CT_FAIL("the record with all %d slots referenced returned %d (%s) at once instead of blocking", ALL_SLOTS,
+                br->rc, ct_code_name(br->rc));
     return t;
 }
 

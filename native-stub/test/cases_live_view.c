@@ -136,7 +136,7 @@ CT_ROLE(live_waiter)
     aclrtEvent e = ipc_open(h);
     aclrtStream s = stream_new();
     CT_OK(aclrtStreamWaitEvent(s, e));
-    struct blocked_sync b = { s, -1 };
+    struct blocked_sync b = {s, -1};
     pthread_t t;
     if (pthread_create(&t, NULL, synchronize_thread, &b) != 0)
         CT_FAIL("pthread_create failed");
@@ -169,7 +169,7 @@ CT_CASE(live_view_names_the_recorder_of_an_ipc_wait_across_processes)
     CT_OK(aclrtRecordEvent(e, s));
     aclrtIpcEventHandle h = handle_of(e);
     publish_bytes(dir, "handle", &h, sizeof h);
-    const char *args[] = { dir, NULL };
+    const char *args[] = {dir, NULL};
     pid_t waiter = spawn_role("live_waiter", args, NULL);
     size_t n = await_file(dir, "view", theirs, sizeof theirs - 1, PEER_TIMEOUT_MS);
     theirs[n] = '\0';

@@ -204,9 +204,10 @@ CT_CASE(ipc_mem_export_rules)
     CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemGetExportKey(p, PAGE, key, 0, 0));
     CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemGetExportKey(p, PAGE, key, EXPORT_KEY_LEN, 2));
     CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemGetExportKey(p, PAGE, key, 16, 0));
-    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemGetExportKey(p, 100, key, EXPORT_KEY_LEN, 0));      /* unaligned size */
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemGetExportKey(p, 100, key, EXPORT_KEY_LEN, 0)); /* unaligned size */
     CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemGetExportKey(p, 3 * PAGE, key, EXPORT_KEY_LEN, 0)); /* too large */
-    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemGetExportKey(p + PAGE, PAGE, key, EXPORT_KEY_LEN, 0)); /* not a base */
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID,
+            aclrtIpcMemGetExportKey(p + PAGE, PAGE, key, EXPORT_KEY_LEN, 0)); /* not a base */
     export_key(p, 2 * PAGE, ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT, key);
     int32_t pid = 12345;
     CT_CODE(ACL_ERROR_INVALID_PARAM, aclrtIpcMemSetImportPid(NULL, &pid, 1));

@@ -46,8 +46,18 @@ CT_CASE(mutant_env_names_are_checked_at_aclInit)
 CT_CASE(jitter_env_is_checked_at_aclInit)
 {
     const char *hint = "use <seed>:<max_us>";
-    const char *bad[] = {"42", "42:", ":200", "42:0", "42:abc", "x:1", "42:1000001", "-1:5", "42:-5",
-                         "42:200:1", "99999999999999999999:5", " 42:200"};
+    const char *bad[] = {"42",
+                         "42:",
+                         ":200",
+                         "42:0",
+                         "42:abc",
+                         "x:1",
+                         "42:1000001",
+                         "-1:5",
+                         "42:-5",
+                         "42:200:1",
+                         "99999999999999999999:5",
+                         " 42:200"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         expect_init("ACL_STUB_JITTER", bad[i], ACL_ERROR_INVALID_PARAM, hint);
     const char *good[] = {"42:200", "0:1", "18446744073709551615:1000000", "", NULL};

@@ -21,8 +21,8 @@ static void sample_path(char out[PATH_CAP], const char *sample, const char *prog
         CT_FAIL("sample program %s is missing: build it with `make -C native-stub`", out);
 }
 
-static pid_t start_sample(const char *sample, const char *program, const char *const *args,
-                          const char *const *env, const char *log_name)
+static pid_t start_sample(const char *sample, const char *program, const char *const *args, const char *const *env,
+                          const char *log_name)
 {
     char path[PATH_CAP], log_path[PATH_CAP];
     sample_path(path, sample, program);
@@ -175,8 +175,7 @@ CT_CASE(samples_2_three_consumers_resume_only_after_the_pending_record)
         uint64_t waiting = timestamp_on_line(logs[i], "waiting on the pending record");
         uint64_t resumed = timestamp_on_line(logs[i], "resumed");
         printf("  %9.3f  consumer %d waiting (blocked)\n  %9.3f  consumer %d resumed\n",
-               ((double)waiting - (double)submitted) / 1e6, i + 1, ((double)resumed - (double)submitted) / 1e6,
-               i + 1);
+               ((double)waiting - (double)submitted) / 1e6, i + 1, ((double)resumed - (double)submitted) / 1e6, i + 1);
         EXPECT_AFTER(released, waiting);
         EXPECT_AFTER(resumed, released);
     }

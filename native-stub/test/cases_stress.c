@@ -43,8 +43,7 @@ static void expect_misuse_code(struct stress *st, const char *call, int code)
     case ACL_ERROR_RT_STREAM_CONTEXT:      /* event of another device */
     case ACL_ERROR_RT_INVALID_HANDLE:      /* destroyed under us */
     case ACL_ERROR_RT_EVENT_SYNC_TIMEOUT:  /* pending record */
-    case ACL_ERROR_RT_STREAM_SYNC_TIMEOUT:
-        return;
+    case ACL_ERROR_RT_STREAM_SYNC_TIMEOUT: return;
     default:
         if (!__atomic_load_n(&st->unexpected_code, __ATOMIC_RELAXED)) {
             st->unexpected_call = call;

@@ -98,8 +98,8 @@ CT_CASE(trace_lines_written_when_ACL_STUB_TRACE_is_set)
             CT_FAIL("trace line %d is not a JSON object: %s", lines, line);
         long long t = json_int(line, "t");
         if (t < (long long)t0 || t > (long long)t1)
-            CT_FAIL("trace line %d: \"t\" %lld is not a CLOCK_MONOTONIC ns time within the run [%llu, %llu]: %s",
-                    lines, t, (unsigned long long)t0, (unsigned long long)t1, line);
+            CT_FAIL("trace line %d: \"t\" %lld is not a CLOCK_MONOTONIC ns time within the run [%llu, %llu]: %s", lines,
+                    t, (unsigned long long)t0, (unsigned long long)t1, line);
         CT_EQ(pid, json_int(line, "pid"));
         for (const char **key = (const char *[]){"device", "stream", "event", NULL}; *key; key++)
             if (!strstr(line, *key))
@@ -122,8 +122,7 @@ CT_CASE(trace_lines_written_when_ACL_STUB_TRACE_is_set)
                 ipc_end_t = t;
         }
     }
-    ct_note("%d lines: %d submit, %d start, %d end; %d about the IPC event", lines, ops[0], ops[1], ops[2],
-            ipc_lines);
+    ct_note("%d lines: %d submit, %d start, %d end; %d about the IPC event", lines, ops[0], ops[1], ops[2], ipc_lines);
     CT_TRUE(ops[0] > 0 && ops[1] > 0 && ops[2] > 0);
     CT_TRUE(ipc_lines >= 2);
     CT_TRUE(ipc_submit_t > 0 && ipc_end_t >= ipc_submit_t);

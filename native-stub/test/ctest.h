@@ -26,30 +26,29 @@ void ct_register_case(const char *name, ct_case_fn fn);
 void ct_register_role(const char *name, ct_role_fn fn);
 
 /* Defines a case; its name is the identifier. */
-#define CT_CASE(id)                                                                  \
-    static void ct_case_##id(void);                                                  \
-    __attribute__((constructor)) static void ct_register_case_##id(void)             \
-    {                                                                                \
-        ct_register_case(#id, ct_case_##id);                                         \
-    }                                                                                \
+#define CT_CASE(id)                                                      \
+    static void ct_case_##id(void);                                      \
+    __attribute__((constructor)) static void ct_register_case_##id(void) \
+    {                                                                    \
+        ct_register_case(#id, ct_case_##id);                             \
+    }                                                                    \
     static void ct_case_##id(void)
 
 /* Defines a helper role run as `conformance --role id args...`; returns the
  * process exit code (assertion failures exit 1 on their own). */
-#define CT_ROLE(id)                                                                  \
-    static int ct_role_##id(int argc, char **argv);                                  \
-    __attribute__((constructor)) static void ct_register_role_##id(void)             \
-    {                                                                                \
-        ct_register_role(#id, ct_role_##id);                                         \
-    }                                                                                \
+#define CT_ROLE(id)                                                      \
+    static int ct_role_##id(int argc, char **argv);                      \
+    __attribute__((constructor)) static void ct_register_role_##id(void) \
+    {                                                                    \
+        ct_register_role(#id, ct_role_##id);                             \
+    }                                                                    \
     static int ct_role_##id(__attribute__((unused)) int argc, char **argv)
 
 /* Name of an ACL error code ("ACL_ERROR_RT_PARAM_INVALID"), or "?". */
 const char *ct_code_name(int code);
 
 /* Fails the current process (case or role) with a formatted message. */
-__attribute__((noreturn, format(printf, 3, 4))) void ct_fail_at(const char *file, int line,
-                                                                 const char *fmt, ...);
+__attribute__((noreturn, format(printf, 3, 4))) void ct_fail_at(const char *file, int line, const char *fmt, ...);
 /* Exits with 77 (the case cannot run here; the Jest side treats it as a failure). */
 __attribute__((noreturn, format(printf, 1, 2))) void ct_skip(const char *fmt, ...);
 /* Prints a progress note (stdout, prefixed with the process role and pid). */
@@ -79,18 +78,17 @@ const char *ct_current_name(void);
 #define CT_CODE(expected, call) ct_check_code(__FILE__, __LINE__, #call, (int)(expected), (int)(call))
 #define CT_OK(call) CT_CODE(0, call)
 
-#define CT_TRUE(cond)                                                                \
-    do {                                                                             \
-        if (!(cond))                                                                 \
-            ct_fail_at(__FILE__, __LINE__, "expected true: %s", #cond);              \
+#define CT_TRUE(cond)                                                   \
+    do {                                                                \
+        if (!(cond))                                                    \
+            ct_fail_at(__FILE__, __LINE__, "expected true: %s", #cond); \
     } while (0)
 
-#define CT_EQ(expected, actual)                                                      \
-    do {                                                                             \
-        long long ct_e_ = (long long)(expected), ct_a_ = (long long)(actual);        \
-        if (ct_e_ != ct_a_)                                                          \
-            ct_fail_at(__FILE__, __LINE__, "%s: expected %lld, got %lld", #actual,   \
-                       ct_e_, ct_a_);                                                \
+#define CT_EQ(expected, actual)                                                                   \
+    do {                                                                                          \
+        long long ct_e_ = (long long)(expected), ct_a_ = (long long)(actual);                     \
+        if (ct_e_ != ct_a_)                                                                       \
+            ct_fail_at(__FILE__, __LINE__, "%s: expected %lld, got %lld", #actual, ct_e_, ct_a_); \
     } while (0)
 
 /* ---------------------------------------------------------------------- */
@@ -133,7 +131,10 @@ static int ct_cleanup_count;
 static const char *ct_name = "conformance";
 static volatile sig_atomic_t ct_in_signal;
 
-int ct_cleanup_in_signal_handler(void) { return ct_in_signal; }
+int ct_cleanup_in_signal_handler(void)
+{
+    return ct_in_signal;
+}
 
 void ct_register_case(const char *name, ct_case_fn fn)
 {
@@ -153,14 +154,16 @@ void ct_register_role(const char *name, ct_role_fn fn)
     ct_roles[ct_role_count++] = (struct ct_entry){name, NULL, fn};
 }
 
-const char *ct_current_name(void) { return ct_name; }
+const char *ct_current_name(void)
+{
+    return ct_name;
+}
 
 const char *ct_code_name(int code)
 {
     switch (code) {
 #define CT_NAME_CASE(name, value) \
-    case value:                   \
-        return #name;
+    case value: return #name;
         ACL_ERROR_LIST(CT_NAME_CASE)
 #undef CT_NAME_CASE
     default: return "?";
@@ -247,11 +250,9 @@ static void ct_check_failure_message(const char *file, int line, const char *exp
     name[name_len] = '\0';
     const char *msg = aclGetRecentErrMsg();
     if (!msg || !*msg)
-        ct_fail_at(file, line, "%s failed as expected, but aclGetRecentErrMsg() is %s", expr,
-                   msg ? "empty" : "NULL");
+        ct_fail_at(file, line, "%s failed as expected, but aclGetRecentErrMsg() is %s", expr, msg ? "empty" : "NULL");
     if (!strstr(msg, name))
-        ct_fail_at(file, line, "%s failed as expected, but aclGetRecentErrMsg() does not name %s: %s",
-                   expr, name, msg);
+        ct_fail_at(file, line, "%s failed as expected, but aclGetRecentErrMsg() does not name %s: %s", expr, name, msg);
 }
 
 void ct_check_code(const char *file, int line, const char *expr, int expected, int actual)
@@ -262,9 +263,8 @@ void ct_check_code(const char *file, int line, const char *expr, int expected, i
         return;
     }
     const char *msg = aclGetRecentErrMsg();
-    ct_fail_at(file, line, "%s\n    expected %d (%s)\n    actual   %d (%s)\n    aclGetRecentErrMsg: %s",
-               expr, expected, ct_code_name(expected), actual, ct_code_name(actual),
-               msg ? msg : "(null)");
+    ct_fail_at(file, line, "%s\n    expected %d (%s)\n    actual   %d (%s)\n    aclGetRecentErrMsg: %s", expr, expected,
+               ct_code_name(expected), actual, ct_code_name(actual), msg ? msg : "(null)");
 }
 
 static void ct_on_alarm(int sig)

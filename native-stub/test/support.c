@@ -126,8 +126,7 @@ const char *case_dir(void)
     if (!st.dir[0]) {
         ensure_hooked();
         const char *base = getenv("TMPDIR");
-        snprintf(st.dir, sizeof st.dir, "%s/conformance-%s-XXXXXX", base && *base ? base : "/tmp",
-                 ct_current_name());
+        snprintf(st.dir, sizeof st.dir, "%s/conformance-%s-XXXXXX", base && *base ? base : "/tmp", ct_current_name());
         if (!mkdtemp(st.dir)) {
             int e = errno;
             st.dir[0] = '\0';
@@ -181,7 +180,10 @@ void publish_u64(const char *dir, const char *name, uint64_t value)
     publish_bytes(dir, name, text, (size_t)n);
 }
 
-void publish_flag(const char *dir, const char *name) { publish_bytes(dir, name, "1\n", 2); }
+void publish_flag(const char *dir, const char *name)
+{
+    publish_bytes(dir, name, "1\n", 2);
+}
 
 int file_exists(const char *dir, const char *name)
 {
@@ -208,8 +210,7 @@ size_t await_file(const char *dir, const char *name, void *buf, size_t cap, int 
             return got;
         }
         if (now_ns() > deadline)
-            CT_FAIL("timed out after %d ms waiting for %s (the peer process did not publish it)",
-                    timeout_ms, path);
+            CT_FAIL("timed out after %d ms waiting for %s (the peer process did not publish it)", timeout_ms, path);
         reap_failed_helpers();
         sleep_ms(1);
     }
@@ -326,8 +327,8 @@ static void reap_failed_helpers(void)
         if (st.child_exit[i] != 0) {
             pid_t pid = st.children[i];
             st.children[i] = 0;
-            CT_FAIL("helper process %d exited with %d while the case waited for it (its output is above)",
-                    (int)pid, st.child_exit[i]);
+            CT_FAIL("helper process %d exited with %d while the case waited for it (its output is above)", (int)pid,
+                    st.child_exit[i]);
         }
     }
 }
@@ -339,8 +340,8 @@ static void untrack_child(pid_t pid)
             st.children[i] = 0;
 }
 
-pid_t spawn_program(const char *path, const char *const *argv, const char *const *env,
-                    const char *cwd, const char *log_path)
+pid_t spawn_program(const char *path, const char *const *argv, const char *const *env, const char *cwd,
+                    const char *log_path)
 {
     char **envp = make_env(env);
     fflush(stdout);
@@ -416,8 +417,7 @@ void expect_exit(pid_t pid, int expected_code, int timeout_ms)
 {
     int code = wait_exit(pid, timeout_ms);
     if (code != expected_code)
-        CT_FAIL("helper process %d exited with %d, expected %d (its output is above)", (int)pid,
-                code, expected_code);
+        CT_FAIL("helper process %d exited with %d, expected %d (its output is above)", (int)pid, code, expected_code);
 }
 
 /* --------------------------------------------------------------------- ACL */
@@ -443,7 +443,10 @@ void acl_down(void)
     CT_OK(aclFinalize());
 }
 
-void acl_forget(void) { st.acl_is_up = 0; }
+void acl_forget(void)
+{
+    st.acl_is_up = 0;
+}
 
 aclrtStream stream_new(void)
 {
@@ -617,7 +620,10 @@ uint64_t gate_release(struct gate *g)
     return t;
 }
 
-int gate_entered(struct gate *g) { return __atomic_load_n(&g->entered, __ATOMIC_SEQ_CST); }
+int gate_entered(struct gate *g)
+{
+    return __atomic_load_n(&g->entered, __ATOMIC_SEQ_CST);
+}
 
 void gate_await_entered(struct gate *g)
 {
@@ -641,7 +647,10 @@ void stamp_launch(aclrtStream stream, struct stamp *s)
     CT_OK(aclrtLaunchHostFunc(stream, stamp_body, s));
 }
 
-uint64_t stamp_read(struct stamp *s) { return __atomic_load_n(&s->ns, __ATOMIC_SEQ_CST); }
+uint64_t stamp_read(struct stamp *s)
+{
+    return __atomic_load_n(&s->ns, __ATOMIC_SEQ_CST);
+}
 
 /* ------------------------------------------------------------ case set-up */
 

@@ -42,8 +42,8 @@ int file_exists(const char *dir, const char *name);
 /* ---- helper processes (fork + immediate exec; tracked and killed on failure) ---- */
 /* env: NULL-terminated "NAME=VALUE" entries to set, or "NAME" to unset. */
 pid_t spawn_role(const char *role, const char *const *args, const char *const *env);
-pid_t spawn_program(const char *path, const char *const *argv, const char *const *env,
-                    const char *cwd, const char *log_path);
+pid_t spawn_program(const char *path, const char *const *argv, const char *const *env, const char *cwd,
+                    const char *log_path);
 /* Exit code of pid (128 + signal when killed); fails the case on timeout. */
 int wait_exit(pid_t pid, int timeout_ms);
 void expect_exit(pid_t pid, int expected_code, int timeout_ms);
@@ -111,13 +111,12 @@ aclrtEventRecordedStatus query_status(aclrtEvent e);
 #define EXPECT_NOT_READY(e) CT_EQ(ACL_EVENT_RECORDED_STATUS_NOT_READY, query_status(e))
 
 /* Expects `later` to be at or after `earlier` (two CLOCK_MONOTONIC stamps). */
-#define EXPECT_AFTER(later, earlier)                                                       \
-    do {                                                                                   \
-        uint64_t l_ = (later), e_ = (earlier);                                             \
-        if (l_ == 0 || l_ < e_)                                                            \
-            CT_FAIL("%s (%llu ns) is not after %s (%llu ns): it ran %.3f ms too early",    \
-                    #later, (unsigned long long)l_, #earlier, (unsigned long long)e_,       \
-                    l_ ? (double)(e_ - l_) / 1e6 : -1.0);                                  \
+#define EXPECT_AFTER(later, earlier)                                                                                \
+    do {                                                                                                            \
+        uint64_t l_ = (later), e_ = (earlier);                                                                      \
+        if (l_ == 0 || l_ < e_)                                                                                     \
+            CT_FAIL("%s (%llu ns) is not after %s (%llu ns): it ran %.3f ms too early", #later,                     \
+                    (unsigned long long)l_, #earlier, (unsigned long long)e_, l_ ? (double)(e_ - l_) / 1e6 : -1.0); \
     } while (0)
 
 #endif

@@ -43,12 +43,11 @@ int main(int argc, char **argv)
     /* The record is pending: the stream must still be blocked a while later. */
     aclError ret = aclrtSynchronizeStreamWithTimeout(stream, 100);
     if (ret != ACL_ERROR_RT_STREAM_SYNC_TIMEOUT) {
-        fprintf(stderr, "[ERROR] consumer %d: stream not blocked by the pending record (sync returned %d)\n",
-                id, ret);
+        fprintf(stderr, "[ERROR] consumer %d: stream not blocked by the pending record (sync returned %d)\n", id, ret);
         return 1;
     }
-    printf("[consumer %d] t=%" PRIu64 " device %d: waiting on the pending record (still blocked after 100 ms)\n",
-           id, waiting_since, device);
+    printf("[consumer %d] t=%" PRIu64 " device %d: waiting on the pending record (still blocked after 100 ms)\n", id,
+           waiting_since, device);
     char flag[64];
     snprintf(flag, sizeof flag, "./consumer_%d.waiting", id);
     if (sample_publish(flag, "1\n", 2) != 0)
@@ -64,8 +63,8 @@ int main(int argc, char **argv)
         return 1;
     }
     fclose(f);
-    printf("[consumer %d] t=%" PRIu64 " resumed, %.3f ms after the producer released its stream\n", id,
-           resumed_at, ((double)resumed_at - (double)released_at) / 1e6);
+    printf("[consumer %d] t=%" PRIu64 " resumed, %.3f ms after the producer released its stream\n", id, resumed_at,
+           ((double)resumed_at - (double)released_at) / 1e6);
     if (resumed_at < released_at) {
         fprintf(stderr, "[ERROR] consumer %d resumed before the record executed\n", id);
         return 1;

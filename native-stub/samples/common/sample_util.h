@@ -19,15 +19,15 @@
 
 #include "acl/acl.h"
 
-#define CHECK_ACL(call)                                                              \
-    do {                                                                             \
-        aclError ret_ = (call);                                                      \
-        if (ret_ != ACL_SUCCESS) {                                                   \
-            const char *msg_ = aclGetRecentErrMsg();                                 \
-            fprintf(stderr, "[ERROR] %s failed: %d (%s) at %s:%d\n", #call, ret_,   \
-                    msg_ ? msg_ : "no message", __FILE__, __LINE__);                 \
-            return 1;                                                                \
-        }                                                                            \
+#define CHECK_ACL(call)                                                                                       \
+    do {                                                                                                      \
+        aclError ret_ = (call);                                                                               \
+        if (ret_ != ACL_SUCCESS) {                                                                            \
+            const char *msg_ = aclGetRecentErrMsg();                                                          \
+            fprintf(stderr, "[ERROR] %s failed: %d (%s) at %s:%d\n", #call, ret_, msg_ ? msg_ : "no message", \
+                    __FILE__, __LINE__);                                                                      \
+            return 1;                                                                                         \
+        }                                                                                                     \
     } while (0)
 
 static inline uint64_t sample_now_ns(void)
