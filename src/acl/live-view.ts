@@ -9,7 +9,6 @@
  * SharedArrayBuffer (the watcher must dlopen the same file; real CANN has no such call, and then
  * the answer says so).
  */
-import * as path from 'node:path';
 
 /** One task as the stub describes it (kinds as in the stub's trace). */
 export interface LiveTask {
@@ -61,7 +60,7 @@ export function publishLoadedLibrary(file: string, buffer: SharedArrayBuffer = l
 }
 
 /** Absolute path of the plain-JS reader the watcher requires (same layout in the compiled package). */
-export const LIVE_VIEW_READER = path.join(__dirname, 'live-view-reader.js');
+export { LIVE_VIEW_READER } from '../paths';
 
 /** The C answer (snake_case) as LiveView; throws on anything that is not one. */
 export function parseLiveView(json: string): LiveView {
