@@ -25,6 +25,50 @@ assertNotInsideJest();
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const koffi: typeof KoffiModule = require('koffi');
 
+/*
+ * Pinning: keeps a runtime library mapped until the process ends.
+ *
+ * koffi unloads (dlclose) its libraries when Node frees its environment at exit, and that comes
+ * before exit() runs the libraries' own clean-up. The runtime's stream threads may still be running
+ * code of libascendcl or of the hold library then (a host function, or a latch released by the exit
+ * hook), and would return into unmapped memory: SIGSEGV at exit, about 1 run in 25 under load
+ * (test/acl/hold-latch.test.ts makes it certain). A runtime lives as long as its process, so
+ * dlopen(RTLD_NOLOAD | RTLD_NODELETE) marks the already loaded library never to be unloaded,
+ * as `-z nodelete` would at link time; it works for real CANN's library too.
+ */
+// <dlfcn.h> on Linux (glibc and musl).
+const RTLD_NOW = 0x2;
+const RTLD_NOLOAD = 0x4;
+const RTLD_NODELETE = 0x1000;
+
+type DlOpen = (file: string, flags: number) => unknown;
+let dlopen: DlOpen | null | undefined;
+
+function dlopenFunction(): DlOpen | null {
+  if (dlopen !== undefined) return dlopen;
+  dlopen = null;
+  // libdl.so.2 resolves dlopen on every glibc (before 2.34 it lives there; since, it forwards to libc).
+  for (const name of ['libdl.so.2', 'libc.so.6']) {
+    try {
+      dlopen = koffi.load(name).func('dlopen', 'void *', ['const char *', 'int']) as DlOpen;
+      break;
+    } catch {
+      /* try the next name */
+    }
+  }
+  return dlopen;
+}
+
+/**
+ * Pins `file` (already loaded by koffi.load) for the life of the process. Returns false when it
+ * could not: no dlopen found (musl never unloads libraries anyway) or the file is not loaded.
+ */
+export function pinLoadedLibrary(file: string): boolean {
+  const open = dlopenFunction();
+  if (!open) return false;
+  return open(file, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE) !== null;
+}
+
 /** Refuse to load native code inside a Jest worker (see the module comment). */
 function assertNotInsideJest(): void {
   // JEST_WORKER_ID alone is not enough: it is inherited by every child Jest spawns (the orchestrator's
@@ -123,6 +167,7 @@ export interface LoadedAcl {
 /** dlopen the library and declare every function of the subset. Throws koffi's dlopen error. */
 export function loadAclLibrary(file: string): LoadedAcl {
   const lib = koffi.load(file);
+  pinLoadedLibrary(file); // its threads may outlive Node's environment at exit (pinLoadedLibrary)
   const f = (name: string, args: (TypeSpec | ReturnType<typeof koffi.out>)[], result: TypeSpec = 'int') =>
     lib.func(name, result, args);
   // Memory / IPC memory / notify calls came later in CANN than the event calls: an older runtime
@@ -216,6 +261,7 @@ export interface HoldFunctions {
 
 export function loadHoldLibrary(file: string): HoldFunctions {
   const lib = koffi.load(file);
+  pinLoadedLibrary(file); // runtime threads run its host functions, up to the process's end (pinLoadedLibrary)
   const symbol = (name: string): bigint => {
     const address = lib.symbol(name) as bigint | null;
     if (!address) throw new Error(`${file} does not export ${name}; rebuild it with \`npm run build:stub\``);

@@ -28,3 +28,11 @@ test('a latch still pending at process exit is released by the binding, not aban
   expect(valueOf(child)).toEqual({ pending: true });
   expect(child.stderr).not.toContain('still running a host function');
 });
+
+test('a host function still running at exit: the libraries stay mapped until the process ends (no SIGSEGV)', async () => {
+  for (let i = 0; i < 3; i++) {
+    const child = await runFixture<{ returned: boolean }>('host-func-running-at-exit', []);
+    expect({ code: child.code, signal: child.signal }).toEqual({ code: 0, signal: null });
+    expect(valueOf(child)).toEqual({ returned: true });
+  }
+});
