@@ -5,6 +5,7 @@
  * doing or said while being stopped, and where the kept directory is. Plain text: Jest, JUnit XML
  * and CI logs all show it as is.
  */
+import { readdirSync } from 'node:fs';
 import type { CancelledTask, RoleResult, RunResult } from '../orchestrator';
 import { MAX_CAPTURE_CHARS } from '../orchestrator/output-capture';
 import { formatHappensBefore } from '../trace/happens-before';
@@ -85,10 +86,24 @@ export function formatScenarioFailure(name: string, run: AnyRun): string {
   lines.push('');
   lines.push(
     run.kept
-      ? `kept directory: ${run.dir} (logs/, result.json, trace/, trace.json, hang/, rendezvous files)`
+      ? `kept directory: ${run.dir} (${keptContents(run.dir)})`
       : `scenario directory ${run.dir} was removed (set CANN_HARNESS_KEEP=1 to keep it)`,
   );
   return lines.join('\n');
+}
+
+/** What a kept directory holds, of the files a reader looks for first (trace.json is absent with trace: 'never'). */
+function keptContents(dir: string): string {
+  let names: string[] = [];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return 'removed since';
+  }
+  const known = ['logs', 'result.json', 'trace', 'trace.json', 'hang'];
+  const shown = known.filter((n) => names.includes(n)).map((n) => (n.includes('.') ? n : `${n}/`));
+  if (names.some((n) => !known.includes(n))) shown.push('rendezvous files');
+  return shown.join(', ');
 }
 
 export function describeTask(t: CancelledTask): string {

@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { formatScenarioFailure } from '../../src/report/failure';
 import type { RoleResult, RunResult } from '../../src/orchestrator';
 
@@ -96,4 +99,19 @@ test('the first failure leads, later failures are marked as consequences, and st
   expect(text).toContain('stdout is incomplete: the last 5000 bytes (at most: a write still in progress counts whole) were never flushed (the process exited first)');
   expect(text).toMatch(/consumer-0\s+device 1 {2}stopped \(killed by SIGTERM, 1200 ms\): stopped because role "producer" failed first/);
   expect(text).toContain('while being stopped it reported an error: The service was stopped');
+});
+
+test('the kept-directory line lists what the directory holds (no trace.json with trace: never)', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'failure-report-'));
+  try {
+    mkdirSync(path.join(dir, 'logs'));
+    writeFileSync(path.join(dir, 'result.json'), '{}');
+    writeFileSync(path.join(dir, 'signal.go'), '');
+    expect(formatScenarioFailure('demo', { ...run, dir })).toContain(`kept directory: ${dir} (logs/, result.json, rendezvous files)`);
+    mkdirSync(path.join(dir, 'trace'));
+    writeFileSync(path.join(dir, 'trace.json'), '{}');
+    expect(formatScenarioFailure('demo', { ...run, dir })).toContain(`kept directory: ${dir} (logs/, result.json, trace/, trace.json, rendezvous files)`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
