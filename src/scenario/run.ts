@@ -7,7 +7,7 @@ import type { AclMode, RoleResult, RunEvent, RunResult } from '../orchestrator';
 import { msSince } from '../orchestrator/mark-time';
 import { marksBetween, type MarkInterval } from './marks';
 import { paramsFingerprint } from './plan';
-import type { RoleEntryArgs, RoleEnvelope, ScenarioMark, ScenarioPlan, ScenarioResult, ScenarioRoleResult } from './types';
+import { ROLE_ENTRY_EXPORT, type RoleEntryArgs, type RoleEnvelope, type ScenarioMark, type ScenarioPlan, type ScenarioResult, type ScenarioRoleResult } from './types';
 import { ENV, envOff } from '../env';
 import { srcModule } from '../paths';
 
@@ -24,7 +24,7 @@ export function measuredIntervals(result: ScenarioResult): MeasuredInterval[] {
   return measuredByResult.get(result) ?? [];
 }
 
-export const ROLE_ENTRY_MODULE = srcModule('scenario/role-entry');
+export const ROLE_ENTRY_MODULE = srcModule('scenario/device/role-entry');
 
 export interface RunScenarioOptions {
   specFile: string;
@@ -57,7 +57,7 @@ export async function runScenario(plan: ScenarioPlan<any>, opts: RunScenarioOpti
       env: opts.env || role.env ? { ...opts.env, ...role.env } : undefined,
       entry: {
         module: ROLE_ENTRY_MODULE,
-        export: 'runScenarioRole' satisfies keyof typeof import('./role-entry'),
+        export: ROLE_ENTRY_EXPORT,
         args: { specFile: opts.specFile, scenario: plan.name, role: role.name, paramsJson: paramsFingerprint(plan.params) } satisfies RoleEntryArgs,
       },
     })),

@@ -35,8 +35,12 @@ export const PARTS: Readonly<Record<string, PartRule>> = {
     mayImport: ['src/acl', 'src/orchestrator', 'src/rendezvous'],
   },
   'src/scenario': {
-    role: 'the scenario DSL and its device-side runner',
-    mayImport: ['src/acl', 'src/orchestrator', 'src/rendezvous', 'harness', 'src/audit/mutants.ts'],
+    role: 'the scenario DSL: declarations, plans, templates, running a scenario from Jest',
+    mayImport: ['src/acl', 'src/orchestrator', 'src/rendezvous', 'src/audit/mutants.ts'],
+  },
+  'src/scenario/device': {
+    role: "the scenario's device side: role and thread entries, role contexts (run only in device processes and their threads)",
+    mayImport: ['src/scenario', 'src/acl', 'src/orchestrator', 'src/rendezvous', 'harness'],
   },
   'src/audit': { role: 'the mutant audit: verdicts and table', mayImport: ['src/scenario', 'src/audit/mutants.ts'] },
   'src/config': { role: 'cann-harness.config.ts: defineConfig and its validation', mayImport: ['src/scenario', 'harness'] },
@@ -70,6 +74,7 @@ export const PARTS: Readonly<Record<string, PartRule>> = {
       'src/orchestrator',
       'harness',
       'src/scenario',
+      'src/scenario/device',
       'src/report',
       'src/jest',
       'src/cli',
