@@ -9,7 +9,7 @@ import { marksBetween, type MarkInterval } from './marks';
 import { paramsFingerprint } from './plan';
 import { ROLE_ENTRY_EXPORT, type RoleEntryArgs, type RoleEnvelope, type ScenarioMark, type ScenarioPlan, type ScenarioResult, type ScenarioRoleResult } from './types';
 import { ENV, envOff } from '../env';
-import { srcModule } from '../paths';
+import { harnessScript } from '../paths';
 
 /** An interval asked for with result.between(): the Jest integration reports them (percentiles across runs). */
 export interface MeasuredInterval {
@@ -24,7 +24,7 @@ export function measuredIntervals(result: ScenarioResult): MeasuredInterval[] {
   return measuredByResult.get(result) ?? [];
 }
 
-export const ROLE_ENTRY_MODULE = srcModule('scenario/device/role-entry');
+export const ROLE_ENTRY_MODULE = harnessScript('scenario/role-entry');
 
 export interface RunScenarioOptions {
   specFile: string;

@@ -38,7 +38,7 @@ export interface ShareOptions {
   timeoutMs?: number;
 }
 
-/** Device memory, IPC memory and IPC notify for roles (src/scenario/device/data-context.ts). */
+/** Device memory, IPC memory and IPC notify for roles (harness/scenario/data-context.ts). */
 export interface DataContext {
   /** aclrtMalloc on this role's device; freed when the body returns. */
   alloc(bytes: number): DeviceBuffer;
@@ -122,7 +122,7 @@ export interface RoleDeclaration<P = Params> {
 export const REPLICATED = Symbol.for('cann-ipc-harness.replicated');
 
 /**
- * The function a device process calls for a role: exported by src/scenario/device/role-entry.ts
+ * The function a device process calls for a role: exported by harness/scenario/role-entry.ts
  * (which checks the name against its export), forked by path from run.ts (which never imports it).
  */
 export const ROLE_ENTRY_EXPORT = 'runScenarioRole';
@@ -219,7 +219,7 @@ export interface ScenarioPlan<P = Params> {
   audit?: AuditDeclaration;
 }
 
-/** JSON args the orchestrator passes to src/scenario/device/role-entry.ts. */
+/** JSON args the orchestrator passes to harness/scenario/role-entry.ts. */
 export interface RoleEntryArgs {
   specFile: string;
   scenario: string;

@@ -7,7 +7,7 @@ import { AclError } from '../../src/acl/errors';
 import { RoleProcess } from '../../src/orchestrator/role-process';
 import { parseFromChild } from '../../src/orchestrator/protocol';
 import { parseRoleError, reviveError, toRoleError } from '../../src/orchestrator/wire-error';
-import { rebuildError } from '../../src/scenario/device/threads';
+import { rebuildError } from '../../harness/scenario/threads';
 import { asChildProcess, scriptedChild } from '../support/scripted-child';
 
 const aclError = () => new AclError({ code: 107017, call: 'aclrtDestroyStream', args: 'stream=0x1', detail: 'stream was destroyed' });

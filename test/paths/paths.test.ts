@@ -16,7 +16,7 @@ test('every path it gives exists (here: a source checkout, .ts)', () => {
     harnessScript('precheck'),
     srcModule('jest/setup'),
     srcModule('jest/probe-child'),
-    srcModule('scenario/device/role-entry'),
+    harnessScript('scenario/role-entry'),
     path.join(NATIVE_STUB_DIR, 'Makefile'),
   ]) {
     expect([file, fs.existsSync(file)]).toEqual([file, true]);

@@ -30,17 +30,13 @@ export const PARTS: Readonly<Record<string, PartRule>> = {
     role: 'one forked OS process per role',
     mayImport: ['src/acl', 'src/rendezvous', 'src/trace'],
   },
-  harness: {
-    role: 'device-side entry points (run in the forked processes)',
-    mayImport: ['src/acl', 'src/orchestrator', 'src/rendezvous'],
-  },
   'src/scenario': {
     role: 'the scenario DSL: declarations, plans, templates, running a scenario from Jest',
     mayImport: ['src/acl', 'src/orchestrator', 'src/rendezvous', 'src/audit/mutants.ts'],
   },
-  'src/scenario/device': {
-    role: "the scenario's device side: role and thread entries, role contexts (run only in device processes and their threads)",
-    mayImport: ['src/scenario', 'src/acl', 'src/orchestrator', 'src/rendezvous', 'harness'],
+  harness: {
+    role: 'everything that runs inside device processes and their worker threads: process entry points, the scenario role and thread entries, role contexts; the TypeScript hook',
+    mayImport: ['src/scenario', 'src/acl', 'src/orchestrator', 'src/rendezvous'],
   },
   'src/audit': { role: 'the mutant audit: verdicts and table', mayImport: ['src/scenario', 'src/audit/mutants.ts'] },
   'src/config': { role: 'cann-harness.config.ts: defineConfig and its validation', mayImport: ['src/scenario', 'harness'] },
@@ -74,7 +70,6 @@ export const PARTS: Readonly<Record<string, PartRule>> = {
       'src/orchestrator',
       'harness',
       'src/scenario',
-      'src/scenario/device',
       'src/report',
       'src/jest',
       'src/cli',

@@ -3,10 +3,10 @@
  * orchestrator's RoleContext. Everything it creates is tracked and released when the body ends,
  * so specs carry no clean-up code.
  */
-import type { Event, IpcEventHandle as IpcEventHandleT, Latch, Stream } from '../../acl';
+import type { Event, IpcEventHandle as IpcEventHandleT, Latch, Stream } from '../../src/acl';
 import type { BaseContext } from './base-context';
 import { createDataContext } from './data-context';
-import type { AwaitOptions, PlannedRole, ScenarioContext, ScenarioPlan, ThreadContext } from '../types';
+import type { AwaitOptions, PlannedRole, ScenarioContext, ScenarioPlan, ThreadContext } from '../../src/scenario/types';
 
 export type { BaseContext } from './base-context';
 
@@ -43,7 +43,7 @@ export function createScenarioContext(
   const timeoutOf = (opts?: { timeoutMs?: number }) => opts?.timeoutMs ?? timeLeftMs() + DEFAULT_WAIT_MARGIN_MS;
   // Loaded on demand so that importing this module never loads koffi.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const aclModule = () => require('../../acl') as typeof import('../../acl');
+  const aclModule = () => require('../../src/acl') as typeof import('../../src/acl');
   const data = createDataContext(base, plan, role, timeoutOf);
 
   const ctx: ScenarioContext<any> = {

@@ -3,14 +3,14 @@
  * loads the spec in collect mode, finds the role's body and runs it with a ScenarioContext,
  * plus its worker threads if it declared `threads`.
  */
-import type { RoleContext } from '../../orchestrator';
-import { unsendablePart } from '../../orchestrator/json-value';
+import type { RoleContext } from '../../src/orchestrator';
+import { unsendablePart } from '../../src/orchestrator/json-value';
 import { guardAfterReturn } from './after-return';
 import { createScenarioContext } from './context';
-import { paramsFingerprint } from '../plan';
-import { collectScenarios } from '../scenario';
+import { paramsFingerprint } from '../../src/scenario/plan';
+import { collectScenarios } from '../../src/scenario/scenario';
 import { runRoleThreads } from './threads';
-import { type ROLE_ENTRY_EXPORT, type PlannedRole, type RoleEntryArgs, type RoleEnvelope, type ScenarioPlan } from '../types';
+import { type ROLE_ENTRY_EXPORT, type PlannedRole, type RoleEntryArgs, type RoleEnvelope, type ScenarioPlan } from '../../src/scenario/types';
 
 /** How long a role that returned may take to run the device work it queued (never past the deadline). */
 export const DRAIN_BOUND_MS = 2000;

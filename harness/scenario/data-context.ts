@@ -5,9 +5,9 @@
  * something shared, and an exporter with the whitelist on awaits the pids of the roles it shares
  * with before it publishes the key.
  */
-import type { Acl, DeviceBuffer, Notify } from '../../acl';
+import type { Acl, DeviceBuffer, Notify } from '../../src/acl';
 import type { BaseContext } from './base-context';
-import type { AwaitOptions, DataContext, PlannedRole, ScenarioPlan, ShareOptions } from '../types';
+import type { AwaitOptions, DataContext, PlannedRole, ScenarioPlan, ShareOptions } from '../../src/scenario/types';
 
 interface SharedRecord {
   kind: 'memory' | 'notify';

@@ -3,11 +3,11 @@
  * Each task gets its own thread (k threads for k tasks), its own koffi instance and its own stream.
  */
 import * as path from 'node:path';
-import { threadCallRecords } from '../../acl/call-record';
-import type { RoleEntryArgs, ScenarioMark } from '../types';
-import type { RoleError } from '../../orchestrator';
-import { parseRoleError, protocolError, reviveError } from '../../orchestrator/wire-error';
-import { SRC_DIR } from '../../paths';
+import { threadCallRecords } from '../../src/acl/call-record';
+import type { RoleEntryArgs, ScenarioMark } from '../../src/scenario/types';
+import type { RoleError } from '../../src/orchestrator';
+import { parseRoleError, protocolError, reviveError } from '../../src/orchestrator/wire-error';
+import { HARNESS_DIR } from '../../src/paths';
 
 export interface ThreadTask {
   args: RoleEntryArgs;
@@ -24,7 +24,7 @@ export interface ThreadTask {
 /** What a worker returns; errors travel in the wire format (wire-error.ts) so their ACL fields survive the copy. */
 export type ThreadOutcome = { ok: true; value?: unknown; marks: ScenarioMark[] } | { ok: false; error: RoleError; marks: ScenarioMark[] };
 
-const WORKER_SHIM = path.join(SRC_DIR, 'scenario', 'device', 'thread-worker.js');
+const WORKER_SHIM = path.join(HARNESS_DIR, 'scenario', 'thread-worker.js');
 
 export async function runRoleThreads(opts: Omit<ThreadTask, 'thread' | 'callRecords'>): Promise<{ values: unknown[]; marks: ScenarioMark[] }> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -6,8 +6,8 @@
 import { createThreadContext } from './context';
 import { findRole } from './role-entry';
 import type { ThreadOutcome, ThreadTask } from './threads';
-import type { ScenarioMark } from '../types';
-import { toRoleError } from '../../orchestrator/wire-error';
+import type { ScenarioMark } from '../../src/scenario/types';
+import { toRoleError } from '../../src/orchestrator/wire-error';
 
 export async function runScenarioThread(task: ThreadTask): Promise<ThreadOutcome> {
   const marks: ScenarioMark[] = [];
@@ -17,12 +17,12 @@ export async function runScenarioThread(task: ThreadTask): Promise<ThreadOutcome
     // fails to load becomes this thread's reported error.
     // Calls of this thread go to its slot of the process's table, which the hang watcher reads.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { callRecord } = require('../../acl/call-record') as typeof import('../../acl/call-record');
+    const { callRecord } = require('../../src/acl/call-record') as typeof import('../../src/acl/call-record');
     if (task.callRecords) callRecord.useThreadSlot(task.callRecords, task.thread);
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { loadAcl } = require('../../acl') as typeof import('../../acl');
+    const { loadAcl } = require('../../src/acl') as typeof import('../../src/acl');
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { Rendezvous } = require('../../rendezvous') as typeof import('../../rendezvous');
+    const { Rendezvous } = require('../../src/rendezvous') as typeof import('../../src/rendezvous');
     const acl = loadAcl();
     acl.setDevice(task.device);
     const { plan, role } = findRole(task.args);
