@@ -22,6 +22,13 @@ test('npm publish is not refused: no "private"; Node, OS and CPU declared; a bin
   expect((manifest.exports as Record<string, unknown>)['.']).toEqual({ types: './dist/src/index.d.ts', default: './dist/src/index.js' });
 });
 
+test('the LICENSE file holds the terms the manifest names (Apache-2.0)', () => {
+  expect(manifest.license).toBe('Apache-2.0');
+  const text = readFileSync(path.join(repoRoot, 'LICENSE'), 'utf8');
+  expect(text).toMatch(/^\s*Apache License\s+Version 2\.0, January 2004/);
+  expect(text).toContain('END OF TERMS AND CONDITIONS');
+});
+
 const packable = existsSync(path.join(repoRoot, 'dist', 'src', 'index.js')) ? test : test.skip; // dist/ comes from `npm ci` (prepare)
 
 packable('npm pack lists only what users need: no tests, specs, benches, source maps or build output', () => {
@@ -29,5 +36,6 @@ packable('npm pack lists only what users need: no tests, specs, benches, source 
   const files = (JSON.parse(out) as { files: { path: string }[] }[])[0].files.map((f) => f.path);
   expect(files).toContain('dist/src/index.d.ts');
   expect(files).toContain('native-stub/src/stream.c');
+  expect(files).toContain('LICENSE'); // the terms that "license" names travel with the code
   expect(files.filter((f) => !SHIPPED.some((re) => re.test(f)))).toEqual([]);
 });
