@@ -279,10 +279,8 @@ static void text_threads(struct text *t)
 
 typedef int (*live_view_fn)(char *buf, size_t len);
 
-static void text_unavailable(struct text *t, const char *why, const char *file)
+static void text_unavailable(struct text *t, const char *reason)
 {
-    char reason[PATH_MAX + 128];
-    snprintf(reason, sizeof reason, why, file);
     text_str(t, "{\"unavailable\":");
     text_json_string(t, reason, strlen(reason));
     text_str(t, "}");
@@ -291,23 +289,25 @@ static void text_unavailable(struct text *t, const char *why, const char *file)
 /* The stub's live view of our streams: {"json": ...} or {"unavailable": why}. */
 static void text_live_view(struct text *t)
 {
-    char file[PATH_MAX];
+    char file[PATH_MAX], reason[PATH_MAX + 128];
     pthread_mutex_lock(&state_lock);
     strcpy(file, library);
     pthread_mutex_unlock(&state_lock);
     if (!file[0]) {
-        text_unavailable(t, "this process has not loaded an ACL library (yet)%s", "");
+        text_unavailable(t, "this process has not loaded an ACL library (yet)");
         return;
     }
     /* RTLD_NOLOAD: only the library the binding loaded, never a second copy. */
     void *lib = dlopen(file, RTLD_LAZY | RTLD_NOLOAD);
     if (!lib) {
-        text_unavailable(t, "%s is not loaded in this process", file);
+        snprintf(reason, sizeof reason, "%s is not loaded in this process", file);
+        text_unavailable(t, reason);
         return;
     }
     live_view_fn view = (live_view_fn)(uintptr_t)dlsym(lib, "cannstub_live_view");
     if (!view) {
-        text_unavailable(t, "%s has no cannstub_live_view (a stub-only call; real CANN has none)", file);
+        snprintf(reason, sizeof reason, "%s has no cannstub_live_view (a stub-only call; real CANN has none)", file);
+        text_unavailable(t, reason);
         dlclose(lib);
         return;
     }
@@ -324,11 +324,11 @@ static void text_live_view(struct text *t)
             break;
     }
     if (n == -2)
-        text_unavailable(t, "the stub runtime lock stayed held (cannstub_live_view gave up)%s", "");
+        text_unavailable(t, "the stub runtime lock stayed held (cannstub_live_view gave up)");
     else if (n < 0)
-        text_unavailable(t, "cannstub_live_view failed%s", "");
+        text_unavailable(t, "cannstub_live_view failed");
     else if ((size_t)n >= size || !buf)
-        text_unavailable(t, "the live view is larger than %s bytes (or memory ran out)", "16 MiB");
+        text_unavailable(t, "the live view is larger than 16 MiB (or memory ran out)");
     else {
         text_str(t, "{\"json\":");
         text_json_string(t, buf, (size_t)n);

@@ -290,6 +290,19 @@ CT_CASE(watch_hang_request_answered_with_escaped_json)
     CT_OK(cannharness_watch_set_library("/nowhere/libascendcl.so"));
     ask(hang_dir, answer_name, "4", answer);
     expect_contains(answer, "\"live\":{\"unavailable\":\"/nowhere/libascendcl.so is not loaded in this process\"}");
+
+    /* An answer that cannot be written (its temp name is a directory) is dropped; the watchdog
+     * goes on and answers the next request. */
+    char tmp_name[PATH_CAP + 8], tmp_path[PATH_CAP];
+    snprintf(tmp_name, sizeof tmp_name, "%s.tmp", answer_name);
+    path_join(tmp_path, hang_dir, tmp_name);
+    CT_TRUE(mkdir(tmp_path, 0700) == 0);
+    publish_bytes(hang_dir, "request", "5", 1);
+    sleep_ms(6 * CANNHARNESS_WATCH_POLL_MS);
+    await_file(hang_dir, answer_name, answer, ANSWER_CAP - 1, PEER_TIMEOUT_MS);
+    CT_TRUE(strstr(answer, "\"request\":\"4\"") != NULL);
+    CT_TRUE(rmdir(tmp_path) == 0);
+    ask(hang_dir, answer_name, "6", answer);
     free(answer);
     free(b64);
 }
