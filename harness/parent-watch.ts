@@ -1,10 +1,11 @@
 /**
  * A device process must not outlive the orchestrator. Three independent watches:
  *  - the IPC channel: when the parent dies it disconnects (main thread, needs a free event loop);
- *  - a tiny worker thread that polls our parent pid: it keeps working while the main thread is
- *    blocked inside a native call or spinning in a tight loop (where no JS event can be delivered);
- *  - the same poll on an unref'd main-thread timer, in case the worker could not start or died.
- * The worker also answers hang reports (hang-watch.ts): it is the thread that still runs when the
+ *  - a native watchdog thread (libcannharness_hold.so, native-stub/hold/watch.c) that polls our
+ *    parent pid: it keeps working while the main thread is blocked inside a native call or spinning
+ *    in a tight loop (where no JS event can be delivered), and costs no JavaScript isolate;
+ *  - the same poll on an unref'd main-thread timer, in case the watchdog could not start.
+ * The watchdog also answers hang reports (hang-watch.ts): it is the thread that still runs when the
  * main thread does not.
  * Any of them removes the scenario directory (the parent can no longer do it; honours
  * CANN_HARNESS_KEEP=1) and then kills our whole process group, the role's own descendants included.
@@ -19,13 +20,9 @@
  * (no 'disconnect' delivered) would have lived on forever.
  */
 import { rmSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
-import { HANG_WATCH_SOURCE, hangWatchData } from './hang-watch';
 import { ENV, envOn } from '../src/env';
 
 const POLL_MS = 200;
-/** How often a watchdog worker that failed to start or died is started again. */
-const MAX_WATCHDOG_RESTARTS = 5;
 
 interface Orphaned {
   pid: number;
@@ -59,48 +56,31 @@ function orphanedInfo(): Orphaned {
   return { pid: process.pid, dir: process.env[ENV.dir], keep: envOn(ENV.keep) };
 }
 
-// Plain JS run by the worker (eval): self-contained, and every step guarded so that nothing can
-// end the thread before the kill: an exception in a timer callback would end the worker silently
-// while the main thread is too busy to hear about it.
-const WATCHDOG_SOURCE = `
-const { workerData } = require('node:worker_threads');
-const { rmSync } = require('node:fs');
-const o = workerData.orphaned;
-function check() {
-  let ppid;
-  try { ppid = process.ppid; } catch { return; }
-  if (ppid === workerData.ppid) return;
-  if (o.dir && !o.keep) { try { rmSync(o.dir, { recursive: true, force: true }); } catch {} }
-  try { process.kill(-o.pid, 'SIGKILL'); } catch {}
-  try { process.kill(o.pid, 'SIGKILL'); } catch {}
-}
-check();
-setInterval(check, ${POLL_MS});
-${HANG_WATCH_SOURCE}
-if (workerData.hang) serveHangRequests(workerData.hang);
-`;
-
-function startWatchdog(ppid: number, restartsLeft: number): void {
-  let watchdog: Worker;
+/**
+ * Starts the native watchdog. If it cannot (the hold library is missing or older than the
+ * watchdog), the role goes on with the IPC channel and the main-thread poll, and says so in its log:
+ * the run itself is not at risk, only the two cases that need a free thread (an orphan blocked in a
+ * native call or a busy loop; a hang report's answer from this process). A JavaScript worker as a
+ * fallback would cost every process 10-12 MiB for a broken install that one rebuild fixes.
+ */
+function startWatchdog(ppid: number): void {
+  let reason: string;
   try {
-    watchdog = new Worker(WATCHDOG_SOURCE, {
-      eval: true,
-      workerData: { ppid, orphaned: orphanedInfo(), hang: hangWatchData() },
-      stdout: false,
-      stderr: false,
-      // No TypeScript in the watchdog: skip the -r esbuild-register preload (and its start-up cost).
-      execArgv: [],
-    });
-  } catch {
-    return; // e.g. no threads left: the main-thread poll below still covers a free event loop
+    // Loaded here, not at import: a binding that cannot load (koffi, the library) becomes the warning.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { startNativeWatchdog } = require('../src/acl/watchdog') as typeof import('../src/acl/watchdog');
+    const o = orphanedInfo();
+    const started = startNativeWatchdog({ expectedParent: ppid, dir: o.dir, keep: o.keep, role: process.env[ENV.role] });
+    if (started.ok) return;
+    reason = started.reason;
+  } catch (e) {
+    reason = e instanceof Error ? e.message : String(e);
   }
-  watchdog.unref(); // never keeps the process alive by itself
-  // 'error' (it could not start) and 'exit' (it ended): it is never supposed to end, so start it again.
-  const again = () => {
-    if (restartsLeft > 0) setTimeout(() => startWatchdog(ppid, restartsLeft - 1), POLL_MS).unref();
-  };
-  watchdog.once('error', () => undefined);
-  watchdog.once('exit', again);
+  process.stderr.write(
+    `cann-harness: warning: the native watchdog did not start (${reason}). This process is still stopped when the ` +
+      `orchestrator dies while its event loop is free, but not while it is blocked in a native call or a busy loop, ` +
+      `and a hang report gets no answer from it. Fix: \`npm run build:stub\` (or set ${ENV.holdLibrary}).\n`,
+  );
 }
 
 export function watchParent(): void {
@@ -108,7 +88,7 @@ export function watchParent(): void {
   // The parent may have died while we were still starting: then nothing would ever change.
   if (process.ppid !== ppid) dieWithGroup(orphanedInfo());
   process.on('disconnect', () => dieWithGroup(orphanedInfo()));
-  startWatchdog(ppid, MAX_WATCHDOG_RESTARTS);
+  startWatchdog(ppid);
   setInterval(() => {
     if (process.ppid !== ppid) dieWithGroup(orphanedInfo());
   }, POLL_MS).unref();

@@ -15,10 +15,10 @@ export async function runScenarioThread(task: ThreadTask): Promise<ThreadOutcome
   try {
     // Loaded here, inside the try: importing this module never loads koffi, and a binding that
     // fails to load becomes this thread's reported error.
-    // Calls of this thread go to its slot of the process's table, which the hang watcher reads.
+    // Calls of this thread go to its slot of the process's table, which the native watchdog reads.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { callRecord } = require('../../src/acl/call-record') as typeof import('../../src/acl/call-record');
-    if (task.callRecords) callRecord.useThreadSlot(task.callRecords, task.thread);
+    const { useThreadCallRecord } = require('../../src/acl/watchdog') as typeof import('../../src/acl/watchdog');
+    if (task.callRecords !== undefined) useThreadCallRecord(task.callRecords, task.thread);
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { loadAcl } = require('../../src/acl') as typeof import('../../src/acl');
     // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -3,7 +3,7 @@
  * Each task gets its own thread (k threads for k tasks), its own koffi instance and its own stream.
  */
 import * as path from 'node:path';
-import { threadCallRecords } from '../../src/acl/call-record';
+import { callRecordTableAddress } from '../../src/acl/call-record';
 import type { RoleEntryArgs, ScenarioMark } from '../../src/scenario/types';
 import type { RoleError } from '../../src/orchestrator';
 import { parseRoleError, protocolError, reviveError } from '../../src/orchestrator/wire-error';
@@ -17,8 +17,8 @@ export interface ThreadTask {
   thread: number;
   threads: number;
   deadline: number;
-  /** The process's table of worker-thread call records (slot = thread), read by the hang watcher. */
-  callRecords?: SharedArrayBuffer;
+  /** Address of the process's native call-record table (src/acl/call-record.ts), read by the watchdog. */
+  callRecords?: bigint;
 }
 
 /** What a worker returns; errors travel in the wire format (wire-error.ts) so their ACL fields survive the copy. */
@@ -39,7 +39,7 @@ export async function runRoleThreads(opts: Omit<ThreadTask, 'thread' | 'callReco
   });
   try {
     const outcomes: ThreadOutcome[] = await Promise.all(
-      Array.from({ length: opts.threads }, (_, thread) => pool.run({ ...opts, thread, callRecords: threadCallRecords() } satisfies ThreadTask)),
+      Array.from({ length: opts.threads }, (_, thread) => pool.run({ ...opts, thread, callRecords: callRecordTableAddress() } satisfies ThreadTask)),
     );
     const marks = outcomes.flatMap((o) => o.marks);
     const failed = outcomes.findIndex((o) => !o.ok);

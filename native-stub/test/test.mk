@@ -31,16 +31,16 @@ all: conformance samples
 conformance: $(CONFORMANCE_BIN)
 samples: $(SAMPLE_BINS)
 
-$(CONFORMANCE_BIN): $(TEST_OBJS) $(LIB)
+$(CONFORMANCE_BIN): $(TEST_OBJS) $(LIB) $(HOLD_LIB)
 	@mkdir -p $(dir $@)
 	$(SAY) "  LD      $@"
-	$(Q)$(CC) -o $@ $(TEST_OBJS) -L$(BUILD_DIR)/lib64 -lascendcl -Wl,-rpath,'$$ORIGIN/../lib64' \
-		$(LDFLAGS_FLAVOR) -pthread
+	$(Q)$(CC) -o $@ $(TEST_OBJS) -L$(BUILD_DIR)/lib64 -lascendcl -lcannharness_hold -Wl,-rpath,'$$ORIGIN/../lib64' \
+		$(LDFLAGS_FLAVOR) -pthread -ldl
 
 $(BUILD_DIR)/obj/test/%.o: test/%.c
 	@mkdir -p $(dir $@)
 	$(SAY) "  CC      $<"
-	$(Q)$(CC) $(TEST_CFLAGS) -Iinclude -Itest -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(TEST_CFLAGS) -Iinclude -Itest -Ihold -MMD -MP -c $< -o $@
 
 $(BUILD_DIR)/samples/%: samples/%.c $(LIB)
 	@mkdir -p $(dir $@)

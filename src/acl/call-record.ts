@@ -1,13 +1,15 @@
 /**
  * "Which ACL call is this process in, since when": written by the binding around calls that can
- * block (synchronize, finalize, ...) into a SharedArrayBuffer, so that a watcher thread can read it
- * while the main thread is stuck inside the native call (issue #11). A seqlock (even = stable) makes
- * a read that races a write retry instead of returning half a name. Costs two Atomics stores and one
- * short UTF-8 encode per blocking call; nothing is read unless a hang report asks.
+ * block (synchronize, finalize, ...), so that the native watchdog thread (native-stub/hold/watch.c)
+ * can read it while the main thread is stuck inside the native call (issue #11). A seqlock
+ * (even = stable) makes a read that races a write retry instead of returning half a name. Costs two
+ * Atomics stores and one short UTF-8 encode per blocking call; nothing is read unless a hang report
+ * asks.
  *
- * Worker threads of a role (`threads: k`) each write their own slot of one shared table
- * (threadCallRecords(), slot = thread number), which the main thread hands to the workers and to
- * the watcher: a role blocked inside a worker thread's call is then seen as such.
+ * The records live in native memory owned by libcannharness_hold.so (one table: slot 0 the main
+ * thread's, slot 1 + t worker thread t's; watchdog.ts maps it). Until the watchdog started (or if
+ * it could not), the main thread writes into a private buffer of its own, which nobody reads.
+ * Worker threads of a role (`threads: k`) get the table's address and map their own slot.
  */
 
 const TEXT_BYTES = 1024;
@@ -18,8 +20,12 @@ const TEXT_OFFSET = SINCE_OFFSET + 8;
 const encoder = new TextEncoder();
 /** Bytes of one record (header, since, text). */
 export const CALL_RECORD_BYTES = TEXT_OFFSET + TEXT_BYTES;
-/** Slots of the worker-thread table: a role has at most 64 threads (src/scenario/plan.ts). */
+/** Worker-thread slots of the table: a role has at most 64 threads (src/scenario/plan.ts). */
 export const MAX_THREAD_RECORDS = 64;
+/** Slots of the native table (native-stub/hold/watch.h): the main thread's, then one per worker thread. */
+export const CALL_RECORD_SLOTS = 1 + MAX_THREAD_RECORDS;
+/** The table slot of worker thread `thread`. */
+export const threadSlot = (thread: number): number => 1 + thread;
 
 export interface CallInProgress {
   /** e.g. 'aclrtSynchronizeStream' */
@@ -37,27 +43,32 @@ export interface CallRecordSnapshot {
 }
 
 export class CallRecord {
-  #buffer!: SharedArrayBuffer;
+  #buffer!: ArrayBufferLike;
   #words!: Int32Array;
   #since!: BigInt64Array;
   #text!: Uint8Array;
 
-  /** A record at byteOffset of buffer (a slot of the thread table), or a fresh buffer of its own. */
-  constructor(buffer: SharedArrayBuffer = new SharedArrayBuffer(CALL_RECORD_BYTES), byteOffset = 0) {
+  #at = 0;
+
+  /** A record at byteOffset of buffer (a slot of a table), or a fresh buffer of its own. */
+  constructor(buffer: ArrayBufferLike = new SharedArrayBuffer(CALL_RECORD_BYTES), byteOffset = 0) {
     this.#bind(buffer, byteOffset);
   }
 
-  get buffer(): SharedArrayBuffer {
-    return this.#buffer;
-  }
-
-  /** From now on write into slot `slot` of a thread table (a worker thread's own record). */
-  useThreadSlot(table: SharedArrayBuffer, slot: number): void {
-    if (!Number.isInteger(slot) || slot < 0 || (slot + 1) * CALL_RECORD_BYTES > table.byteLength) return;
+  /**
+   * From now on write into slot `slot` of `table` (the native table, mapped), carrying over what
+   * the record holds now (open latches). False, and nothing changed, if the slot is not in the table.
+   */
+  useSlot(table: ArrayBufferLike, slot: number): boolean {
+    if (!Number.isInteger(slot) || slot < 0 || (slot + 1) * CALL_RECORD_BYTES > table.byteLength) return false;
+    const now = new Uint8Array(this.#buffer, this.#at, CALL_RECORD_BYTES).slice();
+    new Uint8Array(table, slot * CALL_RECORD_BYTES, CALL_RECORD_BYTES).set(now);
     this.#bind(table, slot * CALL_RECORD_BYTES);
+    return true;
   }
 
-  #bind(buffer: SharedArrayBuffer, at: number): void {
+  #bind(buffer: ArrayBufferLike, at: number): void {
+    this.#at = at;
     this.#buffer = buffer;
     this.#words = new Int32Array(buffer, at, 4);
     this.#since = new BigInt64Array(buffer, at + SINCE_OFFSET, 1);
@@ -104,18 +115,21 @@ export class CallRecord {
   }
 }
 
-/** This process's (this thread's) record: the binding writes it; harness/parent-watch.ts serves it. */
+/** This process's (this thread's) record: the binding writes it; the native watchdog serves it. */
 export const callRecord = new CallRecord();
 
-let threadTable: SharedArrayBuffer | undefined;
-/** The main thread's table of worker-thread records (made on first use). */
-export function threadCallRecords(): SharedArrayBuffer {
-  threadTable ??= new SharedArrayBuffer(CALL_RECORD_BYTES * MAX_THREAD_RECORDS);
-  return threadTable;
+let nativeTable: bigint | undefined;
+/** The native table's address once the watchdog mapped it (for worker threads), else undefined. */
+export function callRecordTableAddress(): bigint | undefined {
+  return nativeTable;
+}
+/** Set by watchdog.ts when the main thread's record moved into the native table. */
+export function setCallRecordTableAddress(address: bigint): void {
+  nativeTable = address;
 }
 
-/** Each slot of a thread table (a copy is fine) that holds a call in progress, with its thread number. */
-export function readThreadRecords(table: SharedArrayBuffer): { thread: number; snapshot: CallRecordSnapshot }[] {
+/** Each slot of a table (a copy is fine) that holds a call in progress or latches, with its slot number. */
+export function readThreadRecords(table: ArrayBufferLike): { thread: number; snapshot: CallRecordSnapshot }[] {
   const out: { thread: number; snapshot: CallRecordSnapshot }[] = [];
   for (let slot = 0; (slot + 1) * CALL_RECORD_BYTES <= table.byteLength; slot++) {
     const snapshot = new CallRecord(table, slot * CALL_RECORD_BYTES).read();

@@ -11,7 +11,6 @@
 import type { LoadedAcl } from './native';
 import { LibraryNotFoundError, parseMode, resolveHoldLibrary, resolveLibrary } from './resolve';
 import type { AclMode, LibraryChoice, ResolveOptions } from './resolve';
-import { publishLoadedLibrary } from './live-view';
 import { AclRuntime } from './runtime';
 import type { Acl } from './types';
 
@@ -111,6 +110,8 @@ export function loadAcl(opts: ResolveOptions = {}): Acl {
       reason: `auto: using the stub ${stub.path} because the real ${choice.path} was found but failed to load (${why.split('\n')[0]})`,
     };
   }
-  publishLoadedLibrary(choice.path); // for the hang report's live view (live-view.ts)
+  // For the hang report's live view; loaded here for the same reason as native.ts.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  (require('./watchdog') as typeof import('./watchdog')).publishLoadedLibrary(choice.path);
   return new AclRuntime(choice, loaded.fns, () => native.loadHoldLibrary(resolveHoldLibrary(env)));
 }

@@ -2,12 +2,10 @@
  * The stub's live view of a process's streams (cannstub_live_view, a stub-only extension:
  * native-stub/include/cannstub/live_view.h, docs/acl-contract.md S11), for hang reports (issue #11).
  *
- * The call is made by the device process's watcher thread (harness/hang-watch.ts) while the main
- * thread may be blocked inside a synchronize, through live-view-reader.js: plain JavaScript, since
- * the watcher has no TypeScript loader, and loaded only when a hang report asks, so a passing run
- * never loads it. The main thread tells the watcher which library it loaded through a small
- * SharedArrayBuffer (the watcher must dlopen the same file; real CANN has no such call, and then
- * the answer says so).
+ * The native watchdog thread (native-stub/hold/watch.c) makes the call while the main thread may
+ * be blocked inside a synchronize: it looks cannstub_live_view up in the ACL library the binding
+ * loaded (watchdog.ts publishLoadedLibrary; real CANN has no such call, and then the answer says
+ * so) and hands the JSON text to the parent, which parses it here.
  */
 
 /** One task as the stub describes it (kinds as in the stub's trace). */
@@ -46,21 +44,6 @@ export interface LiveView {
 
 /** What the watcher got: the view, or why there is none. */
 export type LiveViewAnswer = { view: LiveView } | { unavailable: string };
-
-const PATH_BYTES = 4096;
-
-/** The loaded ACL library's path, shared with the watcher thread (length-prefixed UTF-8). */
-export const loadedLibrary = new SharedArrayBuffer(4 + PATH_BYTES);
-
-export function publishLoadedLibrary(file: string, buffer: SharedArrayBuffer = loadedLibrary): void {
-  const bytes = Buffer.from(file, 'utf8');
-  if (bytes.length > PATH_BYTES) return; // the hang report then says no library is known
-  new Uint8Array(buffer, 4).set(bytes);
-  Atomics.store(new Int32Array(buffer, 0, 1), 0, bytes.length);
-}
-
-/** Absolute path of the plain-JS reader the watcher requires (same layout in the compiled package). */
-export { LIVE_VIEW_READER } from '../paths';
 
 /** The C answer (snake_case) as LiveView; throws on anything that is not one. */
 export function parseLiveView(json: string): LiveView {

@@ -279,3 +279,40 @@ export function loadHoldLibrary(file: string): HoldFunctions {
     monotonicNs: () => BigInt(monotonic() as number | bigint),
   };
 }
+
+/** The native watchdog of libcannharness_hold.so (native-stub/hold/watch.h). */
+export interface WatchFunctions {
+  /** 0, or a negated errno: -EALREADY (one already runs), -EINVAL, -ENAMETOOLONG, pthread_create's error. */
+  start(expectedParent: number, dir: string | null, keep: number, role: string | null): number;
+  setLibrary(file: string): number;
+  /** Address of the call-record table (slot 0 the main thread's, 1 + t worker thread t's). */
+  callRecords(): bigint;
+  callRecordsBytes(): number;
+}
+
+export function loadWatchLibrary(file: string): WatchFunctions {
+  const lib = koffi.load(file);
+  pinLoadedLibrary(file); // the watchdog thread runs its code until the process ends (pinLoadedLibrary)
+  const f = (name: string, result: TypeSpec, args: TypeSpec[]) => {
+    try {
+      return lib.func(name, result, args);
+    } catch {
+      throw new Error(`${file} does not export ${name} (a library older than the native watchdog); rebuild it with \`npm run build:stub\``);
+    }
+  };
+  const start = f('cannharness_watch_start', 'int', ['int', 'const char *', 'int', 'const char *']);
+  const setLibrary = f('cannharness_watch_set_library', 'int', ['const char *']);
+  const callRecords = f('cannharness_call_records', voidPtr, []);
+  const callRecordsBytes = f('cannharness_call_records_bytes', 'size_t', []);
+  return {
+    start: (ppid, dir, keep, role) => start(ppid, dir, keep, role) as number,
+    setLibrary: (path) => setLibrary(path) as number,
+    callRecords: () => BigInt(callRecords() as bigint),
+    callRecordsBytes: () => Number(callRecordsBytes() as number | bigint),
+  };
+}
+
+/** An ArrayBuffer over `bytes` of native memory at `address` (memory that outlives every view of it). */
+export function mapNativeMemory(address: bigint, bytes: number): ArrayBuffer {
+  return koffi.view(address, bytes) as ArrayBuffer;
+}

@@ -1,6 +1,7 @@
 /**
  * Files of a hang report in the scenario directory (issue #11): the parent's request, each role's
- * answer (written by its watcher thread, harness/hang-watch.ts) and Node diagnostic reports.
+ * answer (written by its watcher thread: the native watchdog, native-stub/hold/watch.c) and Node
+ * diagnostic reports.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';

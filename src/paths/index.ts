@@ -53,8 +53,5 @@ export function srcModule(relative: string): string {
  */
 export const TS_REGISTER = path.join(HARNESS_DIR, 'ts-register.js');
 
-/** The plain-JS reader of the stub's live view, required by a device process's watcher thread on a hang request. */
-export const LIVE_VIEW_READER = path.join(SRC_DIR, 'acl', 'live-view-reader.js');
-
 /** The Jest transform: plain JavaScript, the same transform the device processes use for spec files. */
 export const TYPESCRIPT_TRANSFORM = path.join(HARNESS_DIR, 'typescript-transform.js');
