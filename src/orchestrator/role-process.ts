@@ -12,13 +12,12 @@ import { isFromChild, parseFromChild, type FromChild, type Job, type ToChild } f
 import { protocolError } from './wire-error';
 import { OutputCapture, rolePrefix } from './output-capture';
 import { CLOSE_AFTER_EXIT_BOUND_MS, ProcessHost, forkInOwnGroup, type HostState } from './process-host';
-import { harnessScript } from '../paths';
+import { DEVICE_PROCESS_SCRIPT } from '../paths';
 import type { AclMode, OutputLoss, RoleError, RoleResult, RoleSpec, RoleStatus, RunEvent } from './types';
 import type { WaitingFor } from '../rendezvous';
 import { ENV } from '../env';
 
 export { CLOSE_AFTER_EXIT_BOUND_MS };
-const DEVICE_PROCESS = harnessScript('device-process');
 
 export type StopReason = 'timeout' | 'stopped';
 
@@ -297,5 +296,5 @@ export class RoleProcess {
 type Outcome = Extract<FromChild, { type: 'result' }>;
 
 function forkDeviceProcess(env: NodeJS.ProcessEnv): ChildProcess {
-  return forkInOwnGroup(DEVICE_PROCESS, env);
+  return forkInOwnGroup(DEVICE_PROCESS_SCRIPT, env);
 }

@@ -1,0 +1,29 @@
+/**
+ * `npm run build:js` (after tsc): bundles the device process of the compiled package into one file,
+ * dist/harness/device-process.bundle.js (entry harness/device-bundle.ts). A device process then
+ * compiles one file instead of ~60 modules of dist/ (see README, "How the package is built").
+ * koffi (native) and esbuild (started only on a TypeScript cache miss) stay outside the bundle.
+ * CANN_HARNESS_BUNDLE tells src/paths that its __dirname is the bundle's folder (dist/harness).
+ * Plain JavaScript on esbuild's JS API: runs in `prepare`/`prepack` without a TypeScript hook.
+ */
+'use strict';
+const path = require('node:path');
+const esbuild = require('esbuild');
+
+const root = path.resolve(__dirname, '..', '..');
+const outfile = path.join(root, 'dist', 'harness', 'device-process.bundle.js');
+
+const result = esbuild.buildSync({
+  entryPoints: [path.join(root, 'harness', 'device-bundle.ts')],
+  outfile,
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: `node${process.versions.node.split('.')[0]}`,
+  external: ['koffi', 'esbuild'],
+  define: { CANN_HARNESS_BUNDLE: 'true' },
+  metafile: process.argv.includes('--metafile'),
+  logLevel: 'warning',
+});
+if (result.errors.length || result.warnings.length) process.exit(1);
+if (result.metafile) process.stdout.write(esbuild.analyzeMetafileSync(result.metafile, { verbose: false }));
