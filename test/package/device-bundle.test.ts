@@ -44,6 +44,10 @@ test('a device process of the compiled package runs the bundle: one library inst
   expectOneLibraryInstance(probe, realpathSync(dist));
 });
 
+test('a role with worker threads runs from the bundle (the threads load the compiled thread entry)', async () => {
+  await runOnce(dist, path.join(fixtures, 'threads.spec.ts'));
+});
+
 test('the same with the package installed as a symlink (npm link, workspaces)', async () => {
   const project = mkdtempSync(path.join(os.tmpdir(), 'cann-harness-linked-'));
   try {

@@ -1,8 +1,9 @@
 /**
  * `npm run build:js` (after tsc): bundles the device process of the compiled package into one file,
  * dist/harness/device-process.bundle.js (entry harness/device-bundle.ts). A device process then
- * compiles one file instead of ~60 modules of dist/ (see README, "How the package is built").
- * koffi (native) and esbuild (started only on a TypeScript cache miss) stay outside the bundle.
+ * compiles one file instead of ~60 modules of dist/ (see README, "What a device process loads").
+ * Only our own code is bundled: npm packages stay ordinary requires from node_modules (koffi is
+ * native, piscina finds its worker script by __dirname, and most are loaded on first use only).
  * CANN_HARNESS_BUNDLE tells src/paths that its __dirname is the bundle's folder (dist/harness).
  * Plain JavaScript on esbuild's JS API: runs in `prepare`/`prepack` without a TypeScript hook.
  */
@@ -20,7 +21,7 @@ const result = esbuild.buildSync({
   platform: 'node',
   format: 'cjs',
   target: `node${process.versions.node.split('.')[0]}`,
-  external: ['koffi', 'esbuild'],
+  packages: 'external',
   define: { CANN_HARNESS_BUNDLE: 'true' },
   metafile: process.argv.includes('--metafile'),
   logLevel: 'warning',
