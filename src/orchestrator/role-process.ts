@@ -7,6 +7,7 @@
  * children exit together, and a role that reported success would then look like it died silently.
  */
 import type { ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { isFromChild, parseFromChild, type FromChild, type Job, type ToChild } from './protocol';
 import { protocolError } from './wire-error';
@@ -294,6 +295,13 @@ export class RoleProcess {
 }
 
 type Outcome = Extract<FromChild, { type: 'result' }>;
+
+/** Throws a clear error when the device process's script is missing: a compiled package built by tsc alone, without its bundle. */
+export function checkDeviceProcessScript(): void {
+  if (!existsSync(DEVICE_PROCESS_SCRIPT)) {
+    throw new Error(`${DEVICE_PROCESS_SCRIPT} is missing, so no device process can start: rebuild the package with \`npm run build:js\` (tsc, then the device-process bundle)`);
+  }
+}
 
 function forkDeviceProcess(env: NodeJS.ProcessEnv): ChildProcess {
   return forkInOwnGroup(DEVICE_PROCESS_SCRIPT, env);

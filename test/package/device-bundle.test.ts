@@ -48,6 +48,26 @@ test('a role with worker threads runs from the bundle (the threads load the comp
   await runOnce(dist, path.join(fixtures, 'threads.spec.ts'));
 });
 
+test('a compiled package without the bundle (tsc alone) fails with one clear error naming the fix', async () => {
+  // A copy of the package: package.json, node_modules (linked) and dist/ without the bundle.
+  const pkg = mkdtempSync(path.join(os.tmpdir(), 'cann-harness-nobundle-'));
+  try {
+    cpSync(path.join(repoRoot, 'package.json'), path.join(pkg, 'package.json'));
+    symlinkSync(path.join(repoRoot, 'node_modules'), path.join(pkg, 'node_modules'), 'dir');
+    cpSync(dist, path.join(pkg, 'dist'), { recursive: true, filter: (f) => !f.endsWith('.map') });
+    const runRolesIn = (d: string) => runTsChild(path.join(fixtures, 'run-roles-compiled.ts'), [d], { env: { CANN_HARNESS_TS_CACHE: path.join(pkg, 'ts-cache') } });
+    expect((await runRolesIn(path.join(pkg, 'dist'))).json).toMatchObject({ ok: true }); // the copy works with its bundle
+
+    const bundle = path.join(pkg, 'dist', 'harness', 'device-process.bundle.js');
+    rmSync(bundle);
+    expect((await runRolesIn(path.join(pkg, 'dist'))).json).toEqual({
+      error: `${bundle} is missing, so no device process can start: rebuild the package with \`npm run build:js\` (tsc, then the device-process bundle)`,
+    });
+  } finally {
+    rmSync(pkg, { recursive: true, force: true });
+  }
+});
+
 test('the same with the package installed as a symlink (npm link, workspaces)', async () => {
   const project = mkdtempSync(path.join(os.tmpdir(), 'cann-harness-linked-'));
   try {
