@@ -11,13 +11,13 @@ import * as path from 'node:path';
 /** '.ts' in a source checkout (tests, the repository's CLI), '.js' in the compiled package. */
 export const OWN_EXTENSION = path.extname(__filename);
 
-declare const CANN_HARNESS_BUNDLE: true | undefined;
+declare const DEVICE_PROCESS_BUNDLE: true | undefined;
 /**
  * This module's folder as tsc lays it out (src/paths, dist/src/paths). Inside the device-process
- * bundle (dist/harness/device-process.bundle.js, whose build defines CANN_HARNESS_BUNDLE),
+ * bundle (dist/harness/device-process.bundle.js, whose build defines DEVICE_PROCESS_BUNDLE),
  * __dirname is the bundle's folder, dist/harness.
  */
-const PATHS_DIR = typeof CANN_HARNESS_BUNDLE === 'undefined' ? __dirname : path.join(__dirname, '..', 'src', 'paths');
+const PATHS_DIR = typeof DEVICE_PROCESS_BUNDLE === 'undefined' ? __dirname : path.join(__dirname, '..', 'src', 'paths');
 
 /** Where src/ and harness/ are: the checkout, or <package>/dist when compiled. */
 export const CODE_ROOT = path.resolve(PATHS_DIR, '..', '..');

@@ -4,7 +4,7 @@
  * compiles one file instead of ~60 modules of dist/ (see README, "What a device process loads").
  * Only our own code is bundled: npm packages stay ordinary requires from node_modules (koffi is
  * native, piscina finds its worker script by __dirname, and most are loaded on first use only).
- * CANN_HARNESS_BUNDLE tells src/paths that its __dirname is the bundle's folder (dist/harness).
+ * DEVICE_PROCESS_BUNDLE tells src/paths that its __dirname is the bundle's folder (dist/harness).
  * Plain JavaScript on esbuild's JS API: runs in `prepare`/`prepack` without a TypeScript hook.
  */
 'use strict';
@@ -22,7 +22,7 @@ const result = esbuild.buildSync({
   format: 'cjs',
   target: `node${process.versions.node.split('.')[0]}`,
   packages: 'external',
-  define: { CANN_HARNESS_BUNDLE: 'true' },
+  define: { DEVICE_PROCESS_BUNDLE: 'true' },
   metafile: process.argv.includes('--metafile'),
   logLevel: 'warning',
 });
