@@ -13,8 +13,9 @@ const config: Config = {
   },
   roots: ['<rootDir>/test', '<rootDir>/specs'],
   testMatch: ['**/*.test.ts', '**/*.spec.ts'],
-  // Fixture specs are run by test/jest/*.test.ts in a nested Jest, never directly.
-  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/jest/fixtures/'],
+  // Fixture specs are run by test/jest/*.test.ts in a nested Jest and by test/package/*.test.ts
+  // through the compiled package, never directly.
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/jest/fixtures/', '<rootDir>/test/package/fixtures/'],
   reporters: [
     'default',
     [

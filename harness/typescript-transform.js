@@ -6,15 +6,16 @@
  *
  * Transforms are cached on disk: esbuild starts a worker thread and its own service process on the
  * first transform (130-170 ms per process, more on a loaded CI machine), and device processes load
- * the same files every time, so after the first run esbuild is not started at all. The key is a hash
- * of esbuild's version, the options and the source text: an edited file is a miss, never a stale hit.
- * Entries are written to a temporary name and renamed (concurrent processes never read half an
- * entry); any cache problem (read-only tree, corrupt entry) falls back to a plain transform.
+ * the same files every time, so after the first run esbuild is not started at all. An entry is named
+ * by a cheap hash (FNV-1a) of esbuild's version, the options and the file name, and holds that key
+ * and the source text it was made from: a hit only when both equal the current ones exactly, so an
+ * edited file (or a hash collision) is a miss, never a stale hit. (No node:crypto: it costs a device
+ * process ~2 MiB.) Entries are written to a temporary name and renamed (concurrent processes never
+ * read half an entry); any cache problem (read-only tree, corrupt entry) falls back to a plain transform.
  * The cache lives in the nearest node_modules/.cache/cann-harness-ts (the repository's own
  * node_modules in a source checkout, the user's project's when installed).
  */
 'use strict';
-const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -67,24 +68,49 @@ function optionsFor(filename) {
   };
 }
 
+/** FNV-1a (32 bits) of a string's UTF-16 units, as 8 hex digits: names a cache entry, never decides a hit. */
+function fnv1a(text) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(16).padStart(8, '0');
+}
+
+/**
+ * An entry: a header line "<key length> <source length>", then the key, the source and the code.
+ * Returns the code when the entry was made from exactly this key and source, else undefined.
+ */
+function codeFromEntry(entry, key, source) {
+  const eol = entry.indexOf('\n');
+  if (eol < 0 || entry.slice(0, eol) !== `${key.length} ${source.length}`) return undefined;
+  const start = eol + 1;
+  if (entry.slice(start, start + key.length) !== key) return undefined;
+  if (entry.slice(start + key.length, start + key.length + source.length) !== source) return undefined;
+  return entry.slice(start + key.length + source.length);
+}
+
+let tmpCounter = 0;
+
 /** CommonJS JavaScript for the TypeScript `code` of `filename`. */
 function transformTypeScript(code, filename) {
   const options = optionsFor(filename);
   const dir = usableCacheDir();
   if (!dir) return loadEsbuild().transformSync(code, options).code;
-  const key = crypto.createHash('sha256').update(`${esbuildVersion()}\0${JSON.stringify(options)}\0${code}`).digest('hex');
-  const file = path.join(dir, `${key}.js`);
+  const key = `${esbuildVersion()}\0${JSON.stringify(options)}`; // the options hold the file name
+  const file = path.join(dir, `${path.basename(filename)}-${fnv1a(key)}.entry`);
   try {
-    return fs.readFileSync(file, 'utf8');
+    const cached = codeFromEntry(fs.readFileSync(file, 'utf8'), key, code);
+    if (cached !== undefined) return cached;
   } catch {
     /* a miss: transform below */
   }
   const result = loadEsbuild().transformSync(code, options);
   for (const w of result.warnings) process.stderr.write(`${filename}: warning: ${w.text}\n`);
   if (result.warnings.length === 0) {
-    const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
+    // pid + thread + counter: unique among live writers; rename replaces the entry whole.
+    // (worker_threads only on a miss, which loads esbuild anyway.)
+    const tmp = `${file}.${process.pid}.${require('node:worker_threads').threadId}.${++tmpCounter}.tmp`;
     try {
-      fs.writeFileSync(tmp, result.code);
+      fs.writeFileSync(tmp, `${key.length} ${code.length}\n${key}${code}${result.code}`);
       fs.renameSync(tmp, file);
     } catch {
       fs.rmSync(tmp, { force: true });
@@ -100,7 +126,8 @@ module.exports = {
     return { code: transformTypeScript(sourceText, sourcePath) };
   },
   getCacheKey(sourceText, sourcePath, options) {
-    return crypto
+    // node:crypto only here, in Jest: a device process never loads it.
+    return require('node:crypto')
       .createHash('sha256')
       .update(`${esbuildVersion()}\0${sourcePath}\0${(options && options.configString) || ''}\0${sourceText}`)
       .digest('hex');

@@ -8,12 +8,16 @@
  * It runs native-stub's `cannstub_reclaim` tool in a child process (koffi is never loaded here).
  * Real CANN cleans up after its own processes, so in real mode this does nothing.
  */
-import { spawnSync } from 'node:child_process';
+import type * as ChildProcess from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { resolveLibrary, type AclMode } from './resolve';
 import { stubBuildDir } from './stub-build';
 import { ENV } from '../env';
+
+/** node:child_process on first use: every device process imports src/acl but never spawns from it (~4 ms at load). */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const childProcess = (): typeof ChildProcess => require('node:child_process');
 
 export const reclaimToolPath = path.join(stubBuildDir(), 'bin', 'cannstub_reclaim');
 
@@ -28,7 +32,7 @@ export function reclaimStubLeftovers(opts: { mode?: AclMode; env?: NodeJS.Proces
   if (!existsSync(reclaimToolPath)) return [];
   // The tool is itself a stub process: keep the run's ACL_STUB_* settings (trace dir, faults) away from it.
   const toolEnv = Object.fromEntries(Object.entries(env).filter(([k]) => !k.startsWith('ACL_STUB_')));
-  const r = spawnSync(reclaimToolPath, [], {
+  const r = childProcess().spawnSync(reclaimToolPath, [], {
     env: { ...toolEnv, [ENV.stubLog]: 'info' },
     encoding: 'utf8',
     timeout: 10_000,

@@ -7,18 +7,18 @@
  * children exit together, and a role that reported success would then look like it died silently.
  */
 import type { ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { isFromChild, parseFromChild, type FromChild, type Job, type ToChild } from './protocol';
 import { protocolError } from './wire-error';
 import { OutputCapture, rolePrefix } from './output-capture';
 import { CLOSE_AFTER_EXIT_BOUND_MS, ProcessHost, forkInOwnGroup, type HostState } from './process-host';
-import { harnessScript } from '../paths';
+import { DEVICE_PROCESS_SCRIPT } from '../paths';
 import type { AclMode, OutputLoss, RoleError, RoleResult, RoleSpec, RoleStatus, RunEvent } from './types';
 import type { WaitingFor } from '../rendezvous';
 import { ENV } from '../env';
 
 export { CLOSE_AFTER_EXIT_BOUND_MS };
-const DEVICE_PROCESS = harnessScript('device-process');
 
 export type StopReason = 'timeout' | 'stopped';
 
@@ -296,6 +296,13 @@ export class RoleProcess {
 
 type Outcome = Extract<FromChild, { type: 'result' }>;
 
+/** Throws a clear error when the device process's script is missing: a compiled package built by tsc alone, without its bundle. */
+export function checkDeviceProcessScript(): void {
+  if (!existsSync(DEVICE_PROCESS_SCRIPT)) {
+    throw new Error(`${DEVICE_PROCESS_SCRIPT} is missing, so no device process can start: rebuild the package with \`npm run build:js\` (tsc, then the device-process bundle)`);
+  }
+}
+
 function forkDeviceProcess(env: NodeJS.ProcessEnv): ChildProcess {
-  return forkInOwnGroup(DEVICE_PROCESS, env);
+  return forkInOwnGroup(DEVICE_PROCESS_SCRIPT, env);
 }

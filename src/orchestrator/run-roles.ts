@@ -7,7 +7,7 @@ import { reclaimStubLeftovers } from '../acl';
 import { assignBlame } from './blame';
 import { checkHappensBefore, formatHappensBefore } from '../trace/happens-before';
 import { formatTextTimeline } from '../trace/text-timeline';
-import { RoleProcess } from './role-process';
+import { RoleProcess, checkDeviceProcessScript } from './role-process';
 import { collectWaitGraph } from './hang-report';
 import { progressFile } from './progress-file';
 import type { WaitGraph } from './wait-graph';
@@ -39,6 +39,7 @@ export function settleDeferredRun(result: RunResult, laterCheckFailed: boolean, 
 
 export async function runRoles(opts: RunOptions): Promise<RunResult> {
   validateRunOptions(opts);
+  checkDeviceProcessScript();
   const mode = checkMode(opts.mode, 'runRoles'); // validated above; this only narrows the type
   const failFast = opts.failFast ?? true;
   const graceMs = opts.graceMs ?? DEFAULT_GRACE_MS;

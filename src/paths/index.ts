@@ -11,13 +11,21 @@ import * as path from 'node:path';
 /** '.ts' in a source checkout (tests, the repository's CLI), '.js' in the compiled package. */
 export const OWN_EXTENSION = path.extname(__filename);
 
+declare const DEVICE_PROCESS_BUNDLE: true | undefined;
+/**
+ * This module's folder as tsc lays it out (src/paths, dist/src/paths). Inside the device-process
+ * bundle (dist/harness/device-process.bundle.js, whose build defines DEVICE_PROCESS_BUNDLE),
+ * __dirname is the bundle's folder, dist/harness.
+ */
+const PATHS_DIR = typeof DEVICE_PROCESS_BUNDLE === 'undefined' ? __dirname : path.join(__dirname, '..', 'src', 'paths');
+
 /** Where src/ and harness/ are: the checkout, or <package>/dist when compiled. */
-export const CODE_ROOT = path.resolve(__dirname, '..', '..');
+export const CODE_ROOT = path.resolve(PATHS_DIR, '..', '..');
 export const SRC_DIR = path.join(CODE_ROOT, 'src');
 export const HARNESS_DIR = path.join(CODE_ROOT, 'harness');
 
 /** The package root: the folder of our package.json (from src/ or dist/src/, installed or not). */
-export const PACKAGE_ROOT: string = findPackageRoot(__dirname);
+export const PACKAGE_ROOT: string = findPackageRoot(PATHS_DIR);
 
 function findPackageRoot(start: string): string {
   for (let dir = start; ; dir = path.dirname(dir)) {
@@ -41,6 +49,12 @@ export const NATIVE_STUB_DIR = path.join(PACKAGE_ROOT, 'native-stub');
 export function harnessScript(name: string): string {
   return path.join(HARNESS_DIR, `${name}${OWN_EXTENSION}`);
 }
+
+/**
+ * The script a device process runs: harness/device-process.ts in a source checkout; in the compiled
+ * package the bundle of it with the role entry and the public index (tools/bundle/build.js).
+ */
+export const DEVICE_PROCESS_SCRIPT = OWN_EXTENSION === '.ts' ? harnessScript('device-process') : path.join(HARNESS_DIR, 'device-process.bundle.js');
 
 /** A module under src/ (e.g. 'jest/setup') by absolute path, with the running code's extension. */
 export function srcModule(relative: string): string {

@@ -12,15 +12,26 @@
  */
 import { openSync, writeSync, fdatasyncSync, closeSync, renameSync, unlinkSync } from 'node:fs';
 import * as path from 'node:path';
-import { randomBytes } from 'node:crypto';
 
-function tempNameIn(dir: string, base: string): string {
-  // Leading '.' keeps temp files out of the valid-name space, so no reader ever awaits one.
-  return path.join(dir, `.${base}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-}
+let tempCounter = 0;
+/** How many taken names createTemp skips before giving up (a name is taken only by a dead process's leftover or another thread). */
+const TEMP_NAME_TRIES = 100;
 
-function tempNameFor(finalPath: string): string {
-  return tempNameIn(path.dirname(finalPath), path.basename(finalPath));
+/**
+ * Creates (O_EXCL) a new temporary file in `dir`, named by pid and a counter: unique among live
+ * processes, and O_EXCL moves on to the next name if a thread of this process or a dead process
+ * with the same pid took it. (No random names: node:crypto costs a device process ~2 MiB.)
+ * Leading '.' keeps temp files out of the valid-name space, so no reader ever awaits one.
+ */
+function createTemp(dir: string, base: string): { fd: number; file: string } {
+  for (let tries = 1; ; tries++) {
+    const file = path.join(dir, `.${base}.${process.pid}.${++tempCounter}.tmp`);
+    try {
+      return { fd: openSync(file, 'wx', 0o644), file };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || tries >= TEMP_NAME_TRIES) throw e;
+    }
+  }
 }
 
 // ---- spare temporary files, one per staging directory (bounded, removed at exit) ----
@@ -65,10 +76,9 @@ function prepareSpare(stagingDir: string): void {
   setTimeout(() => {
     preparing.delete(stagingDir);
     if (spares.has(stagingDir)) return;
-    const file = tempNameIn(stagingDir, 'spare');
-    let fd: number;
+    let spare: Spare;
     try {
-      fd = openSync(file, 'wx', 0o644); // never creates directories: a removed scenario stays removed
+      spare = createTemp(stagingDir, 'spare'); // never creates directories: a removed scenario stays removed
     } catch {
       return;
     }
@@ -77,7 +87,7 @@ function prepareSpare(stagingDir: string): void {
       discard(spares.get(oldest)!);
       spares.delete(oldest);
     }
-    spares.set(stagingDir, { fd, file });
+    spares.set(stagingDir, spare);
     if (!exitHookInstalled) {
       exitHookInstalled = true;
       process.on('exit', discardAllSpares);
@@ -92,9 +102,7 @@ function prepareSpare(stagingDir: string): void {
  */
 export function writeFileAtomicSync(finalPath: string, data: Buffer | string, stagingDir?: string): void {
   const bytes = typeof data === 'string' ? Buffer.from(data) : data;
-  const spare = stagingDir ? takeSpare(stagingDir) : undefined;
-  const tmp = spare?.file ?? (stagingDir ? tempNameIn(stagingDir, path.basename(finalPath)) : tempNameFor(finalPath));
-  const fd = spare?.fd ?? openSync(tmp, 'wx', 0o644);
+  const { fd, file: tmp } = (stagingDir ? takeSpare(stagingDir) : undefined) ?? createTemp(stagingDir ?? path.dirname(finalPath), path.basename(finalPath));
   try {
     writeSync(fd, bytes);
     if (bytes.length > 0) fdatasyncSync(fd);

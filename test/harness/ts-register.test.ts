@@ -41,20 +41,48 @@ function entriesWith(tag: string): string[] {
     });
 }
 
-test('an edited file is transformed again, an unchanged one comes from the cache', () => {
+test('an edited file is transformed again (its entry replaced), an unchanged one comes from the cache', () => {
   const file = path.join(dir, 'mod.ts');
   const tag = `tag-${process.pid}-${Date.now()}`; // a source text no earlier run has cached
   try {
     writeFileSync(file, `export const v: number = 1; export const tag: string = '${tag}';\n`);
     expect(load(file, 'm.v')).toBe('1');
-    expect(entriesWith(tag)).toHaveLength(1);
+    const [entry] = entriesWith(tag);
+    expect(entriesWith(tag)).toEqual([entry]);
 
-    expect(load(file, 'm.v')).toBe('1');
-    expect(entriesWith(tag)).toHaveLength(1); // a hit adds nothing
+    // A hit is served from the entry: doctor its code part (after the source) and see it run.
+    const text = readFileSync(entry, 'utf8');
+    const codeStart = text.lastIndexOf(`'${tag}';\n`) + `'${tag}';\n`.length;
+    writeFileSync(entry, text.slice(0, codeStart) + text.slice(codeStart).replace('v = 1', 'v = 41'));
+    expect(load(file, 'm.v')).toBe('41');
+    expect(entriesWith(tag)).toEqual([entry]); // a hit adds nothing
 
     writeFileSync(file, `export const v: number = 2; export const tag: string = '${tag}';\n`);
-    expect(load(file, 'm.v')).toBe('2');
-    expect(entriesWith(tag)).toHaveLength(2);
+    expect(load(file, 'm.v')).toBe('2'); // the stored source differs: a miss, never the doctored code
+    expect(entriesWith(tag)).toEqual([entry]); // one entry per file, replaced
+    expect(readFileSync(entry, 'utf8')).not.toContain('v = 41');
+  } finally {
+    for (const f of entriesWith(tag)) rmSync(f, { force: true });
+  }
+});
+
+test('an entry made for another key (another file or esbuild version with the same hash) is a miss', () => {
+  const file = path.join(dir, 'keyed.ts');
+  const tag = `tag-${process.pid}-${Date.now()}`;
+  const source = `export const v: number = 1; export const tag: string = '${tag}';\n`;
+  try {
+    writeFileSync(file, source);
+    expect(load(file, 'm.v')).toBe('1');
+    const [entry] = entriesWith(tag);
+    // Same source, but the key part says another esbuild version: must not be served.
+    const text = readFileSync(entry, 'utf8');
+    const eol = text.indexOf('\n');
+    const [keyLength] = text.slice(0, eol).split(' ').map(Number);
+    const key = text.slice(eol + 1, eol + 1 + keyLength);
+    const otherKey = key.replace(/^[^\0]*/, (version) => '9'.repeat(version.length)); // same length: only the key text differs
+    const doctored = `${otherKey.length} ${source.length}\n${otherKey}${source}${text.slice(eol + 1 + keyLength + source.length).replace('v = 1', 'v = 41')}`;
+    writeFileSync(entry, doctored);
+    expect(load(file, 'm.v')).toBe('1');
   } finally {
     for (const f of entriesWith(tag)) rmSync(f, { force: true });
   }

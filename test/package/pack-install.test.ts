@@ -79,6 +79,13 @@ beforeAll(async () => {
       '',
     ].join('\n'),
   );
+  // The device-process probe of test/package/device-bundle.test.ts, importing the package as users do.
+  const fixtures = path.join(__dirname, 'fixtures');
+  const probeSpec = readFileSync(path.join(fixtures, 'one-instance.spec.ts'), 'utf8');
+  const asUserImport = probeSpec.replace(/^const \{ (.+) \} = require\('cann-ipc-harness'\) as typeof import\('.*'\);$/m, "import { $1 } from 'cann-ipc-harness';");
+  if (asUserImport === probeSpec) throw new Error('one-instance.spec.ts: its require of cann-ipc-harness changed; update this rewrite');
+  writeFileSync(path.join(project, 'specs', 'one-instance.spec.ts'), asUserImport);
+  cpSync(path.join(fixtures, 'one-instance-check.ts'), path.join(project, 'specs', 'one-instance-check.ts'));
 });
 
 afterAll(() => {
@@ -87,7 +94,7 @@ afterAll(() => {
 
 test('the tarball ships compiled JavaScript, declarations, the preset and the stub sources, not our tests', () => {
   const pkg = path.join(project, 'node_modules', 'cann-ipc-harness');
-  for (const f of ['dist/src/index.js', 'dist/src/index.d.ts', 'dist/harness/device-process.js', 'jest-preset.js', 'bin/cann-harness.js', 'native-stub/Makefile', 'native-stub/src/stream.c']) {
+  for (const f of ['dist/src/index.js', 'dist/src/index.d.ts', 'dist/harness/device-process.bundle.js', 'jest-preset.js', 'bin/cann-harness.js', 'native-stub/Makefile', 'native-stub/src/stream.c']) {
     expect(existsSync(path.join(pkg, f))).toBe(true);
   }
   for (const f of ['src', 'test', 'specs', 'bench', 'native-stub/test', 'native-stub/build', 'tsconfig.json']) {
@@ -95,12 +102,13 @@ test('the tarball ships compiled JavaScript, declarations, the preset and the st
   }
 });
 
-test('npx jest with the preset and a config file runs a TypeScript spec importing cann-ipc-harness (the first run builds the stub)', async () => {
-  const r = await run('npx', ['jest']);
+test('npx jest with the preset and a config file runs TypeScript specs importing cann-ipc-harness (the first run builds the stub); device processes run the bundle, one library instance', async () => {
+  const r = await run('npx', ['jest', '--verbose']); // two spec files: Jest lists tests only when verbose
   expectOk(r, 'npx jest');
   expect(r.stderr).toContain(`building the CPU stub once for this version into ${path.join(cacheDir, 'stub', `${repoPackage.version}-${process.platform}-${process.arch}`, 'build')}`);
   expect(r.stderr).toMatch(/✓ fan-out from an installed package/);
-  expect(r.stderr).toMatch(/Tests:\s+1 passed, 1 total/);
+  expect(r.stderr).toMatch(/✓ one library instance in the device process/); // its verify: the bundle, one instance, no crypto
+  expect(r.stderr).toMatch(/Tests:\s+2 passed, 2 total/);
   // The preset read cann-harness.config.ts (loaded through the same TypeScript hook).
   expect(readFileSync(path.join(project, 'out', 'junit.xml'), 'utf8')).toContain('fan-out from an installed package');
 });

@@ -53,6 +53,10 @@ export const PARTS: Readonly<Record<string, PartRule>> = {
     role: 'the public API that specs import',
     mayImport: ['src/acl', 'src/jest', 'src/report', 'src/scenario', 'src/config'],
   },
+  'harness/device-bundle.ts': {
+    role: "the entry of the compiled package's device-process bundle: the device process with the public index, one library instance",
+    mayImport: ['harness', 'src/index.ts'],
+  },
   bin: { role: 'the installed command', mayImport: ['src/cli', 'harness'] },
   specs: { role: "user-style spec files: the public API only", mayImport: ['src/index.ts'] },
   bench: { role: 'benchmarks', mayImport: ['src/index.ts', 'src/orchestrator', 'src/rendezvous', 'src/trace'] },
