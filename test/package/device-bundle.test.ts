@@ -48,6 +48,18 @@ test('a role with worker threads runs from the bundle (the threads load the comp
   await runOnce(dist, path.join(fixtures, 'threads.spec.ts'));
 });
 
+test('a deadlock through the bundle: the wait-for graph comes from the native watchdog and the stub live view', async () => {
+  const r = await runTsChild(driver, [dist, path.join(fixtures, 'hang.spec.ts')], { env: { CANN_HARNESS_KEEP: '0' } });
+  const out = r.json as { ok: boolean; timedOut: boolean; dir: string; summary: string; waitGraph?: { deadlock: boolean; sources: Record<string, string>; chains: string[] } };
+  expect(out).toMatchObject({ ok: false, timedOut: true });
+  expect(existsSync(out.dir)).toBe(false); // CANN_HARNESS_KEEP=0: removed even though it failed
+  // The consumer is blocked inside aclrtSynchronizeStream: its answer can only come from the watchdog thread.
+  expect(out.waitGraph).toMatchObject({ deadlock: true, sources: { consumer: 'live' } });
+  expect(out.waitGraph!.chains).toEqual([
+    expect.stringMatching(/consumer \(aclrtSynchronizeStream stream=0x[0-9a-f]+, for [\d.]+ m?s\) ← waits IPC event "ev" .* recorded by producer stream \d+ ← queued behind a latch \(host function on stream \d+\) held by producer/),
+  ]);
+});
+
 test('a compiled package without the bundle (tsc alone) fails with one clear error naming the fix', async () => {
   // A copy of the package: package.json, node_modules (linked) and dist/ without the bundle.
   const pkg = mkdtempSync(path.join(os.tmpdir(), 'cann-harness-nobundle-'));
