@@ -26,7 +26,7 @@ export interface RoleState {
   ended?: string;
   /** The harness wait it reported (rendezvous), if any. */
   waitingFor?: WaitingFor | null;
-  /** Its watcher thread's answer; undefined when it gave none. */
+  /** Its watchdog thread's answer (native-stub/hold/watch.c); undefined when it gave none. */
   call?: CallInProgress | null;
   openLatches?: number;
   main?: ThreadState | null;
@@ -262,7 +262,7 @@ function stepsOf(r: RoleState, view: StubView, byPid: Map<number, RoleState>, ct
   if (r.loopFree) return [{ text: `${r.name} is idle: its event loop is free but its body has not returned (awaiting something the harness does not see)` }];
   if (main?.state === 'R') return [{ text: `${r.name} is busy: its main thread is running (JavaScript, no ACL call, no harness wait)` }];
   if (main) return [{ text: `${r.name} is blocked outside ACL calls: main thread ${main.state === 'S' ? 'sleeping' : `state ${main.state}`}${main.wchan && main.wchan !== '0' ? ` in ${main.wchan}` : ''}` }];
-  return [{ text: `${r.name} did not answer (no watcher thread)` }];
+  return [{ text: `${r.name} did not answer: its native watchdog thread is not running (the warning in its log says why; fix: npm run build:stub)` }];
 }
 
 /** The steps of a role blocked in an ACL call (of its main thread, or of worker thread `who`). */

@@ -23,6 +23,12 @@ test('a free event loop is idle; a sleeping main thread outside ACL is named wit
   ]);
 });
 
+test('a role that gave no answer at all: its watchdog is not running, and the fix is named', () => {
+  expect(texts([{ name: 'mute', pid: 3 }])).toEqual([
+    'chain: mute did not answer: its native watchdog thread is not running (the warning in its log says why; fix: npm run build:stub)',
+  ]);
+});
+
 test('real mode (no live view, no stub trace): the chain ends at the ACL call, with how long it has lasted', () => {
   expect(texts([{ name: 'r', pid: 7, call: { name: 'aclrtSynchronizeEvent', args: 'event=0x1', sinceNs: '2000000000' } }])).toEqual([
     'chain: r (aclrtSynchronizeEvent event=0x1, for 3.0 s): no stub state to follow (no live view, no trace: real mode?)',
