@@ -214,8 +214,8 @@ export function resolveHoldLibrary(env: NodeJS.ProcessEnv = process.env): string
   const file = override ? path.resolve(override) : defaultHoldLibraryPath;
   if (!isFile(file)) {
     throw new LibraryNotFoundError(
-      `the hold/latch helper library ${file} does not exist; stream.hold() and stream.latch() need it ` +
-        `(in stub and real mode alike). ${BUILD_STUB_HINT}`,
+      `the harness's native helper library ${file} does not exist; every device process's watchdog thread, ` +
+        `stream.hold() and stream.latch() need it (in stub and real mode alike). ${BUILD_STUB_HINT}`,
       'stub',
       [file],
     );

@@ -10,6 +10,7 @@ import { stubTamperingNotice } from '../audit/mutants';
 import { probeDevices } from '../jest/probe';
 import { stubBuildDir } from '../acl/stub-build';
 import { IS_SOURCE_CHECKOUT, NATIVE_STUB_DIR, PACKAGE_ROOT } from '../paths';
+import { ENV } from '../env';
 
 export interface DoctorReport {
   requestedMode: AclMode;
@@ -25,11 +26,13 @@ export interface DoctorReport {
   stubTampering: string | null;
   /** Where the CPU stub is built (or would be), whether it is, and the command that (re)builds it. */
   stubBuild: { dir: string; built: boolean; rebuild: string };
+  /** libcannharness_hold.so (device processes' watchdog thread, stream hold/latch): where, and null when usable, else why not. */
+  helperLibrary: { file: string; problem: string | null };
 }
 
 export async function collectDoctorReport(mode: AclMode): Promise<DoctorReport> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { resolveLibrary } = require('../acl') as typeof import('../acl');
+  const { resolveLibrary, resolveHoldLibrary, defaultHoldLibraryPath } = require('../acl') as typeof import('../acl');
   let library: string | null = null;
   let reason: string;
   let tried: string[] = [];
@@ -42,6 +45,12 @@ export async function collectDoctorReport(mode: AclMode): Promise<DoctorReport> 
     tried = ((e as { tried?: string[] }).tried ?? []) as string[];
   }
   const probe = await probeDevices(mode);
+  let helperLibrary: DoctorReport['helperLibrary'];
+  try {
+    helperLibrary = { file: resolveHoldLibrary(), problem: null };
+  } catch (e) {
+    helperLibrary = { file: process.env[ENV.holdLibrary] || defaultHoldLibraryPath, problem: (e as Error).message };
+  }
   return {
     requestedMode: mode,
     mode: probe.ok ? probe.mode : resolvedMode,
@@ -64,6 +73,7 @@ export async function collectDoctorReport(mode: AclMode): Promise<DoctorReport> 
       built: existsSync(path.join(stubBuildDir(), 'lib64', 'libascendcl.so')),
       rebuild: IS_SOURCE_CHECKOUT ? 'npm run build:stub' : 'npx cann-harness setup --force',
     },
+    helperLibrary,
   };
 }
 
@@ -81,6 +91,8 @@ export function formatDoctorReport(r: DoctorReport): string {
   lines.push(row('stub', r.versions.stub ?? 'unknown'));
   lines.push(row('harness', r.versions.harness ?? 'unknown'));
   lines.push(row('stub build', `${r.stubBuild.dir} (${r.stubBuild.built ? 'built' : chalk.red('not built')}; rebuild: ${r.stubBuild.rebuild})`));
+  const helper = r.helperLibrary;
+  lines.push(row('helper lib', helper.problem ? chalk.red(helper.problem) : `${helper.file} (watchdog thread, stream hold/latch)`));
   lines.push(row('stub tamper', r.stubTampering ? chalk.bgYellow.black(r.stubTampering) : 'none (no ACL_STUB_MUTANT, no ACL_STUB_JITTER)'));
   lines.push('');
   lines.push(

@@ -143,8 +143,8 @@ describe('resolveLibrary', () => {
     expect(e.tried).toEqual([missing]);
   });
 
-  test('a missing hold/latch helper library says how to build it', () => {
+  test('a missing native helper library (watchdog, hold, latch) says what needs it and how to build it', () => {
     const missing = path.join(dir, 'libcannharness_hold.so');
-    expect(() => resolveHoldLibrary({ CANN_HARNESS_HOLD_LIBRARY: missing })).toThrow(/libcannharness_hold\.so does not exist.*npm run build:stub/);
+    expect(() => resolveHoldLibrary({ CANN_HARNESS_HOLD_LIBRARY: missing })).toThrow(/libcannharness_hold\.so does not exist; every device process's watchdog thread, stream\.hold\(\) and stream\.latch\(\) need it.*npm run build:stub/);
   });
 });

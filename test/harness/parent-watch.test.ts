@@ -36,6 +36,6 @@ test('without the hold library the process runs on, and its log says why and how
   const r = runWatched({ CANN_HARNESS_HOLD_LIBRARY: missing });
   expect(r.status).toBe(0);
   expect(r.threads).not.toContain('harness-watch');
-  expect(r.stderr).toContain(`cann-harness: warning: the native watchdog did not start (the hold/latch helper library ${missing} does not exist`);
+  expect(r.stderr).toContain(`cann-harness: warning: the native watchdog did not start (the harness's native helper library ${missing} does not exist`);
   expect(r.stderr).toContain('Fix: `npm run build:stub` (or set CANN_HARNESS_HOLD_LIBRARY)');
 });

@@ -25,6 +25,15 @@ test('doctor prints mode, library and why, device count, IPC support and version
   expect(r.stdout).toMatch(new RegExp(`node\\s+${process.version.replace(/\./g, '\\.')}`));
   expect(r.stdout).toMatch(/koffi\s+\d+\.\d+\.\d+/);
   expect(r.stdout).toMatch(/stub\s+\d+\.\d+\.\d+/);
+  expect(r.stdout).toMatch(/helper lib\s+\S+\/libcannharness_hold\.so \(watchdog thread, stream hold\/latch\)/);
+});
+
+test('doctor names a missing native helper library and how to build it', async () => {
+  const r = await cli(['doctor', '--json', '--mode', 'stub'], { CANN_HARNESS_HOLD_LIBRARY: '/nonexistent/libcannharness_hold.so' });
+  expect(JSON.parse(r.stdout).helperLibrary).toEqual({
+    file: '/nonexistent/libcannharness_hold.so',
+    problem: expect.stringMatching(/^the harness's native helper library \/nonexistent\/libcannharness_hold\.so does not exist; .*npm run build:stub/),
+  });
 });
 
 test('doctor --json gives the same facts to scripts', async () => {
