@@ -65,12 +65,12 @@ export function readAnswer(dir: string, role: string, pid: number, id: string): 
   }
   if (raw.request !== id) return null;
   const snapshot: CallRecordSnapshot = raw.record
-    ? new CallRecord(toShared(Buffer.from(raw.record, 'base64'))).read()
+    ? new CallRecord(decodedRecord(raw.record)).read()
     : { call: null, openLatches: 0 };
   const threadCalls: ThreadCall[] = [];
   for (const t of raw.threadRecords ?? []) {
     if (!t.record) continue;
-    const [one] = readThreadRecords(toShared(Buffer.from(t.record, 'base64')));
+    const [one] = readThreadRecords(decodedRecord(t.record));
     if (!one) continue;
     snapshot.openLatches += one.snapshot.openLatches; // latches of any thread hold the role's streams
     if (one.snapshot.call) threadCalls.push({ thread: t.thread, call: one.snapshot.call });
@@ -88,8 +88,7 @@ function liveOf(raw: { json?: string; unavailable?: string } | undefined): LiveV
   }
 }
 
-function toShared(bytes: Buffer): SharedArrayBuffer {
-  const sab = new SharedArrayBuffer(bytes.length);
-  new Uint8Array(sab).set(bytes);
-  return sab;
+/** A record copied out of an answer, in a buffer of its own (a decoded Buffer may sit in Node's shared pool at any offset). */
+function decodedRecord(base64: string): ArrayBuffer {
+  return Uint8Array.from(Buffer.from(base64, 'base64')).buffer;
 }
