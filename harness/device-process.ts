@@ -1,29 +1,26 @@
 /**
- * Entry point of one device process (forked by src/orchestrator). Receives its job over IPC, loads
- * the role module, runs the exported role body with a RoleContext, reports the result, exits.
- * Exit code 0 when the role passed, 1 when it failed (the reported error says why).
+ * Entry point of one device process (started by src/orchestrator). Reads its job from the message
+ * pipe, loads the role module, runs the exported role body with a RoleContext, reports the result,
+ * exits. Exit code 0 when the role passed, 1 when it failed (the reported error says why), 2 when
+ * it got no job.
  *
- * Order at the end: clean up (aclFinalize), flush stdout/stderr (bounded), send the result, exit.
+ * Order at the end: clean up (aclFinalize), flush stdout/stderr (bounded), write the result, exit.
  * The parent decides the role's status only once all of that is in (its 'close' event), so neither
  * the result nor the last lines of output can be lost to process.exit().
  */
 import { watchParent } from './parent-watch'; // first: guard against orphaning as early as possible
 import { toRoleError } from '../src/orchestrator/wire-error';
 import { unsendablePart } from '../src/orchestrator/json-value';
-import type { FromChild, Job, ToChild } from '../src/orchestrator/protocol';
+import type { FromChild, Job } from '../src/orchestrator/protocol';
 import type { RoleBody } from '../src/orchestrator/types';
 import { createRoleContext, type RoleContextHandle } from './role-context';
-import { answerDiagnose } from './hang-watch';
+import { watchHangRequests } from './hang-watch';
+import { readJob, sendToParent } from './parent-pipe';
 
 type Outcome = Extract<FromChild, { type: 'result' }>;
 
 /** How long a finishing role waits for its parent to read what it wrote to stdout/stderr. */
 const FLUSH_BOUND_MS = 10_000;
-
-function send(m: FromChild, then?: () => void): void {
-  if (!process.connected) return then?.();
-  process.send!(m, undefined, {}, () => then?.());
-}
 
 let finished = false;
 /** The result once decided, until it is sent: a stop (SIGTERM) must not swallow it. */
@@ -62,10 +59,9 @@ function finish(outcome: Outcome): void {
   }
   void Promise.all([flushed(process.stdout, FLUSH_BOUND_MS), flushed(process.stderr, FLUSH_BOUND_MS)]).then(([stdout, stderr]) => {
     if (stdout || stderr) outcome.unflushed = { stdout, stderr };
-    send(outcome, () => {
-      unsent = undefined;
-      process.exit(outcome.ok ? 0 : 1);
-    });
+    sendToParent(outcome);
+    unsent = undefined;
+    process.exit(outcome.ok ? 0 : 1);
   });
 }
 
@@ -82,8 +78,7 @@ function describeExports(mod: Record<string, unknown>): string {
 }
 
 async function runJob(job: Job): Promise<void> {
-  if (!process.connected) return; // the parent died before we started: 'disconnect' takes us down
-  handle = createRoleContext(job, (m) => send(m));
+  handle = createRoleContext(job, (m: FromChild) => sendToParent(m));
   let body: RoleBody;
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -130,20 +125,21 @@ process.once('SIGTERM', () => {
   if (!unsent) return die();
   const [stdout, stderr] = [process.stdout.writableLength, process.stderr.writableLength];
   if (stdout || stderr) unsent.unflushed = { stdout, stderr }; // dying now: say what will be cut off
-  send(unsent, die);
-  setTimeout(die, 1000).unref(); // the parent SIGKILLs after its grace period anyway
+  sendToParent(unsent);
+  die();
 });
 
-// A hang report asks for a Node diagnostic report; only a free event loop gets here to answer.
-process.on('message', (m: ToChild) => {
-  if (m?.type === 'diagnose') answerDiagnose((reply) => send(reply));
-});
+// A hang report asks for a Node diagnostic report; only a free event loop gets to answer.
+watchHangRequests((reply) => sendToParent(reply));
 
-process.once('message', (m: ToChild) => {
-  if (m?.type === 'diagnose') return; // (not expected before the job)
-  if (!m || m.type !== 'job') {
-    process.stderr.write(`device-process: expected a job message, got ${JSON.stringify(m)}\n`);
-    process.exit(2);
-  }
-  void runJob(m.job);
-});
+let job: Job | null;
+try {
+  job = readJob();
+} catch (e) {
+  process.stderr.write(`device-process: ${(e as Error).message}\n`);
+  process.exit(2);
+}
+if (job === null) process.exit(2); // the parent died before sending it: nobody is waiting
+// Next turn of the loop, not now: the rest of the process's main module (in the compiled package,
+// the bundle seeding require.cache, see device-bundle.ts) must run before the role's spec loads.
+setImmediate(() => void runJob(job!));

@@ -8,19 +8,36 @@
  *   since when, for the main thread and each worker thread) and the state of every thread of this
  *   process from /proc (R = running, S = sleeping, with its kernel wait channel), and, with the
  *   stub, its live view of this process's streams (src/acl/live-view.ts).
- * - The parent also sends `{ type: 'diagnose' }` over IPC: if the main thread's event loop is free,
- *   it writes a Node diagnostic report (process.report: JS and native stacks) next to it and says
- *   so. A main thread that does not answer is blocked or busy, which is itself the finding.
+ * - The main thread polls for the same request on an unref'd timer: if its event loop is free, it
+ *   writes a Node diagnostic report (process.report: JS and native stacks) next to it and says so
+ *   (a 'diagnosed' message). A main thread that does not answer is blocked or busy, which is itself
+ *   the finding.
  */
 import { writeFileSync } from 'node:fs';
-import { diagnosticReportFile } from '../src/orchestrator/hang-files';
+import { diagnosticReportFile, readHangRequest } from '../src/orchestrator/hang-files';
 import { ENV } from '../src/env';
 
-/** Main thread: write a Node diagnostic report when asked (only possible while the loop is free). */
-export function answerDiagnose(send: (m: { type: 'diagnosed'; file: string | null }) => void): void {
+/** How often the main thread looks for a hang request (the parent waits up to 1 s for main threads). */
+const REQUEST_POLL_MS = 100;
+
+type Diagnosed = { type: 'diagnosed'; file: string | null };
+
+/** Main thread: answers each new hang request of the scenario directory with a Node diagnostic report. */
+export function watchHangRequests(send: (m: Diagnosed) => void): void {
   const dir = process.env[ENV.dir];
   const role = process.env[ENV.role];
   if (!dir || !role) return;
+  let answered: string | null = null;
+  setInterval(() => {
+    const id = readHangRequest(dir);
+    if (id === null || id === answered) return;
+    answered = id;
+    answerDiagnose(dir, role, send);
+  }, REQUEST_POLL_MS).unref();
+}
+
+/** Writes a Node diagnostic report (only possible while the loop is free) and says where. */
+function answerDiagnose(dir: string, role: string, send: (m: Diagnosed) => void): void {
   let file: string | null = diagnosticReportFile(dir, role, process.pid);
   try {
     // getReport, not writeReport: the latter also prints a line to the role's stderr.

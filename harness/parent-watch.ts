@@ -1,6 +1,5 @@
 /**
- * A device process must not outlive the orchestrator. Three independent watches:
- *  - the IPC channel: when the parent dies it disconnects (main thread, needs a free event loop);
+ * A device process must not outlive the orchestrator. Two independent watches:
  *  - a native watchdog thread (libcannharness_hold.so, native-stub/hold/watch.c) that polls our
  *    parent pid: it keeps working while the main thread is blocked inside a native call or spinning
  *    in a tight loop (where no JS event can be delivered), and costs no JavaScript isolate;
@@ -17,7 +16,7 @@
  * parent exits, zombie or not, so getppid() changing is exact. Capturing getppid() at start-up as
  * "the parent" is the bug this avoids: if the parent died while we were still starting, getppid()
  * is already the reaper's pid and never changes again, so an orphan spinning in its main thread
- * (no 'disconnect' delivered) would have lived on forever.
+ * would have lived on forever.
  */
 import { rmSync } from 'node:fs';
 import { ENV, envOn } from '../src/env';
@@ -58,7 +57,7 @@ function orphanedInfo(): Orphaned {
 
 /**
  * Starts the native watchdog. If it cannot (the hold library is missing or older than the
- * watchdog), the role goes on with the IPC channel and the main-thread poll, and says so in its log:
+ * watchdog), the role goes on with the main-thread poll, and says so in its log:
  * the run itself is not at risk, only the two cases that need a free thread (an orphan blocked in a
  * native call or a busy loop; a hang report's answer from this process). A JavaScript worker as a
  * fallback would cost every process 10-12 MiB for a broken install that one rebuild fixes.
@@ -87,7 +86,6 @@ export function watchParent(): void {
   const ppid = expectedParent();
   // The parent may have died while we were still starting: then nothing would ever change.
   if (process.ppid !== ppid) dieWithGroup(orphanedInfo());
-  process.on('disconnect', () => dieWithGroup(orphanedInfo()));
   startWatchdog(ppid);
   setInterval(() => {
     if (process.ppid !== ppid) dieWithGroup(orphanedInfo());

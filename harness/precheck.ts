@@ -1,9 +1,11 @@
 /**
  * Throwaway child for precheck(): load the ACL library, init, count devices, create one IPC event
- * on device 0, clean up. Reports over IPC (when forked) and as one JSON line on stdout.
+ * on device 0, clean up. Reports on its message pipe (when started by precheck()) and as one JSON
+ * line on stdout.
  */
 import { watchParent } from './parent-watch';
-import type { PrecheckReport } from '../src/orchestrator/protocol';
+import { sendToParent } from './parent-pipe';
+import { PRECHECK_PIPE_FLAG, type PrecheckReport } from '../src/orchestrator/protocol';
 import { ENV, type Mode } from '../src/env';
 
 function errorText(e: unknown): string {
@@ -16,12 +18,15 @@ function errorText(e: unknown): string {
 
 function report(r: PrecheckReport): void {
   process.stdout.write(JSON.stringify(r) + '\n');
-  if (process.send && process.connected) process.send(r, undefined, {}, () => process.exit(r.ok ? 0 : 1));
-  else process.exit(r.ok ? 0 : 1);
+  if (startedByPrecheck) sendToParent(r);
+  process.exit(r.ok ? 0 : 1);
 }
 
+/** Started by precheck() (which passes a message pipe and its pid), not by hand. */
+const startedByPrecheck = process.argv.includes(PRECHECK_PIPE_FLAG);
+
 function main(): void {
-  if (process.send) watchParent(); // forked by precheck(): never outlive the parent
+  if (startedByPrecheck) watchParent(); // never outlive the parent
   const mode = (process.env[ENV.mode] ?? 'auto') as Mode;
   let aclModule: typeof import('../src/acl');
   try {

@@ -44,15 +44,24 @@ export function answerFile(dir: string, role: string, pid: number): string {
   return path.join(dir, HANG_DIR, `${role}.${pid}.json`);
 }
 
-/** Asks every watcher thread for an answer; returns the request id. */
+/** Asks every role's watchdog thread and free main thread for an answer; returns the request id. */
 export function writeHangRequest(dir: string): string {
   const id = `${process.pid}-${process.hrtime.bigint()}`;
   const hangDir = path.join(dir, HANG_DIR);
   if (!existsSync(hangDir)) mkdirSync(hangDir);
   writeFileSync(path.join(hangDir, 'request.tmp'), id);
-  // Rename: a watcher never reads half a request id.
+  // Rename: a reader never sees half a request id.
   renameSync(path.join(hangDir, 'request.tmp'), path.join(hangDir, 'request'));
   return id;
+}
+
+/** The id of the current hang request, or null if there is none. */
+export function readHangRequest(dir: string): string | null {
+  try {
+    return readFileSync(path.join(dir, HANG_DIR, 'request'), 'utf8');
+  } catch {
+    return null;
+  }
 }
 
 /** The role's answer to request `id`, or null if it has not answered (yet). */

@@ -27,7 +27,6 @@ export async function collectWaitGraph(roles: RoleProcess[], dir: string): Promi
   } catch {
     /* directory gone: the graph uses what the parent knows */
   }
-  for (const r of running) r.requestDiagnosticReport();
   const started = Date.now();
   let allAnsweredAt: number | null = null;
   while (id !== null && Date.now() - started < ANSWER_BOUND_MS) {

@@ -4,11 +4,11 @@
  * The parent never loads koffi or libascendcl itself.
  */
 import { OutputCapture } from './output-capture';
-import { ProcessHost, forkInOwnGroup } from './process-host';
+import { ProcessHost, startInOwnGroup } from './process-host';
 import { harnessScript } from '../paths';
 import { registerLive, unregisterLive, type Teardown } from './live-runs';
 import { checkMode } from './validate';
-import type { PrecheckReport } from './protocol';
+import { PRECHECK_PIPE_FLAG, type PrecheckReport } from './protocol';
 import type { PrecheckOptions, PrecheckResult } from './types';
 import { ENV } from '../env';
 
@@ -39,8 +39,8 @@ export function precheck(opts: PrecheckOptions = {}): Promise<PrecheckResult> {
   const stderr = new OutputCapture();
   const host = new ProcessHost({
     what: 'precheck',
-    spawn: () => forkInOwnGroup(PRECHECK_SCRIPT, env),
-    stdout: new OutputCapture(), // the same report also goes to stdout for humans; we use the IPC copy
+    spawn: () => startInOwnGroup(PRECHECK_SCRIPT, env, [PRECHECK_PIPE_FLAG]),
+    stdout: new OutputCapture(), // the same report also goes to stdout for humans; we use the message pipe's copy
     stderr,
     onMessage: (m) => (report = m as PrecheckReport),
   });

@@ -1,6 +1,7 @@
 /**
- * The one host of the harness's child processes (device processes, the precheck child, the Jest
- * probe): how they are started (fork into their own process group, TypeScript hook, pipes + IPC),
+ * The one host of the harness's child processes (device processes, the precheck child): how they
+ * are started (own process group, TypeScript hook, stdout/stderr pipes and a message pipe on fd 3,
+ * see protocol.ts),
  * how their output is captured, how they are stopped (SIGTERM to the group, SIGKILL after a
  * grace), and when they are over. Modelled on jest-worker's WorkerStates and Playwright's
  * ProcessHost: the lifecycle is an explicit state with checked transitions.
@@ -9,12 +10,15 @@
  *                  |           \________________/^
  *                  \---(spawn failed: no pid)---/
  *
- * 'closed' (the process has exited AND its stdout, stderr and IPC channel are drained) is the only
+ * 'closed' (the process has exited AND its stdout, stderr and message pipe are drained) is the only
  * point where a user may decide anything about the child: Node can deliver 'exit' before the last
- * IPC 'message' when many children exit together.
+ * message has been read when many children exit together.
  */
-import { fork, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
 import type { OutputCapture } from './output-capture';
+import { readMessageLines, writeMessageLine } from './message-lines';
+import { MESSAGE_FD } from './protocol';
 import { signalGroup } from './process-group';
 import { TS_REGISTER } from '../paths';
 
@@ -23,12 +27,13 @@ export function tsExecArgv(): string[] {
   return ['-r', TS_REGISTER];
 }
 
-/** fork() a Node script as the leader of its own process group, with the TypeScript hook, piped output and IPC. */
-export function forkInOwnGroup(script: string, env: NodeJS.ProcessEnv): ChildProcess {
-  return fork(script, [], {
-    execArgv: tsExecArgv(),
+/** Starts a Node script as the leader of its own process group, with the TypeScript hook, piped output and the message pipe. */
+export function startInOwnGroup(script: string, env: NodeJS.ProcessEnv, args: string[] = []): ChildProcess {
+  const stdio: ('ignore' | 'pipe')[] = ['ignore', 'pipe', 'pipe'];
+  stdio[MESSAGE_FD] = 'pipe'; // a socket pair: the job goes down, messages come up
+  return spawn(process.execPath, [...tsExecArgv(), script, ...args], {
     detached: true, // own process group: one kill reaches the child and all it started
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    stdio,
     env,
     cwd: process.cwd(),
   });
@@ -75,11 +80,14 @@ export const CLOSE_AFTER_EXIT_BOUND_MS = 5_000;
 export interface ProcessHostOptions {
   /** A name for messages (the role's name, 'precheck'). */
   what: string;
-  /** Starts the child: normally forkInOwnGroup(); tests substitute a scripted ChildProcess. */
+  /** Starts the child: normally startInOwnGroup(); tests substitute a scripted ChildProcess. */
   spawn: () => ChildProcess;
   stdout: OutputCapture;
   stderr: OutputCapture;
+  /** Each message the child wrote to its message pipe, in order. */
   onMessage?: (message: unknown) => void;
+  /** A line on the message pipe that is not JSON (`problem` quotes it). */
+  onBadMessage?: (problem: string) => void;
   /** Once, when the state becomes 'closed': everything the child sent is in. */
   onClosed?: () => void;
 }
@@ -95,7 +103,7 @@ export class ProcessHost {
   endedAtNs: bigint | null = null;
   exitCode: number | null = null;
   exitSignal: NodeJS.Signals | null = null;
-  /** fork() failures (e.g. EAGAIN) and other 'error' events of the child. */
+  /** spawn() failures (e.g. EAGAIN) and other 'error' events of the child. */
   spawnError?: Error;
   private killTimer?: NodeJS.Timeout;
   private closeTimer?: NodeJS.Timeout;
@@ -121,11 +129,6 @@ export class ProcessHost {
     return this.current === 'exited' || this.current === 'closed';
   }
 
-  /** The IPC channel is open. */
-  get connected(): boolean {
-    return this.alive && this.child?.connected === true;
-  }
-
   start(): void {
     this.moveTo('starting');
     this.startedAt = Date.now();
@@ -134,9 +137,13 @@ export class ProcessHost {
     this.pid = child.pid ?? null;
     child.stdout?.on('data', (d) => this.opts.stdout.push(d));
     child.stderr?.on('data', (d) => this.opts.stderr.push(d));
-    child.on('message', (m) => this.opts.onMessage?.(m));
+    const messages = child.stdio?.[MESSAGE_FD] as Readable | null | undefined;
+    if (messages) {
+      readMessageLines(messages, (m) => (m.ok ? this.opts.onMessage?.(m.value) : this.opts.onBadMessage?.(m.problem)));
+      messages.on('error', () => undefined); // EPIPE/ECONNRESET when the child dies: 'close' still follows
+    }
     child.on('error', (e) => {
-      // fork() failures arrive here; neither 'exit' nor 'close' may follow.
+      // spawn() failures arrive here; neither 'exit' nor 'close' may follow.
       this.spawnError = e;
       if (this.pid === null && !this.hasExited) {
         this.onExit(null, null);
@@ -151,6 +158,7 @@ export class ProcessHost {
         this.opts.stderr.push(`[harness] its output pipes were still open ${CLOSE_AFTER_EXIT_BOUND_MS} ms after it exited (a descendant outside its process group holds them?); output after that point is not shown\n`);
         child.stdout?.destroy();
         child.stderr?.destroy();
+        child.stdio?.[MESSAGE_FD]?.destroy();
         this.onClose();
       }, CLOSE_AFTER_EXIT_BOUND_MS);
       this.closeTimer.unref();
@@ -161,12 +169,11 @@ export class ProcessHost {
     if (this.pid !== null) this.moveTo('running');
   }
 
-  /** Sends over IPC while alive; a failure goes to `onError` (not thrown: the child may be dying). */
+  /** Writes a message to the child's message pipe while alive; a failure goes to `onError` (not thrown: the child may be dying). */
   send(message: unknown, onError?: (err: Error) => void): void {
-    if (!this.alive || !this.child) return;
-    this.child!.send(message as object, (err) => {
-      if (err) onError?.(err);
-    });
+    const pipe = this.child?.stdio?.[MESSAGE_FD] as Writable | null | undefined;
+    if (!this.alive || !pipe) return;
+    writeMessageLine(pipe, message, onError);
   }
 
   /** SIGTERM to the whole group now, SIGKILL after graceMs if anything is still there. False if it was not alive or already stopping. */

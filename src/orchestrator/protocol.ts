@@ -1,7 +1,18 @@
-/** Messages between the orchestrator and a device process, over the fork() IPC channel (JSON). */
+/**
+ * Messages between the orchestrator and a device process (or the precheck child): one JSON value
+ * per line on the child's file descriptor MESSAGE_FD, a socket pair that the parent creates with
+ * the child's stdout and stderr. The parent writes the job as the first line; the child reads it
+ * synchronously at start-up and then writes its messages synchronously, so its last message (the
+ * result) is in the pipe before it exits. Requests after the job (a hang report) go through files
+ * in the scenario directory (hang-files.ts), which the child polls.
+ */
+
 import type { AclMode, RoleEntry, RoleError } from './types';
 import type { WaitingFor } from '../rendezvous';
 import { parseRoleError, type Parsed } from './wire-error';
+
+/** The child's file descriptor of its message pipe. */
+export const MESSAGE_FD = 3;
 
 export interface Job {
   role: string;
@@ -12,7 +23,7 @@ export interface Job {
   entry: RoleEntry;
 }
 
-export type ToChild = { type: 'job'; job: Job } | { type: 'diagnose' };
+export type ToChild = { type: 'job'; job: Job };
 
 export type FromChild =
   | { type: 'waiting'; waitingFor: WaitingFor | null }
@@ -59,7 +70,7 @@ function fromChildProblem(m: unknown): string | null {
 
 const FROM_CHILD_TYPES: readonly string[] = ['waiting', 'mark', 'diagnosed', 'result'] satisfies FromChild['type'][];
 
-/** A message of this protocol at all (a role body may call process.send() itself: those are not ours). */
+/** A message of this protocol at all (anything else on the pipe is ignored, as Node's IPC messages of a role's own were). */
 export function isFromChild(m: unknown): boolean {
   return isObject(m) && FROM_CHILD_TYPES.includes(m.type as string);
 }
@@ -68,6 +79,9 @@ export function parseFromChild(m: unknown): Parsed<FromChild> {
   const problem = fromChildProblem(m);
   return problem === null ? { ok: true, value: m as FromChild } : { ok: false, problem };
 }
+
+/** The precheck child's argument when precheck() started it (with a message pipe and a parent to watch); run by hand, it has neither. */
+export const PRECHECK_PIPE_FLAG = '--message-pipe';
 
 /** What the precheck child sends (and prints as its last stdout line). */
 export interface PrecheckReport {

@@ -1,10 +1,11 @@
 /**
- * Parent-side view of one device process: forks it into its own process group, sends it its job,
+ * Parent-side view of one device process: starts it in its own process group, sends it its job,
  * collects output, marks, "waiting for" updates and the result, and decides the final status.
  *
- * The status is decided at 'close' (the process has exited AND its stdout, stderr and IPC channel
- * are all drained), never at 'exit': Node can deliver 'exit' before the last IPC 'message' when many
- * children exit together, and a role that reported success would then look like it died silently.
+ * The status is decided at 'close' (the process has exited AND its stdout, stderr and message pipe
+ * are all drained), never at 'exit': Node can deliver 'exit' before the last message has been read
+ * when many children exit together, and a role that reported success would then look like it died
+ * silently.
  */
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -12,7 +13,7 @@ import * as path from 'node:path';
 import { isFromChild, parseFromChild, type FromChild, type Job, type ToChild } from './protocol';
 import { protocolError } from './wire-error';
 import { OutputCapture, rolePrefix } from './output-capture';
-import { CLOSE_AFTER_EXIT_BOUND_MS, ProcessHost, forkInOwnGroup, type HostState } from './process-host';
+import { CLOSE_AFTER_EXIT_BOUND_MS, ProcessHost, startInOwnGroup, type HostState } from './process-host';
 import { DEVICE_PROCESS_SCRIPT } from '../paths';
 import type { AclMode, OutputLoss, RoleError, RoleResult, RoleSpec, RoleStatus, RunEvent } from './types';
 import type { WaitingFor } from '../rendezvous';
@@ -23,7 +24,7 @@ export { CLOSE_AFTER_EXIT_BOUND_MS };
 export type StopReason = 'timeout' | 'stopped';
 
 /** The subset of ChildProcess that RoleProcess uses (tests substitute a scripted one). */
-export type ForkDevice = (env: NodeJS.ProcessEnv) => ChildProcess;
+export type StartDevice = (env: NodeJS.ProcessEnv) => ChildProcess;
 
 export interface RoleLaunch {
   spec: RoleSpec;
@@ -32,8 +33,8 @@ export interface RoleLaunch {
   mode: AclMode;
   echo: boolean;
   emit: (e: RunEvent) => void;
-  /** Replaces fork() of harness/device-process.ts (tests script the order of child events). */
-  forkDevice?: ForkDevice;
+  /** Replaces starting harness/device-process.ts (tests script the order of child events). */
+  startDevice?: StartDevice;
 }
 
 export class RoleProcess {
@@ -69,10 +70,11 @@ export class RoleProcess {
     this.stderr = new OutputCapture(launch.echo ? process.stderr : undefined, prefix);
     this.host = new ProcessHost({
       what: `of role "${this.name}"`,
-      spawn: () => (launch.forkDevice ?? forkDeviceProcess)(this.childEnv()),
+      spawn: () => (launch.startDevice ?? startDeviceProcess)(this.childEnv()),
       stdout: this.stdout,
       stderr: this.stderr,
       onMessage: (m) => this.onRawMessage(m),
+      onBadMessage: (problem) => this.onProtocolError(problem),
       onClosed: () => this.onClosed(),
     });
     this.finished = this.host.closed;
@@ -146,12 +148,7 @@ export class RoleProcess {
     this.host.killNow();
   }
 
-  /** Hang report: asks the main thread for a Node diagnostic report (answered only if its loop is free). */
-  requestDiagnosticReport(): void {
-    if (this.host.connected) this.host.send({ type: 'diagnose' } satisfies ToChild);
-  }
-
-  /** The diagnostic report file the main thread wrote when asked (null: it failed to; undefined: no answer). */
+  /** The diagnostic report file the main thread wrote for a hang report (null: it failed to; undefined: no answer, see hang-watch.ts). */
   diagnosticReport: string | null | undefined;
 
   get exitedBeforeNow(): boolean {
@@ -211,10 +208,14 @@ export class RoleProcess {
 
   /** Checked at the boundary: a malformed message fails the role with a protocol error naming it, instead of crashing here later. */
   private onRawMessage(raw: unknown): void {
-    if (!isFromChild(raw)) return; // not ours (the role's own process.send()): ignored, as always
+    if (!isFromChild(raw)) return; // not a message of ours: ignored, as always
     const parsed = parseFromChild(raw);
     if (parsed.ok) return this.onMessage(parsed.value);
-    const error = { ...protocolError(`role "${this.name}"`, parsed.problem), tNs: process.hrtime.bigint().toString() };
+    this.onProtocolError(parsed.problem);
+  }
+
+  private onProtocolError(problem: string): void {
+    const error = { ...protocolError(`role "${this.name}"`, problem), tNs: process.hrtime.bigint().toString() };
     this.stderr.push(`[harness] ${error.message}\n`);
     this.onMessage({ type: 'result', ok: false, error });
   }
@@ -303,6 +304,6 @@ export function checkDeviceProcessScript(): void {
   }
 }
 
-function forkDeviceProcess(env: NodeJS.ProcessEnv): ChildProcess {
-  return forkInOwnGroup(DEVICE_PROCESS_SCRIPT, env);
+function startDeviceProcess(env: NodeJS.ProcessEnv): ChildProcess {
+  return startInOwnGroup(DEVICE_PROCESS_SCRIPT, env);
 }

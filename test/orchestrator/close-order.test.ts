@@ -1,12 +1,12 @@
 /**
  * The status of a role is decided once everything it sent is in ('close'), never at 'exit'.
- * Node can deliver a child's 'exit' before its last IPC 'message' (many children exiting together,
+ * Node can deliver a child's 'exit' before its last message has been read (many children exiting together,
  * a large result): these tests script exactly that order with a stand-in child process, so the
  * order is forced rather than hoped for.
  */
 import { RoleProcess } from '../../src/orchestrator/role-process';
 import type { RunEvent } from '../../src/orchestrator';
-import { asChildProcess, scriptedChild } from '../support/scripted-child';
+import { asChildProcess, says, scriptedChild } from '../support/scripted-child';
 
 function launch(child: ReturnType<typeof scriptedChild>) {
   const events: RunEvent[] = [];
@@ -17,7 +17,7 @@ function launch(child: ReturnType<typeof scriptedChild>) {
     mode: 'stub',
     echo: false,
     emit: (e) => events.push(e),
-    forkDevice: () => asChildProcess(child),
+    startDevice: () => asChildProcess(child),
   });
   const ended: string[] = [];
   role.start((r) => ended.push(r.finalStatus!));
@@ -33,7 +33,7 @@ test("'exit' before the result message: the role still passes with its value", a
   child.emit('exit', 0, null); // the process is gone...
   expect(role.finalStatus).toBeUndefined(); // ...but nothing is decided until everything is read
   expect(ended).toEqual([]);
-  child.emit('message', { type: 'result', ok: true, value: bigValue }); // ...then its result arrives
+  says(child, { type: 'result', ok: true, value: bigValue }); // ...then its result arrives
   child.stdout.end();
   child.emit('close', 0, null);
   await role.finished;
@@ -47,7 +47,7 @@ test("'exit' before an error result: the role's own error (and its time) is repo
   const child = scriptedChild();
   const { role } = launch(child);
   child.emit('exit', 1, null);
-  child.emit('message', { type: 'result', ok: false, error: { message: 'open failed', tNs: '123' } });
+  says(child, { type: 'result', ok: false, error: { message: 'open failed', tNs: '123' } });
   child.emit('close', 1, null);
   await role.finished;
   expect(role.result()).toMatchObject({ status: 'failed', error: { message: 'open failed' }, failedAtNs: '123' });
@@ -67,7 +67,7 @@ test('an error the role caught before it was stopped is its own failure, even if
   const { role } = launch(child);
   const before = process.hrtime.bigint().toString();
   role.stop('stopped', 'stopped because role "consumer-3" failed', 60_000);
-  child.emit('message', { type: 'result', ok: false, error: { message: 'producer threw after sharing', tNs: before } });
+  says(child, { type: 'result', ok: false, error: { message: 'producer threw after sharing', tNs: before } });
   child.emit('exit', null, 'SIGTERM');
   child.emit('close', null, 'SIGTERM');
   await role.finished;
@@ -79,7 +79,7 @@ test('what a role says after it was stopped is kept as errorWhileStopping, and i
   const { role } = launch(child);
   role.stop('stopped', 'stopped because role "producer" failed', 60_000);
   const after = process.hrtime.bigint().toString();
-  child.emit('message', { type: 'result', ok: false, error: { message: 'The service was stopped', tNs: after } });
+  says(child, { type: 'result', ok: false, error: { message: 'The service was stopped', tNs: after } });
   child.emit('exit', null, 'SIGTERM');
   child.emit('close', null, 'SIGTERM');
   await role.finished;

@@ -10,7 +10,7 @@ import {
   checkTransition,
   type HostState,
 } from '../../src/orchestrator/process-host';
-import { asChildProcess, scriptedChild } from '../support/scripted-child';
+import { asChildProcess, says, scriptedChild } from '../support/scripted-child';
 
 function hosted(child = scriptedChild()) {
   const seen: string[] = [];
@@ -35,7 +35,7 @@ test('a normal life: created -> starting -> running -> exited -> closed, and a m
   child.emit('exit', 0, null);
   expect(host.state).toBe('exited');
   expect(host.alive).toBe(false);
-  child.emit('message', { last: true });
+  says(child, { last: true });
   child.emit('close', 0, null);
   await host.closed;
   expect(seen).toEqual(['message {"last":true} in exited', 'closed in closed']);

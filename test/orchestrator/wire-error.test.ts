@@ -8,7 +8,7 @@ import { RoleProcess } from '../../src/orchestrator/role-process';
 import { parseFromChild } from '../../src/orchestrator/protocol';
 import { parseRoleError, reviveError, toRoleError } from '../../src/orchestrator/wire-error';
 import { rebuildError } from '../../harness/scenario/threads';
-import { asChildProcess, scriptedChild } from '../support/scripted-child';
+import { asChildProcess, says, scriptedChild } from '../support/scripted-child';
 
 const aclError = () => new AclError({ code: 107017, call: 'aclrtDestroyStream', args: 'stream=0x1', detail: 'stream was destroyed' });
 
@@ -54,7 +54,7 @@ function launchScripted() {
     mode: 'stub',
     echo: false,
     emit: () => undefined,
-    forkDevice: () => asChildProcess(child),
+    startDevice: () => asChildProcess(child),
   });
   role.start(() => undefined);
   return { role, child };
@@ -62,8 +62,8 @@ function launchScripted() {
 
 test('a malformed result from a device process: the role fails with a protocol error naming it (no crash, a later result is not taken)', async () => {
   const { role, child } = launchScripted();
-  child.emit('message', { type: 'result', ok: false, error: { message: 42 } });
-  child.emit('message', { type: 'result', ok: true, value: 1 });
+  says(child, { type: 'result', ok: false, error: { message: 42 } });
+  says(child, { type: 'result', ok: true, value: 1 });
   child.emit('exit', 1, null);
   child.emit('close', 1, null);
   await role.finished;
@@ -74,15 +74,37 @@ test('a malformed result from a device process: the role fails with a protocol e
   expect(r.failedAtNs).toMatch(/^\d+$/);
 });
 
-test("a message that is not the harness's (a role's own process.send()) is still ignored", async () => {
+test('the job is the first line the parent writes on the message pipe', () => {
+  const { child } = launchScripted();
+  expect(child.written).toHaveLength(1);
+  expect(JSON.parse(child.written[0])).toEqual({
+    type: 'job',
+    job: { role: 'consumer', device: 1, index: 0, dir: '/nonexistent', mode: 'stub', entry: { module: '/dev/null', export: 'x' } },
+  });
+  expect(child.written[0].endsWith('\n')).toBe(true);
+});
+
+test("JSON on the message pipe that is not the harness's is ignored", async () => {
   const { role, child } = launchScripted();
-  child.emit('message', { hello: 'parent' });
-  child.emit('message', 'text');
-  child.emit('message', { type: 'result', ok: true, value: 7 });
+  says(child, { hello: 'parent' });
+  says(child, 'text');
+  says(child, { type: 'result', ok: true, value: 7 });
   child.emit('exit', 0, null);
   child.emit('close', 0, null);
   await role.finished;
   expect(role.result()).toMatchObject({ status: 'passed', value: 7, stderr: '' });
+});
+
+test('a line on the message pipe that is not JSON fails the role with a protocol error quoting it', async () => {
+  const { role, child } = launchScripted();
+  says(child, 'Segmentation{ half a line', { raw: true });
+  says(child, { type: 'result', ok: true, value: 1 });
+  child.emit('exit', 0, null);
+  child.emit('close', 0, null);
+  await role.finished;
+  const r = role.result();
+  expect(r.status).toBe('failed');
+  expect(r.error!.message).toBe('protocol error: role "consumer" sent a malformed message (a line that is not JSON: "Segmentation{ half a line"); this is a harness bug, please report it');
 });
 
 test('a malformed error from a worker thread becomes a protocol error naming the thread', () => {
