@@ -140,6 +140,9 @@ try {
   process.exit(2);
 }
 if (job === null) process.exit(2); // the parent died before sending it: nobody is waiting
+// Until finish() exits: a body that awaits something no handle backs (a promise that never settles)
+// must leave a running process, reported at the deadline as idle, not one that quietly exits 0.
+setInterval(() => undefined, 2 ** 30);
 // Next turn of the loop, not now: the rest of the process's main module (in the compiled package,
 // the bundle seeding require.cache, see device-bundle.ts) must run before the role's spec loads.
 setImmediate(() => void runJob(job!));
