@@ -17,7 +17,7 @@ const errCode = (e: unknown): string | undefined => (e as NodeJS.ErrnoException 
 
 /**
  * The job the parent wrote as the first line of the pipe, or null when the pipe ended first (the
- * parent died before sending it). Throws a clear error when there is no pipe (started by hand).
+ * parent died before sending it). Throws a clear error when fd 3 is not a pipe (started by hand).
  */
 export function readJob(): Job | null {
   const chunks: Buffer[] = [];
@@ -31,10 +31,11 @@ export function readJob(): Job | null {
         pause(1);
         continue;
       }
-      if (errCode(e) === 'EBADF') {
-        throw new Error(`no message pipe on file descriptor ${MESSAGE_FD}: a device process is started by the orchestrator (runRoles, a scenario, cann-harness run), not by hand`);
-      }
-      throw e;
+      // By hand, fd 3 is whatever Node opened first (an epoll or event fd: EINVAL), or an inherited file.
+      throw new Error(
+        `file descriptor ${MESSAGE_FD} is not a message pipe (${errCode(e) ?? (e as Error).message}): ` +
+          'a device process is started by the orchestrator (runRoles, a scenario, cann-harness run), not by hand',
+      );
     }
     if (n === 0) return null;
     const nl = buf.subarray(0, n).indexOf(0x0a);
