@@ -3,12 +3,14 @@
  * role: ACL init, one IPC event) vs two `node -e 0` started together, and each role's peak RSS and
  * private memory (bench/roles/memory.ts) vs a bare node's. Three ways in: a user's spec scenario
  * through the compiled package (what installed users run: the spec imports `cann-ipc-harness`),
- * and plain runRoles() with a role module, compiled and from source. Needs dist/ (`npm run
- * build:js`, done by `npm ci`).
+ * and plain runRoles() with a role module, compiled and from source. A fourth line is the floor
+ * under all of them: two plain Node processes that only load the compiled ACL binding (koffi, the
+ * stub), aclInit, create one IPC event and finalize, with no harness around them. Needs dist/
+ * (`npm run build:js`, done by `npm ci`).
  * Run: npm run bench -- device-process   (BENCH_ROUNDS=n, default 9)
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type * as Orchestrator from '../src/orchestrator';
@@ -68,6 +70,51 @@ function viaSpec(scenarioApi: ScenarioApi): TwoRoles {
   return () => scenarioApi.runScenario(plan, { specFile: footprintSpec, mode: 'stub' });
 }
 
+/**
+ * The floor: the ACL part of a role alone (koffi, the stub, aclInit, one IPC event, aclFinalize) in
+ * two plain processes, bundled like the device process (so module loading costs the same), with
+ * no orchestrator, harness, spec or message pipe. Built into dist/harness (where src/paths expects
+ * a bundle) for the length of the bench.
+ */
+function buildAclOnly(): string {
+  const outfile = path.join(repoRoot, 'dist', 'harness', `.acl-only-bench-${process.pid}.js`);
+  const contents = [
+    `import { loadAcl } from ${JSON.stringify(path.join(repoRoot, 'src', 'acl'))};`,
+    `import { processMemory } from ${JSON.stringify(path.join(__dirname, 'roles', 'memory'))};`,
+    'const device = Number(process.argv[2]);',
+    "const acl = loadAcl({ mode: 'stub' });",
+    'acl.init(); acl.setDevice(device); acl.createIpcEvent().destroy(); acl.resetDevice(device); acl.finalize();',
+    'process.stdout.write(JSON.stringify(processMemory()));',
+  ].join('\n');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  (require('esbuild') as typeof import('esbuild')).buildSync({
+    stdin: { contents, resolveDir: repoRoot, loader: 'ts' },
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    packages: 'external',
+    define: { DEVICE_PROCESS_BUNDLE: 'true' },
+    logLevel: 'warning',
+  });
+  return outfile;
+}
+
+function aclOnly(script: string): TwoRoles {
+  const one = (device: number) =>
+    new Promise<{ value: ProcessMemory; ok: boolean }>((resolve, reject) => {
+      const child = spawn(process.execPath, [script, String(device)], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.on('error', reject);
+      child.on('close', (status) => resolve({ ok: status === 0, value: status === 0 ? (JSON.parse(out) as ProcessMemory) : ({} as ProcessMemory) }));
+    });
+  return async () => {
+    const roles = await Promise.all([one(0), one(1)]);
+    return { ok: roles.every((r) => r.ok), summary: 'the ACL-only process failed (see its stderr above)', roles };
+  };
+}
+
 async function twoRolesMs(run: TwoRoles): Promise<{ ms: number; memory: ProcessMemory[] }> {
   const t = process.hrtime.bigint();
   const result = await run();
@@ -79,11 +126,21 @@ async function twoRolesMs(run: TwoRoles): Promise<{ ms: number; memory: ProcessM
 async function main(): Promise<void> {
   const compiled = path.join(repoRoot, 'dist', 'src');
   if (!existsSync(compiled)) throw new Error(`${compiled} is missing: run \`npm run build:js\` first`);
+  const aclOnlyScript = buildAclOnly();
+  try {
+    await measure(compiled, aclOnlyScript);
+  } finally {
+    rmSync(aclOnlyScript, { force: true });
+  }
+}
+
+async function measure(compiled: string, aclOnlyScript: string): Promise<void> {
   /* eslint-disable @typescript-eslint/no-require-imports */
   const variants: [string, TwoRoles][] = [
     ['a spec scenario, compiled package (what users run)', viaSpec(require(path.join(compiled, 'scenario')))],
     ['runRoles + role module, compiled', viaRunRoles(require(path.join(compiled, 'orchestrator')))],
     ['runRoles + role module, source checkout', viaRunRoles(require('../src/orchestrator'))],
+    ['floor: the ACL part alone, bundled, in two plain processes (no harness)', aclOnly(aclOnlyScript)],
   ];
   /* eslint-enable @typescript-eslint/no-require-imports */
   console.log(`device process cost: median of ${ROUNDS} rounds, interleaved; ${os.cpus().length} cores; load ${os.loadavg()[0].toFixed(2)}`);
