@@ -175,6 +175,10 @@ async function measure(compiled: string, aclOnlyScript: string): Promise<void> {
         `private ${mib(own)} = ${(own / bareMemory.privateKiB).toFixed(2)} x bare`,
     );
   }
+  // What the harness itself adds, against the floor measured in the same rounds (the last variant).
+  const floorMs = median(runs[runs.length - 1].ms);
+  const overFloor = variants.slice(0, -1).map(([name], i) => `${name.split(' (')[0]} +${((median(runs[i].ms) - floorMs) / bareMs).toFixed(2)} x`);
+  console.log(`over the floor (in bare-node units): ${overFloor.join('; ')}`);
 }
 
 main().catch((e) => {
