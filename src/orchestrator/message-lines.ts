@@ -1,17 +1,22 @@
 /**
  * The parent's end of a child's message pipe (see protocol.ts): one JSON value per line, both ways.
  * A plain pipe rather than Node's fork() IPC channel: the channel makes every device process load
- * Node's child_process machinery at start-up (measured: ~0.6 MiB RSS and a few ms of CPU each, see
- * README "What a device process loads"), and a child that writes its messages synchronously has
- * them in the pipe before it exits, so nothing needs flushing at the end.
+ * Node's child_process machinery at start-up (about 2 MiB RSS and a few ms of CPU each, see README
+ * "What a device process loads"), and a child that writes its messages synchronously has them in
+ * the pipe before it exits, so nothing needs flushing at the end.
  */
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable, Writable } from 'node:stream';
 
-/** A line that is not JSON: `problem` says what it was (a harness bug, or something else writing to the pipe). */
-export type LineMessage = { ok: true; value: unknown } | { ok: false; problem: string };
+/**
+ * A message, or a line that is not JSON (`problem` quotes it: a harness bug, or something else
+ * writing to the pipe), or `cutOffBytes`: the stream ended inside a line. The child ends every
+ * line with a newline, so that is a process that died while writing (a crash, the OOM killer),
+ * and what it was writing is not a message: its exit status says what happened.
+ */
+export type LineMessage = { ok: true; value: unknown } | { ok: false; problem: string } | { ok: false; cutOffBytes: number };
 
-/** Calls `onMessage` for each complete line of `stream`, in order; a last line without a newline counts at the end. */
+/** Calls `onMessage` for each complete line of `stream`, in order, and once for an unfinished last line. */
 export function readMessageLines(stream: Readable, onMessage: (m: LineMessage) => void): void {
   const decoder = new StringDecoder('utf8');
   let pieces: string[] = []; // the current line so far (a large result spans many chunks)
@@ -40,9 +45,9 @@ export function readMessageLines(stream: Readable, onMessage: (m: LineMessage) =
   });
   stream.on('end', () => {
     pieces.push(decoder.end());
-    const line = pieces.join('');
+    const rest = pieces.join('');
     pieces = [];
-    take(line);
+    if (rest !== '') onMessage({ ok: false, cutOffBytes: Buffer.byteLength(rest) });
   });
 }
 

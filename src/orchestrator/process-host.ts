@@ -139,7 +139,11 @@ export class ProcessHost {
     child.stderr?.on('data', (d) => this.opts.stderr.push(d));
     const messages = child.stdio?.[MESSAGE_FD] as Readable | null | undefined;
     if (messages) {
-      readMessageLines(messages, (m) => (m.ok ? this.opts.onMessage?.(m.value) : this.opts.onBadMessage?.(m.problem)));
+      readMessageLines(messages, (m) => {
+        if (m.ok) this.opts.onMessage?.(m.value);
+        else if ('problem' in m) this.opts.onBadMessage?.(m.problem);
+        else this.opts.stderr.push(`[harness] it ended in the middle of a message (${m.cutOffBytes} bytes, not used: its exit status says what happened)\n`);
+      });
       messages.on('error', () => undefined); // EPIPE/ECONNRESET when the child dies: 'close' still follows
     }
     child.on('error', (e) => {

@@ -20,15 +20,16 @@ test('lines split across chunks, several per chunk, and a multi-byte character c
   expect(seen).toEqual([{ ok: true, value: { a: 1 } }, { ok: true, value: { b: 'ü€' } }, { ok: true, value: { c: [3] } }]);
 });
 
-test('a large message in many chunks arrives whole; a last line without a newline counts at the end', async () => {
+test('a large message in many chunks arrives whole; a last line cut off by the end of the stream is not a message', async () => {
   const { stream, seen } = collect();
   const big = { payload: 'x'.repeat(1024 * 1024) };
-  const bytes = Buffer.from(`${JSON.stringify(big)}\n{"last":true}`);
+  const bytes = Buffer.from(`${JSON.stringify(big)}\n{"type":"result","ok":true}`); // valid JSON, but no newline
   for (let i = 0; i < bytes.length; i += 65536) stream.emit('data', bytes.subarray(i, i + 65536));
   expect(seen).toHaveLength(1);
   stream.end();
+  stream.resume();
   await new Promise((r) => stream.on('end', r));
-  expect(seen).toEqual([{ ok: true, value: big }, { ok: true, value: { last: true } }]);
+  expect(seen).toEqual([{ ok: true, value: big }, { ok: false, cutOffBytes: 27 }]);
 });
 
 test('a line that is not JSON is reported, shortened, and the lines after it still arrive', () => {

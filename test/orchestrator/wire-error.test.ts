@@ -95,6 +95,21 @@ test("JSON on the message pipe that is not the harness's is ignored", async () =
   expect(role.result()).toMatchObject({ status: 'passed', value: 7, stderr: '' });
 });
 
+test('a message cut off by a crash is not a result: the role crashed, and its log says what was cut off', async () => {
+  const { role, child } = launchScripted();
+  says(child, { type: 'mark', name: 'before', tNs: '1' });
+  child.stdio[3]!.emit('data', Buffer.from('{"type":"result","ok":true,"value":"yyyy')); // dies mid-write
+  child.stdio[3]!.emit('end');
+  child.emit('exit', null, 'SIGSEGV');
+  child.emit('close', null, 'SIGSEGV');
+  await role.finished;
+  const r = role.result();
+  expect(r.status).toBe('crashed');
+  expect(r.error!.message).toBe('killed by signal SIGSEGV before reporting a result');
+  expect(r.stderr).toBe('[harness] it ended in the middle of a message (40 bytes, not used: its exit status says what happened)\n');
+  expect(r.marks.map((m) => m.name)).toEqual(['before']);
+});
+
 test('a line on the message pipe that is not JSON fails the role with a protocol error quoting it', async () => {
   const { role, child } = launchScripted();
   says(child, 'Segmentation{ half a line', { raw: true });
