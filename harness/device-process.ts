@@ -21,6 +21,8 @@ type Outcome = Extract<FromChild, { type: 'result' }>;
 
 /** How long a finishing role waits for its parent to read what it wrote to stdout/stderr. */
 const FLUSH_BOUND_MS = 10_000;
+/** Without a job, how long to leave the parent watch (50 ms and 200 ms polls) to find the orphan. */
+const NO_JOB_EXIT_MS = 3_000;
 
 let finished = false;
 /** The result once decided, until it is sent: a stop (SIGTERM) must not swallow it. */
@@ -139,10 +141,17 @@ try {
   process.stderr.write(`device-process: ${(e as Error).message}\n`);
   process.exit(2);
 }
-if (job === null) process.exit(2); // the parent died before sending it: nobody is waiting
-// Until finish() exits: a body that awaits something no handle backs (a promise that never settles)
-// must leave a running process, reported at the deadline as idle, not one that quietly exits 0.
-setInterval(() => undefined, 2 ** 30);
-// Next turn of the loop, not now: the rest of the process's main module (in the compiled package,
-// the bundle seeding require.cache, see device-bundle.ts) must run before the role's spec loads.
-setImmediate(() => void runJob(job!));
+if (job === null) {
+  // The pipe ended before a whole job: the parent died, perhaps while writing a large one. The
+  // parent watch sees the orphan within its poll, removes the scenario directory (nobody else will)
+  // and kills our group; exiting here at once would leave the directory behind. Exit 2 only if the
+  // parent somehow lives on.
+  setTimeout(() => process.exit(2), NO_JOB_EXIT_MS);
+} else {
+  // Until finish() exits: a body that awaits something no handle backs (a promise that never
+  // settles) must leave a running process, reported at the deadline as idle, not one that exits 0.
+  setInterval(() => undefined, 2 ** 30);
+  // Next turn of the loop, not now: the rest of the process's main module (in the compiled package,
+  // the bundle seeding require.cache, see device-bundle.ts) must run before the role's spec loads.
+  setImmediate(() => void runJob(job!));
+}

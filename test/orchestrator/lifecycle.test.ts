@@ -11,6 +11,7 @@ import { isRunning, scenarioDirsOf, survivors, waitUntil } from '../support/left
 
 const PARENT = path.join(__dirname, 'fixtures', 'parent-script.ts');
 const SPINNER = path.join(__dirname, 'fixtures', 'orphan-spinner.ts');
+const DIES_MID_JOB = path.join(__dirname, 'fixtures', 'dies-mid-job.ts');
 
 /** Every process (group) a test started: killed afterwards even if the test failed half-way. */
 const toKill: number[] = [];
@@ -70,7 +71,7 @@ function startParent(roleB: string, early: boolean) {
 
 test.each<[NodeJS.Signals, string, boolean]>([
   ['SIGKILL', 'hangsOnHandle', false],
-  ['SIGKILL', 'blocksMainThread', false], // the role's main thread cannot see the IPC disconnect
+  ['SIGKILL', 'blocksMainThread', false], // the role's main thread cannot run its poll
   ['SIGKILL', 'blocksMainThread', true], // the parent dies while its roles are still starting
   ['SIGTERM', 'hangsOnHandle', false],
   ['SIGINT', 'hangsOnHandle', false],
@@ -124,6 +125,27 @@ test.each<[string, boolean]>([
       sh.kill('SIGKILL');
     }
     await exited;
+    await waitUntil(() => !isRunning(pid) && !existsSync(dir), 15_000);
+    expect(isRunning(pid)).toBe(false);
+    expect(existsSync(dir)).toBe(false);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}, 60_000);
+
+test('a parent that dies while writing the job: the device process removes the scenario directory and goes', async () => {
+  const work = mkdtempSync(path.join(os.tmpdir(), 'mid-job-test-'));
+  try {
+    const dir = path.join(work, 'scenario');
+    mkdirSync(dir);
+    const parent = spawn(process.execPath, ['-r', 'esbuild-register', DIES_MID_JOB, dir], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    parent.stdout.on('data', (d) => (out += d));
+    const signal = await new Promise((r) => parent.on('exit', (_code, sig) => r(sig)));
+    expect(signal).toBe('SIGKILL');
+    const pid = Number.parseInt(out, 10);
+    expect(pid).toBeGreaterThan(0);
+    toKill.push(pid);
     await waitUntil(() => !isRunning(pid) && !existsSync(dir), 15_000);
     expect(isRunning(pid)).toBe(false);
     expect(existsSync(dir)).toBe(false);
