@@ -1,7 +1,8 @@
 /**
  * At the deadline, before any signal is sent: ask every running role where it is stuck, then join
  * the answers, the harness waits and the stub traces into the wait-for graph (wait-graph.ts).
- * Runs only when a run times out, so a passing run pays nothing but the watcher's idle poll.
+ * Runs only when a run times out, so a passing run pays nothing but the idle polls for a request
+ * (each role's watchdog thread every 50 ms, its main thread every 100 ms: see harness/hang-watch.ts).
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -13,7 +14,7 @@ import { buildWaitGraph, type RoleState, type WaitGraph } from './wait-graph';
 
 /** How long to wait for the roles' watcher threads (they poll every 50 ms; allow for a loaded machine). */
 export const ANSWER_BOUND_MS = 2000;
-/** After the watchers answered, how long main threads get to answer (a free event loop answers at once). */
+/** After the watchers answered, how long main threads get to answer (a free event loop polls every 100 ms). */
 const LOOP_ANSWER_MS = 1000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
