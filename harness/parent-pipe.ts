@@ -24,7 +24,10 @@ const errCode = (e: unknown): string => (e as NodeJS.ErrnoException | undefined)
  */
 export function readJob(): Job | null {
   try {
-    if (!fstatSync(MESSAGE_FD).isSocket()) throw notAPipe('not a socket');
+    // bigint: Node keeps the last plain stat in an array its realpath reuses for cached path parts
+    // (and stops at a "socket" there): a socket's plain fstat here made a symlinked package's
+    // require() return the unresolved path, i.e. a second copy of the library.
+    if (!fstatSync(MESSAGE_FD, { bigint: true }).isSocket()) throw notAPipe('not a socket');
   } catch (e) {
     throw (e as Error).message.startsWith('file descriptor') ? e : notAPipe(errCode(e));
   }
