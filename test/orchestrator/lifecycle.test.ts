@@ -34,6 +34,13 @@ interface Started {
   dir: string;
 }
 
+/** An orphaned device process must end and take its scenario directory with it. */
+async function expectGoneWithDir(pid: number, dir: string): Promise<void> {
+  await waitUntil(() => !isRunning(pid) && !existsSync(dir), 15_000);
+  expect(isRunning(pid)).toBe(false);
+  expect(existsSync(dir)).toBe(false);
+}
+
 function registered(s: Started): void {
   toKill.push(s.parent, ...s.pids);
   if (s.grandchild) toKill.push(s.grandchild);
@@ -125,9 +132,7 @@ test.each<[string, boolean]>([
       sh.kill('SIGKILL');
     }
     await exited;
-    await waitUntil(() => !isRunning(pid) && !existsSync(dir), 15_000);
-    expect(isRunning(pid)).toBe(false);
-    expect(existsSync(dir)).toBe(false);
+    await expectGoneWithDir(pid, dir);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
@@ -146,9 +151,7 @@ test('a parent that dies while writing the job: the device process removes the s
     const pid = Number.parseInt(out, 10);
     expect(pid).toBeGreaterThan(0);
     toKill.push(pid);
-    await waitUntil(() => !isRunning(pid) && !existsSync(dir), 15_000);
-    expect(isRunning(pid)).toBe(false);
-    expect(existsSync(dir)).toBe(false);
+    await expectGoneWithDir(pid, dir);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
