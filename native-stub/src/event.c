@@ -442,7 +442,9 @@ STUB_EXPORT aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedS
     aclError rc = enter_with_event_output("aclrtQueryEventStatus", event, status, "status", EVENT_OP_QUERY_STATUS, &ev);
     if (rc)
         return rc;
-    int complete = ev->is_ipc ? ipc_is_complete(ev) : local_complete(ev);
+    /* a legacy event with no record is RT_EVENT_INIT (NOT_READY), a new-mode
+     * one RT_EVENT_RECORDED (core/src/event/event.cc:1189-1198) */
+    int complete = ev->is_ipc ? ipc_is_complete(ev) : ev->record_gen == 0 && !ev->new_mode ? 0 : local_complete(ev);
     *status = complete ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
     rt_leave();
     return ACL_SUCCESS;
@@ -455,7 +457,9 @@ STUB_EXPORT aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitS
         enter_with_event_output("aclrtQueryEventWaitStatus", event, status, "status", EVENT_OP_QUERY_WAIT_STATUS, &ev);
     if (rc)
         return rc;
-    *status = local_complete(ev) ? ACL_EVENT_WAIT_STATUS_COMPLETE : ACL_EVENT_WAIT_STATUS_NOT_READY;
+    /* the event's wait tasks, not its record (event.cc:1213-1240): COMPLETE
+     * when none is queued or running */
+    *status = ev->wait_tasks == 0 ? ACL_EVENT_WAIT_STATUS_COMPLETE : ACL_EVENT_WAIT_STATUS_NOT_READY;
     rt_leave();
     return ACL_SUCCESS;
 }
@@ -542,7 +546,10 @@ STUB_EXPORT aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, acl
     else if (!(rc = find_event(call, startEvent, &start)) && !(rc = find_event(call, endEvent, &end)) &&
              !(rc = refuse_external(call, start)) && !(rc = refuse_external(call, end)) &&
              !(rc = refuse_ipc(call, start)) && !(rc = refuse_ipc(call, end))) {
-        if (!start->ever_completed || !end->ever_completed || !local_complete(start) || !local_complete(end))
+        if (start->record_gen == 0 || end->record_gen == 0)
+            rc = stub_fail(ACL_ERROR_RT_INTERNAL_ERROR, call, "%s event was never recorded (record both events first)",
+                           start->record_gen == 0 ? "the start" : "the end"); /* event.cc:1247-1250 */
+        else if (!start->ever_completed || !end->ever_completed || !local_complete(start) || !local_complete(end))
             rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
                            "both events must have been recorded and completed (synchronize them first)");
         else
@@ -559,7 +566,9 @@ STUB_EXPORT aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestam
     aclError rc = enter_with_event_output(call, event, timestamp, "timestamp", EVENT_OP_TIMESTAMP, &ev);
     if (rc)
         return rc;
-    if (!ev->ever_completed)
+    if (ev->record_gen == 0) /* event.cc:1294-1297 */
+        rc = stub_fail(ACL_ERROR_RT_INTERNAL_ERROR, call, "the event was never recorded (record it first)");
+    else if (!ev->ever_completed)
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "the event has not completed a record yet");
     else
         *timestamp = ev->done_timestamp_ns / 1000u; /* microseconds, CLOCK_MONOTONIC */

@@ -26,6 +26,7 @@ struct event {
     uint64_t done_gen;
     uint64_t done_timestamp_ns;
     int ever_completed;
+    int wait_tasks; /* local waits queued or running on some stream (CANN's waitTaskMap_) */
     /* IPC events */
     int is_ipc;
     int is_creator;

@@ -8,6 +8,9 @@
  */
 #include "runtime.h"
 #include "stream.h"
+#include "sync.h"
+
+#include <assert.h>
 
 #include <unistd.h>
 
@@ -26,12 +29,17 @@ STUB_EXPORT aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t de
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
-    if (!canAccessPeer)
-        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "canAccessPeer is NULL");
-    else if (deviceId == peerDeviceId)
+    /* memory.cpp:881-903 has no NULL check: equal ids (100000), the peer's id,
+     * then the rt decorator: the device's id, then NULL output as
+     * RT_ERROR_INVALID_VALUE, 107000 (api_error.cc:3382-3394) */
+    if (deviceId == peerDeviceId)
         rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "deviceId %d cannot be equal to peerDeviceId", (int)deviceId);
-    else if (!(rc = check_device_id(call, "peerDeviceId", peerDeviceId)) &&
-             !(rc = check_device_id(call, "deviceId", deviceId)))
+    else if ((rc = check_device_id(call, "peerDeviceId", peerDeviceId)) ||
+             (rc = check_device_id(call, "deviceId", deviceId)))
+        ;
+    else if (!canAccessPeer)
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "canAccessPeer is NULL");
+    else
         *canAccessPeer = 1;
     rt_leave();
     return rc;
@@ -70,6 +78,39 @@ STUB_EXPORT aclError aclrtDeviceGetBareTgid(int32_t *pid)
     return rc;
 }
 
+/* Host-side work: what the stub runs on the CPU in the executor, as CANN's
+ * host tasks run on the host (a copy is CANN's HostTaskMemCpy). */
+static int is_host_side(enum task_kind kind)
+{
+    return kind == TASK_HOST_FUNC || kind == TASK_MEMCPY || kind == TASK_MEMSET;
+}
+
+/* CANN tears a stream down by first flushing its pending host-task list
+ * (core/src/context/context.cc:995-1002, FlushPendingTasksBeforeStreamTearDown:
+ * WaitFinish of each host task already launched), then force-recycling what the
+ * device has not run (core/src/stream/stream.cc:1409-1480). In the stub, "already
+ * launched" is the task the stream's executor has started: if it is host-side
+ * work it runs to its end and the call returns after it; a started wait is
+ * device work and is abandoned. Tasks not started yet are dropped. rt.lock held
+ * (released while waiting). */
+static aclError flush_and_cancel(const char *call, struct stream *s)
+{
+    const struct task *running = s->running;
+    uint64_t seq = running && is_host_side(running->kind) ? running->seq : 0;
+    stream_cancel(s); /* the executor starts nothing more: queued tasks are dropped */
+    if (!seq)
+        return ACL_SUCCESS;
+    s->waiters++; /* keeps s allocated while rt.lock is released */
+    while (s->running && s->running->seq == seq && rt.initialized)
+        rt_wait_progress(0);
+    assert(s->waiters > 0);
+    s->waiters--;
+    sync_cond_broadcast(&rt.progress); /* the executor waits for the waiters to leave */
+    if (s->running && s->running->seq == seq)
+        return stub_fail(ACL_ERROR_RT_INTERNAL_ERROR, call, "aclFinalize ran while waiting for the running task");
+    return ACL_SUCCESS;
+}
+
 STUB_EXPORT aclError aclrtDestroyStreamForce(aclrtStream stream)
 {
     static const char *call = "aclrtDestroyStreamForce";
@@ -83,7 +124,7 @@ STUB_EXPORT aclError aclrtDestroyStreamForce(aclrtStream stream)
         rc = stub_fail(ACL_ERROR_RT_INVALID_HANDLE, call,
                        "stream %p is not a live stream (destroyed, or never created)", stream);
     else
-        stream_cancel(s); /* queued tasks are dropped, a blocked wait is abandoned */
+        rc = flush_and_cancel(call, s);
     rt_leave();
     return rc;
 }

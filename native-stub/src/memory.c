@@ -161,10 +161,19 @@ static aclError new_region(enum mem_kind kind, char *base, size_t bytes, int dev
     return ACL_SUCCESS;
 }
 
+/* CANN's acl layer adds 32 bytes of alignment plus a padding (32 by default,
+ * rtGetSocSpec may say otherwise; none for the 1G-page policies) and refuses a
+ * size that overflows with 100000 (memory.cpp:291-303, aclMallocMemInner). */
+static size_t malloc_append_size(aclrtMemMallocPolicy policy)
+{
+    int huge1g = policy == ACL_MEM_MALLOC_HUGE1G_ONLY || policy == ACL_MEM_MALLOC_HUGE1G_ONLY_P2P;
+    return huge1g ? 32u : 64u;
+}
+
 STUB_EXPORT aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
 {
     static const char *call = "aclrtMalloc";
-    (void)policy; /* every policy gets page-aligned host-shared memory */
+    /* every policy gets page-aligned host-shared memory */
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
@@ -175,6 +184,9 @@ STUB_EXPORT aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolic
         rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "devPtr is NULL");
     else if (size == 0)
         rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "size is 0: allocate at least 1 byte");
+    else if (size > SIZE_MAX - malloc_append_size(policy))
+        rc =
+            stub_fail(ACL_ERROR_INVALID_PARAM, call, "size %zu overflows when aligned and padded: allocate less", size);
     else if (size > SIZE_MAX / 2)
         rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "size %zu is too large", size);
     else if ((rc = rt_require_device(call, &d)) == ACL_SUCCESS) {
@@ -317,17 +329,15 @@ static aclError check_cross_device_import(const char *call, const char *what, co
                      what, r->device, here, sync ? "aclrtMemcpy" : kind_name(kind));
 }
 
-/* The copy checks of CANN's acl and rt layers, in their order, then the
- * stub's address/kind match. Returns 1 in *noop for a copy that does
- * nothing (count 0, or dst == src for a synchronous copy). rt.lock held. */
-static aclError check_copy(const char *call, void *dst, size_t destMax, const void *src, size_t count,
-                           aclrtMemcpyKind kind, int sync, struct mem_region *out[2], int *noop)
+/* The acl layer's copy checks (src/acl/aclrt_impl/memory.cpp aclrtMemcpyImpl,
+ * aclrtMemcpyAsyncImpl): count 0 is a no-op (*noop = 1), then NULL pointers
+ * and the kind (100000). rt.lock held. */
+static aclError check_copy_args(const char *call, void *dst, const void *src, size_t count, aclrtMemcpyKind kind,
+                                int *noop)
 {
-    *noop = 0;
-    if (count == 0) {
-        *noop = 1;
+    *noop = count == 0;
+    if (*noop)
         return ACL_SUCCESS;
-    }
     if (!dst)
         return stub_fail(ACL_ERROR_INVALID_PARAM, call, "dst is NULL");
     if (!src)
@@ -337,14 +347,30 @@ static aclError check_copy(const char *call, void *dst, size_t destMax, const vo
                          "kind %d is invalid: use ACL_MEMCPY_HOST_TO_HOST, _HOST_TO_DEVICE, _DEVICE_TO_HOST, "
                          "_DEVICE_TO_DEVICE, _DEFAULT or _HOST_TO_BUF_TO_DEVICE",
                          (int)kind);
+    return ACL_SUCCESS;
+}
+
+/* The rt layer's value checks (api_error.cc MemCopySync, MemcpyAsync):
+ * destMax 0 (synchronous copies), count > destMax (107000); dst == src is a
+ * no-op for a synchronous copy (*noop = 1). */
+static aclError check_copy_values(const char *call, void *dst, size_t destMax, const void *src, size_t count, int sync,
+                                  int *noop)
+{
+    *noop = 0;
     if (sync && destMax == 0)
         return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "destMax is 0");
     if (count > destMax)
         return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "count %zu is larger than destMax %zu", count, destMax);
-    if (sync && dst == src) {
-        *noop = 1;
-        return ACL_SUCCESS;
-    }
+    *noop = sync && dst == src;
+    return ACL_SUCCESS;
+}
+
+/* The stub's address/kind match (stub rule, after CANN's MemcpyAsyncCheckLocation).
+ * On success out[] holds the device ranges of dst and src (NULL for host
+ * memory) and side[] whether dst and src are device memory. */
+static aclError check_copy_addresses(const char *call, void *dst, const void *src, size_t count, aclrtMemcpyKind kind,
+                                     int sync, struct mem_region *out[2], int side[2])
+{
     int src_dev, dst_dev;
     switch (kind) {
     case ACL_MEMCPY_HOST_TO_HOST: src_dev = 0, dst_dev = 0; break;
@@ -357,12 +383,28 @@ static aclError check_copy(const char *call, void *dst, size_t destMax, const vo
         dst_dev = is_device_kind(region_touching(dst));
         break;
     }
+    side[0] = dst_dev;
+    side[1] = src_dev;
     aclError rc = check_operand(call, "dst", dst, count, dst_dev, kind, &out[0]);
     if (!rc)
         rc = check_operand(call, "src", src, count, src_dev, kind, &out[1]);
     for (int i = 0; i < 2 && !rc; i++)
         rc = check_cross_device_import(call, i == 0 ? "dst" : "src", out[i], kind, sync);
     return rc;
+}
+
+/* The checks of a synchronous copy, in the order of the layers above.
+ * Returns 1 in *noop for a copy that does nothing. rt.lock held. */
+static aclError check_copy(const char *call, void *dst, size_t destMax, const void *src, size_t count,
+                           aclrtMemcpyKind kind, int sync, struct mem_region *out[2], int *noop)
+{
+    int side[2];
+    aclError rc = check_copy_args(call, dst, src, count, kind, noop);
+    if (rc || *noop)
+        return rc;
+    if ((rc = check_copy_values(call, dst, destMax, src, count, sync, noop)) || *noop)
+        return rc;
+    return check_copy_addresses(call, dst, src, count, kind, sync, out, side);
 }
 
 static void ref_regions(struct mem_region *r[2])
@@ -412,6 +454,55 @@ static aclError submit_memory_task(const char *call, aclrtStream stream, const s
     return ACL_SUCCESS;
 }
 
+/* ACL_STUB_PAGEABLE (read at aclInit): "sync" (default) or "async". */
+static int pageable_async;
+
+int memory_configure(char *err, size_t len)
+{
+    const char *v = getenv("ACL_STUB_PAGEABLE");
+    if (!v || !*v || strcmp(v, "sync") == 0)
+        pageable_async = 0;
+    else if (strcmp(v, "async") == 0)
+        pageable_async = 1;
+    else {
+        snprintf(err, len, "ACL_STUB_PAGEABLE=%s is invalid: use sync (the default) or async", v);
+        return -1;
+    }
+    return 0;
+}
+
+/* A host<->device copy whose host side is not aclrtMallocHost memory (CANN's
+ * JudgeIsInvolvePageableMemory, api_error.cc:2789-2802: not H2H, not D2D, one
+ * side RT_MEMORY_LOC_UNREGISTERED). HOST_TO_BUF_TO_DEVICE takes another path
+ * (MemcpyAsyncCheckExLocation) and is never converted. */
+static int involves_pageable(aclrtMemcpyKind kind, void *dst, const void *src, const int side[2])
+{
+    if (kind == ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE || side[0] == side[1])
+        return 0;
+    const struct mem_region *host = region_touching(side[0] ? src : dst);
+    return !host || host->kind != MEM_HOST;
+}
+
+/* CANN's pageable conversion (api_error.cc:2256-2270): synchronize the stream,
+ * then copy synchronously; the call returns after the copy. rt.lock held
+ * (released while waiting and copying). */
+static aclError pageable_copy(const char *call, aclrtStream stream, struct task *t)
+{
+    struct stream *s = NULL;
+    aclError rc = stream_resolve(call, stream, &s);
+    if (rc)
+        return rc;
+    ref_regions(t->regions);
+    rc = stream_drain(call, s);
+    if (!rc) {
+        rt_leave();
+        memory_task_run(t);
+        sync_lock(&rt.lock);
+    }
+    memory_task_release(t);
+    return rc;
+}
+
 STUB_EXPORT aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
                                       aclrtStream stream)
 {
@@ -420,12 +511,38 @@ STUB_EXPORT aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src
     if (rc)
         return rc;
     struct task t = {.kind = TASK_MEMCPY, .dst = dst, .src = src, .count = count};
-    int noop = 0;
-    rc = check_copy(call, dst, destMax, src, count, kind, 0, t.regions, &noop);
-    if (!rc && !noop)
+    int d, noop = 0, side[2];
+    /* the acl layer; the stream handle (src/runtime/api/api_c.cc:1103-1114, before
+     * every rt check); api_error.cc MemcpyAsync: values, the current context,
+     * the locations, HOST_TO_HOST (:2245-2248), then the pageable conversion */
+    if ((rc = check_copy_args(call, dst, src, count, kind, &noop)) || noop ||
+        (rc = stream_check_handle(call, stream)) ||
+        (rc = check_copy_values(call, dst, destMax, src, count, 0, &noop)) || (rc = rt_require_device(call, &d)) ||
+        (rc = check_copy_addresses(call, dst, src, count, kind, 0, t.regions, side)))
+        goto out;
+    if (!side[0] && !side[1])
+        rc = stub_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, call,
+                       "host-to-host asynchronous copies are not supported (CANN refuses them on EP servers): use "
+                       "memcpy, or aclrtMemcpy");
+    else if (!pageable_async && involves_pageable(kind, dst, src, side))
+        rc = pageable_copy(call, stream, &t);
+    else
         rc = submit_memory_task(call, stream, &t);
+out:
     rt_leave();
     return rc;
+}
+
+/* The range rule of memsets: a range that starts in a live allocation must
+ * fit in it (stub rule, as for copies). */
+static aclError check_memset_range(const char *call, void *devPtr, size_t count, struct mem_region **out)
+{
+    struct mem_region *r = region_touching(devPtr);
+    if (r && !region_containing(devPtr, count))
+        return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "[%p, +%zu) runs past the end of its %zu-byte allocation",
+                         devPtr, count, r->bytes);
+    *out = r;
+    return ACL_SUCCESS;
 }
 
 STUB_EXPORT aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream)
@@ -435,20 +552,50 @@ STUB_EXPORT aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t val
     if (rc)
         return rc;
     struct task t = {.kind = TASK_MEMSET, .dst = devPtr, .count = count, .value = value};
-    struct mem_region *r = devPtr ? region_touching(devPtr) : NULL;
+    /* count 0 and NULL in the acl layer; the stream handle before the rt
+     * layer's count check (src/runtime/api/api_c.cc:989-1003) */
     if (count == 0)
         rc = ACL_SUCCESS;
     else if (!devPtr)
         rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "devPtr is NULL");
+    else if ((rc = stream_check_handle(call, stream)))
+        ;
     else if (count > maxCount)
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "count %zu is larger than maxCount %zu", count, maxCount);
-    else if (r && !region_containing(devPtr, count))
-        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "[%p, +%zu) runs past the end of its %zu-byte allocation",
-                       devPtr, count, r->bytes);
-    else {
-        t.regions[0] = r;
+    else if (!(rc = check_memset_range(call, devPtr, count, &t.regions[0])))
         rc = submit_memory_task(call, stream, &t);
+    rt_leave();
+    return rc;
+}
+
+STUB_EXPORT aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
+{
+    static const char *call = "aclrtMemset";
+    aclError rc = rt_enter(call);
+    if (rc)
+        return rc;
+    struct task t = {.kind = TASK_MEMSET, .dst = devPtr, .count = count, .value = value};
+    int d;
+    /* aclrtMemsetImpl (memory.cpp:670-682): count 0, NULL; ApiImpl::MemSetSync
+     * (api_impl.cc:3202): the current context; count > maxCount and the range
+     * are the driver's (stub rules, as for aclrtMemsetAsync). Runs at once on
+     * the calling thread, without waiting for any stream. */
+    if (count == 0)
+        goto out;
+    if (!devPtr)
+        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "devPtr is NULL");
+    else if ((rc = rt_require_device(call, &d)))
+        ;
+    else if (count > maxCount)
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "count %zu is larger than maxCount %zu", count, maxCount);
+    else if (!(rc = check_memset_range(call, devPtr, count, &t.regions[0]))) {
+        ref_regions(t.regions);
+        rt_leave();
+        memory_task_run(&t);
+        sync_lock(&rt.lock);
+        memory_task_release(&t);
     }
+out:
     rt_leave();
     return rc;
 }
@@ -493,14 +640,16 @@ STUB_EXPORT aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *ke
         rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "%s is NULL", !devPtr ? "devPtr" : "key");
     else if (size == 0)
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "size is 0");
-    else if (len == 0)
-        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "len is 0: pass a key buffer of %d bytes", MEM_KEY_LEN);
+    else if ((uint32_t)len == 0) /* passed on as uint32_t (src/acl/aclrt_impl/memory.cpp:1782) */
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
+                       "len %zu is 0 as the uint32_t the runtime takes: pass a key buffer of %d bytes", len,
+                       MEM_KEY_LEN);
     else if (flags > ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION)
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
                        "flags 0x%llx are invalid: use ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT (0, pid whitelist on) or "
                        "ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION (0x1)",
                        (unsigned long long)flags);
-    else if (len < MEM_KEY_LEN)
+    else if ((uint32_t)len < MEM_KEY_LEN)
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "len %zu is too small: the key buffer must hold %d bytes", len,
                        MEM_KEY_LEN);
     else if (r && r->kind == MEM_IMPORTED)
@@ -540,8 +689,10 @@ STUB_EXPORT aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size
     struct mem_region *r = NULL;
     if (!key || !pid)
         rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "%s is NULL", !key ? "key" : "pid");
-    else if (num == 0)
-        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "num is 0: pass at least one pid");
+    else if ((int32_t)num <=
+             0) /* passed on as int32_t (src/acl/aclrt_impl/memory.cpp:1866); api_error.cc SetIpcMemPid */
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
+                       "num %zu is %d as the int32_t the runtime takes: pass 1 to 2^31-1 pids", num, (int32_t)num);
     else if (parse_key(key, &id, &size) != 0 || !(r = exported_region(id)) || !shared_of(r)->exported)
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
                        "\"%.64s\" is not a live export key of this process (call aclrtIpcMemGetExportKey first; "
@@ -549,7 +700,7 @@ STUB_EXPORT aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size
                        key);
     else {
         shm_lock(r->shm);
-        rc = ipc_whitelist_add(&shared_of(r)->whitelist, call, pid, num);
+        rc = ipc_whitelist_add(&shared_of(r)->whitelist, call, pid, (size_t)(int32_t)num);
         shm_unlock(r->shm);
     }
     rt_leave();

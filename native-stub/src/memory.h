@@ -57,6 +57,9 @@ void memory_task_run(struct task *t);
 /* Drops a finished or dropped task's region references (rt.lock held; any task kind). */
 void memory_task_release(struct task *t);
 
+/* aclInit: reads ACL_STUB_PAGEABLE; -1 with a message in err when it is invalid. */
+int memory_configure(char *err, size_t len);
+
 /* aclFinalize: frees every allocation and import of this process (rt.lock held). */
 void memory_shutdown(void);
 /* aclInit: unlinks allocations whose users all died. */

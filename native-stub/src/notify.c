@@ -147,6 +147,13 @@ STUB_EXPORT aclError aclrtDestroyNotify(aclrtNotify notify)
     return rc;
 }
 
+/* CANN's isIpcNotify_: set by the export (notify.cc:404) and by an import
+ * (notify.cc:446). Only the creator's process can export. */
+static int is_ipc_notify(const struct notify *n)
+{
+    return !n->is_creator || __atomic_load_n(&n->sh->exported, __ATOMIC_ACQUIRE);
+}
+
 /* Queues a record or wait task of n on stream (rt.lock held). */
 static aclError submit_notify_task(const char *call, struct notify *n, aclrtStream stream, enum task_kind kind,
                                    uint32_t timeout_s)
@@ -157,10 +164,15 @@ static aclError submit_notify_task(const char *call, struct notify *n, aclrtStre
         rc = stream_check_context(call, s);
     if (rc)
         return rc;
-    if (kind == TASK_NOTIFY_WAIT && s->device != n->sh->device)
-        return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
-                         "the notify belongs to device %d but the stream to device %d: wait on the creator's device",
-                         n->sh->device, s->device);
+    /* Notify::CheckIpcNotifyDevId (core/src/notify/notify.cc:417-440) starts
+     * `if (isIpcNotify_)`: only an exported or imported notify must be waited
+     * on from its creator's device; a never-exported one may be waited on from
+     * any device. */
+    if (kind == TASK_NOTIFY_WAIT && is_ipc_notify(n) && s->device != n->sh->device)
+        return stub_fail(
+            ACL_ERROR_RT_PARAM_INVALID, call,
+            "the IPC notify belongs to device %d but the stream to device %d: wait on the creator's device",
+            n->sh->device, s->device);
     struct task *t = calloc(1, sizeof *t);
     if (!t)
         return stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "out of memory");
@@ -308,14 +320,17 @@ STUB_EXPORT aclError aclrtNotifySetImportPid(aclrtNotify notify, int32_t *pid, s
     aclError rc = enter_with_notify(call, notify, &n);
     if (rc)
         return rc;
-    if (num == 0)
-        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "num is 0: pass at least one pid");
+    /* the acl layer passes num on as int32_t (src/acl/aclrt_impl/notify.cpp:127);
+     * the runtime refuses num <= 0 (api_error.cc SetIpcNotifyPid) */
+    if ((int32_t)num <= 0)
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
+                       "num %zu is %d as the int32_t the runtime takes: pass 1 to 2^31-1 pids", num, (int32_t)num);
     else if (!n->is_creator || !n->sh->exported)
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
                        "the notify has no export key of this process: call aclrtNotifyGetExportKey first");
     else {
         shm_lock(n->shm);
-        rc = ipc_whitelist_add(&n->sh->whitelist, call, pid, num);
+        rc = ipc_whitelist_add(&n->sh->whitelist, call, pid, (size_t)(int32_t)num);
         shm_unlock(n->shm);
     }
     rt_leave();

@@ -23,7 +23,7 @@
 struct notify_shared {
     struct shm_header hdr;
     uint32_t flag;           /* futex word: 1 = recorded and not yet consumed by a wait */
-    int32_t device;          /* the creator's device: waits run only there */
+    int32_t device;          /* the creator's device: waits on an exported or imported notify run only there */
     uint32_t exported;       /* aclrtNotifyGetExportKey ran (once only) */
     struct ipc_whitelist whitelist;
 };

@@ -18,6 +18,7 @@
 #include "trace.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -257,11 +258,31 @@ STUB_EXPORT aclError aclInit(const char *configPath)
     return ACL_SUCCESS;
 }
 
+/* As CANN's GetStrFromConfigPath (src/acl/aclrt_impl/acl_rt_impl_base.cpp:154-166):
+ * an empty path is no file; a path that does not resolve, or a file that
+ * cannot be opened for reading, is ACL_ERROR_INVALID_FILE (100003). CANN then
+ * parses the contents as JSON; the stub ignores them (docs/acl-contract.md S12). */
+static aclError check_config_path(const char *call, const char *configPath)
+{
+    if (!configPath || !*configPath)
+        return ACL_SUCCESS;
+    char *real = realpath(configPath, NULL);
+    int fd = real ? open(real, O_RDONLY | O_CLOEXEC) : -1;
+    int err = errno;
+    free(real);
+    if (fd < 0)
+        return stub_fail(ACL_ERROR_INVALID_FILE, call, "cannot read config file %s (%s): pass NULL or a readable file",
+                         configPath, strerror(err));
+    close(fd);
+    return ACL_SUCCESS;
+}
+
 /* aclInit's checks and set-up, rt.lock held (it stays held throughout). */
 static aclError init_locked(const char *call, const char *configPath, uint32_t *count_out)
 {
     static int atexit_registered;
     const char *bad = NULL;
+    aclError rc;
     if (!rt.progress_is_monotonic) {
         /* Nothing can wait on rt.progress before the first aclInit (every
          * waiter is past the init check), so it is swapped here, once. */
@@ -277,12 +298,12 @@ static aclError init_locked(const char *call, const char *configPath, uint32_t *
     uint32_t count;
     if (parse_device_count(&count, &bad) != 0)
         return config_fail("ACL_STUB_DEVICE_COUNT=%s is invalid: use an integer from 1 to %d", bad, STUB_MAX_DEVICES);
-    if (configPath && *configPath && access(configPath, R_OK) != 0)
-        return stub_fail(ACL_ERROR_INVALID_PARAM, call,
-                         "cannot read config file %s (%s): pass NULL or an existing file", configPath, strerror(errno));
+    if ((rc = check_config_path(call, configPath)))
+        return rc;
     char err[400];
     if (fault_configure(err, sizeof err) != 0 || mutant_configure(err, sizeof err) != 0 ||
-        jitter_configure(err, sizeof err) != 0 || trace_open(err, sizeof err) != 0)
+        jitter_configure(err, sizeof err) != 0 || memory_configure(err, sizeof err) != 0 ||
+        trace_open(err, sizeof err) != 0)
         return config_fail("%s", err);
     const char *die = getenv("ACL_STUB_TEST_DIE_IN_LOCK");
     shm_test_die_in_lock = !die                         ? SHM_TEST_DIE_NEVER

@@ -86,6 +86,8 @@ static void drop_task(struct stream *s, struct task *t)
     trace_task("cancel", s, t, NULL);
     if (t->kind == TASK_IPC_WAIT)
         ipc_slot_release(t->event, t->slot);
+    if (t->kind == TASK_WAIT)
+        t->event->wait_tasks--;
     if (t->event)
         event_unref(t->event);
     memory_task_release(t);
@@ -186,6 +188,8 @@ static void *executor_main(void *arg)
 
         sync_lock(&rt.lock);
         s->running = NULL;
+        if (t->kind == TASK_WAIT)
+            t->event->wait_tasks--;
         if (t->event)
             event_unref(t->event);
         memory_task_release(t);
@@ -462,6 +466,39 @@ out:
     return rc;
 }
 
+aclError stream_drain(const char *call, struct stream *s)
+{
+    aclError rc = ACL_SUCCESS;
+    uint64_t target = s->submitted, target_task = s->task_seq;
+    int pending = s->completed < target;
+    s->waiters++;
+    while (!mutant_is(MUTANT_SYNC_NOOP) && s->completed < target && !s->cancelled)
+        rt_wait_progress(0);
+    assert(s->waiters > 0);
+    s->waiters--;
+    if (s->cancelled && s->completed < target)
+        rc = stub_fail(ACL_ERROR_RT_INTERNAL_ERROR, call,
+                       "the stream was cancelled (aclFinalize or aclrtDestroyStreamForce) before the copy's turn");
+    else if (s->sticky_error) {
+        rc = stub_fail(s->sticky_error, call, "a stream wait timed out before the copy's turn");
+        s->sticky_error = 0;
+    }
+    if (pending && trace_enabled()) {
+        struct trace_record r = {.op = "sync",
+                                 .kind = "stream",
+                                 .device = s->device,
+                                 .stream = s->id,
+                                 .task = target_task,
+                                 .slot = -1,
+                                 .gen = -1,
+                                 .rc = rc,
+                                 .jitter_us = -1};
+        trace_emit(&r);
+    }
+    sync_cond_broadcast(&rt.progress); /* an executor that waits for the waiters to leave */
+    return rc;
+}
+
 STUB_EXPORT aclError aclrtSynchronizeStream(aclrtStream stream)
 {
     return synchronize_stream("aclrtSynchronizeStream", stream, -1);
@@ -532,6 +569,8 @@ static aclError stream_wait_event(const char *call, aclrtStream stream, aclrtEve
     }
     *t = probe;
     t->timeout_ms = ev->is_ipc ? 0 : timeout_ms;
+    if (!ev->is_ipc)
+        ev->wait_tasks++; /* until it ends or is dropped (aclrtQueryEventWaitStatus) */
     stream_submit(s, t);
 out:
     rt_leave();

@@ -83,6 +83,12 @@ aclError stream_check_context(const char *call, struct stream *s);
  * before argument values and the current device). */
 aclError stream_check_handle(const char *call, void *handle);
 
+/* Waits until every task submitted to s so far has run (rt.lock held, released
+ * while waiting): the stream synchronize of a pageable copy (memory.c). 507000
+ * if they were dropped (aclFinalize, aclrtDestroyStreamForce); else the sticky
+ * 107019 of a timed-out wait, as a synchronize reports it. */
+aclError stream_drain(const char *call, struct stream *s);
+
 /* Resolves a stream argument (NULL = current device's default stream). */
 aclError stream_resolve(const char *call, void *handle, struct stream **out);
 

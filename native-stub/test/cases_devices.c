@@ -179,7 +179,7 @@ CT_CASE(peer_access_tgid_and_destroy_stream_force)
 {
     acl_up(0);
     int32_t can = 0;
-    CT_CODE(ACL_ERROR_INVALID_PARAM, aclrtDeviceCanAccessPeer(NULL, 0, 1));
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtDeviceCanAccessPeer(NULL, 0, 1)); /* api_error.cc:3393 */
     CT_CODE(ACL_ERROR_INVALID_PARAM, aclrtDeviceCanAccessPeer(&can, 1, 1));
     CT_CODE(ACL_ERROR_RT_INVALID_DEVICEID, aclrtDeviceCanAccessPeer(&can, 0, 99));
     CT_OK(aclrtDeviceCanAccessPeer(&can, 0, 1));
@@ -201,5 +201,45 @@ CT_CASE(peer_access_tgid_and_destroy_stream_force)
     CT_OK(aclrtDestroyStreamForce(s));
     CT_CODE(ACL_ERROR_RT_INVALID_HANDLE, aclrtDestroyStreamForce(s));
     CT_OK(aclrtDestroyNotify(n));
+    acl_down();
+}
+
+struct slow_writer {
+    int started, written;
+};
+
+static void start_sleep_then_write(void *arg)
+{
+    struct slow_writer *w = arg;
+    __atomic_store_n(&w->started, 1, __ATOMIC_SEQ_CST);
+    sleep_ms(BLOCK_PROBE_MS);
+    __atomic_store_n(&w->written, 1, __ATOMIC_SEQ_CST);
+}
+
+/* CANN's StreamDestroy(stm, true) first flushes the stream's pending host tasks
+ * (core/src/context/context.cc:995-1002, FlushPendingTasksBeforeStreamTearDown:
+ * WaitFinish of each host task already launched), then force-recycles the rest
+ * (core/src/stream/stream.cc:1409-1480). In the stub the task the executor has
+ * started is the launched one: a running host function ends before the call
+ * returns; tasks not started are dropped. */
+CT_CASE(destroy_stream_force_finishes_the_running_host_function_first)
+{
+    acl_up(0);
+    aclrtStream s = stream_new();
+    struct slow_writer w = {0, 0};
+    CT_OK(aclrtLaunchHostFunc(s, start_sleep_then_write, &w));
+    struct stamp dropped;
+    stamp_launch(s, &dropped);
+    uint64_t deadline = now_ns() + (uint64_t)PEER_TIMEOUT_MS * 1000000ull;
+    while (!__atomic_load_n(&w.started, __ATOMIC_SEQ_CST)) {
+        if (now_ns() > deadline)
+            CT_FAIL("the host function never started");
+        sleep_ms(1);
+    }
+    CT_OK(aclrtDestroyStreamForce(s));
+    CT_EQ(1, __atomic_load_n(&w.written, __ATOMIC_SEQ_CST));
+    CT_CODE(ACL_ERROR_RT_INVALID_HANDLE, aclrtDestroyStreamForce(s));
+    sleep_ms(BLOCK_PROBE_MS);
+    CT_EQ(0, stamp_read(&dropped)); /* queued behind it: dropped */
     acl_down();
 }

@@ -4,7 +4,10 @@
  * repeated init and finalize, init again.
  */
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "support.h"
 
@@ -149,4 +152,30 @@ CT_CASE(memory_notify_calls_before_aclInit_and_after_aclFinalize_return_100001)
     acl_up(0);
     acl_down();
     expect_new_calls_return(ACL_ERROR_UNINITIALIZE);
+}
+
+/* ---------------------------------------------------- aclInit's config path */
+
+/* GetStrFromConfigPath (src/acl/aclrt_impl/acl_rt_impl_base.cpp:154-166): a path
+ * that mmRealPath cannot resolve, or a file that cannot be opened, is
+ * ACL_ERROR_INVALID_FILE (100003); aclInit checks it after the repeat check
+ * (acl.cpp:382-399). The contents are the stub's to ignore (contract S12). */
+CT_CASE(init_config_path_missing_or_unreadable_is_100003)
+{
+    char missing[PATH_CAP], under_file[PATH_CAP], unreadable[PATH_CAP], config[PATH_CAP];
+    path_join(missing, case_dir(), "missing.json");
+    CT_CODE(ACL_ERROR_INVALID_FILE, aclInit(missing));
+    publish_bytes(case_dir(), "config.json", "{}", 2);
+    path_join(config, case_dir(), "config.json");
+    path_join(under_file, config, "x.json");
+    CT_CODE(ACL_ERROR_INVALID_FILE, aclInit(under_file));
+    publish_bytes(case_dir(), "unreadable.json", "{}", 2);
+    path_join(unreadable, case_dir(), "unreadable.json");
+    CT_TRUE(chmod(unreadable, 0) == 0);
+    if (geteuid() != 0) /* root opens it anyway */
+        CT_CODE(ACL_ERROR_INVALID_FILE, aclInit(unreadable));
+    CT_CODE(ACL_ERROR_UNINITIALIZE, aclrtSetDevice(0));
+    CT_OK(aclInit(config));
+    CT_CODE(ACL_ERROR_REPEAT_INITIALIZE, aclInit(missing));
+    CT_OK(aclFinalize());
 }

@@ -4,6 +4,7 @@
  * Rules: docs/acl-contract.md section 8.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,6 +190,248 @@ CT_CASE(memory_async_copy_needs_a_stream_of_the_current_device)
     CT_OK(aclrtFree(dev));
     CT_OK(aclrtDestroyStream(s0));
     acl_down();
+}
+
+/* ------------------------------------- check order and codes (issue #19) */
+
+/* aclMallocMemInner (src/acl/aclrt_impl/memory.cpp:291-303, 309-318): size plus
+ * 32 bytes of alignment plus the padding (32 by default, none for HUGE1G)
+ * overflowing size_t is ACL_ERROR_INVALID_PARAM in the acl layer. */
+CT_CASE(memory_malloc_size_overflow_is_100000)
+{
+    acl_up(0);
+    void *p = NULL;
+    CT_CODE(ACL_ERROR_INVALID_PARAM, aclrtMalloc(&p, SIZE_MAX, ACL_MEM_MALLOC_HUGE_FIRST));
+    CT_CODE(ACL_ERROR_INVALID_PARAM, aclrtMalloc(&p, SIZE_MAX - 63, ACL_MEM_MALLOC_NORMAL_ONLY));
+    CT_CODE(ACL_ERROR_INVALID_PARAM, aclrtMalloc(&p, SIZE_MAX - 31, ACL_MEM_MALLOC_HUGE1G_ONLY));
+    /* no overflow: the allocation itself fails */
+    CT_CODE(ACL_ERROR_RT_MEMORY_ALLOCATION, aclrtMalloc(&p, SIZE_MAX - 32, ACL_MEM_MALLOC_HUGE1G_ONLY));
+    CT_TRUE(p == NULL);
+    acl_down();
+}
+
+/* rtMemcpyAsync validates the stream handle (RT_VALIDATE_AND_UNWRAP_OBJECT,
+ * src/runtime/api/api_c.cc:1103-1114) before ApiErrorDecorator::MemcpyAsync
+ * judges count > destMax; rtMemsetAsync the same (api_c.cc:989-1003). The acl
+ * layer's count 0, NULL and kind checks still come first (memory.cpp:684-700). */
+CT_CASE(memory_async_stream_handle_before_count)
+{
+    acl_up(0);
+    char *a = dev_alloc(PAGE), *b = dev_alloc(PAGE);
+    aclrtStream gone = stream_new();
+    CT_OK(aclrtDestroyStream(gone));
+    CT_CODE(ACL_ERROR_RT_INVALID_HANDLE, aclrtMemcpyAsync(b, 16, a, PAGE, ACL_MEMCPY_DEVICE_TO_DEVICE, gone));
+    CT_CODE(ACL_ERROR_RT_INVALID_HANDLE, aclrtMemsetAsync(a, 16, 0, PAGE, gone));
+    CT_OK(aclrtMemcpyAsync(b, 16, a, 0, ACL_MEMCPY_DEVICE_TO_DEVICE, gone));
+    CT_OK(aclrtMemsetAsync(a, 16, 0, 0, gone));
+    CT_CODE(ACL_ERROR_INVALID_PARAM, aclrtMemcpyAsync(NULL, 16, a, PAGE, ACL_MEMCPY_DEVICE_TO_DEVICE, gone));
+    CT_CODE(ACL_ERROR_INVALID_PARAM, aclrtMemcpyAsync(b, 16, a, PAGE, (aclrtMemcpyKind)9, gone));
+    CT_CODE(ACL_ERROR_INVALID_PARAM, aclrtMemsetAsync(NULL, 16, 0, PAGE, gone));
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtMemcpyAsync(b, 16, a, PAGE, ACL_MEMCPY_DEVICE_TO_DEVICE, NULL));
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtMemsetAsync(a, 16, 0, PAGE, NULL));
+    CT_OK(aclrtFree(a));
+    CT_OK(aclrtFree(b));
+    acl_down();
+}
+
+/* ApiErrorDecorator::MemcpyAsync refuses RT_MEMCPY_HOST_TO_HOST in EP (online)
+ * mode with RT_ERROR_FEATURE_NOT_SUPPORT (api_error.cc:2245-2248; docs
+ * 11-03_memory_copy_and_set.md:160), after the location checks; the stub is an
+ * EP server. DEFAULT between two host buffers is host to host too. The
+ * synchronous aclrtMemcpy still copies host to host. */
+CT_CASE(memory_async_host_to_host_is_207000)
+{
+    acl_up(0);
+    char x[64] = "source", y[64] = {0};
+    char *dev = dev_alloc(PAGE);
+    CT_CODE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtMemcpyAsync(y, 64, x, 64, ACL_MEMCPY_HOST_TO_HOST, NULL));
+    CT_CODE(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, aclrtMemcpyAsync(y, 64, x, 64, ACL_MEMCPY_DEFAULT, NULL));
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtMemcpyAsync(y, 64, dev, 64, ACL_MEMCPY_HOST_TO_HOST, NULL));
+    CT_TRUE(y[0] == 0);
+    CT_OK(aclrtMemcpy(y, 64, x, 64, ACL_MEMCPY_HOST_TO_HOST));
+    CT_TRUE(strcmp(y, "source") == 0);
+    CT_OK(aclrtFree(dev));
+    acl_down();
+}
+
+/* aclrtDeviceCanAccessPeerImpl has no NULL check (memory.cpp:881-903): equal
+ * ids (100000), then the rt decorator refuses a NULL output with
+ * RT_ERROR_INVALID_VALUE, 107000 (api_error.cc:3393-3394). */
+CT_CASE(memory_can_access_peer_null_output_is_107000)
+{
+    acl_up(0);
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtDeviceCanAccessPeer(NULL, 0, 1));
+    CT_CODE(ACL_ERROR_INVALID_PARAM, aclrtDeviceCanAccessPeer(NULL, 1, 1));
+    CT_CODE(ACL_ERROR_RT_INVALID_DEVICEID, aclrtDeviceCanAccessPeer(NULL, 0, 99));
+    acl_down();
+}
+
+/* The acl layer passes len on as uint32_t (memory.cpp:1782) and num as int32_t
+ * (memory.cpp:1866, notify.cpp:127); the runtime then refuses len 0 and
+ * num <= 0 (api_error.cc IpcSetMemoryName, SetIpcMemPid, SetIpcNotifyPid). */
+CT_CASE(memory_ipc_len_and_num_are_cast_to_32_bits)
+{
+    acl_up(0);
+    char *dev = dev_alloc(PAGE);
+    char key[EXPORT_KEY_LEN];
+    const size_t wrap = (size_t)1 << 32;
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemGetExportKey(dev, PAGE, key, wrap, 0));
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemGetExportKey(dev, PAGE, key, wrap + 16, 0));
+    export_key(dev, PAGE, 0, key);
+    int32_t pids[2] = {(int32_t)getpid(), (int32_t)getpid()};
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemSetImportPid(key, pids, wrap));
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemSetImportPid(key, pids, (size_t)1 << 31));
+    CT_OK(aclrtIpcMemSetImportPid(key, pids, wrap + 2)); /* 2 pids */
+    aclrtNotify n = NULL;
+    CT_OK(aclrtCreateNotify(&n, ACL_NOTIFY_DEFAULT));
+    char nkey[EXPORT_KEY_LEN];
+    CT_OK(aclrtNotifyGetExportKey(n, nkey, EXPORT_KEY_LEN, ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT));
+    declare_key_owned(nkey);
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtNotifySetImportPid(n, pids, wrap));
+    CT_OK(aclrtNotifySetImportPid(n, pids, wrap + 1));
+    CT_OK(aclrtDestroyNotify(n));
+    CT_OK(aclrtIpcMemClose(key));
+    CT_OK(aclrtFree(dev));
+    acl_down();
+}
+
+static void no_device_memset(void *arg)
+{
+    char buf[8];
+    *(int *)arg = aclrtMemset(buf, 8, 0, 8);
+}
+
+/* aclrtMemsetImpl (memory.cpp:670-682): count 0 first, then NULL; then
+ * ApiImpl::MemSetSync needs the current context (api_impl.cc:3202-3213) and
+ * sets the memory on the calling thread, without waiting for any stream. */
+CT_CASE(memory_synchronous_memset)
+{
+    acl_up(0);
+    aclrtStream s = stream_new();
+    char *dev = dev_alloc(PAGE);
+    CT_OK(aclrtMemset(NULL, 0, 0, 0));
+    CT_CODE(ACL_ERROR_INVALID_PARAM, aclrtMemset(NULL, PAGE, 0, PAGE));
+    int rc = -1;
+    run_in_thread(no_device_memset, &rc);
+    CT_EQ(ACL_ERROR_RT_CONTEXT_NULL, rc);
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtMemset(dev, 16, 0, PAGE));
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtMemset(dev + 8, PAGE, 0, PAGE));
+    struct gate *g = gate_hold(s);
+    CT_OK(aclrtMemsetAsync(dev, PAGE, 0x22, PAGE, s));
+    CT_OK(aclrtMemset(dev, PAGE, 0x1C5, PAGE)); /* each byte is value & 0xFF, now */
+    expect_device_bytes(dev, PAGE, 0xC5);
+    gate_release(g);
+    EXPECT_STREAM_DRAINS(s);
+    expect_device_bytes(dev, PAGE, 0x22);
+    CT_OK(aclrtFree(dev));
+    CT_OK(aclrtDestroyStream(s));
+    acl_down();
+}
+
+struct delayed_release {
+    struct gate *gate;
+    uint64_t at; /* when the gate opened */
+};
+
+static void *release_after_probe(void *arg)
+{
+    struct delayed_release *r = arg;
+    sleep_ms(BLOCK_PROBE_MS);
+    r->at = gate_release(r->gate);
+    return NULL;
+}
+
+/* ApiErrorDecorator::MemcpyAsync (api_error.cc:2256-2270; docs
+ * 11-03_memory_copy_and_set.md:140): a D2H or H2D copy whose host side is
+ * pageable (malloc, not aclrtMallocHost; JudgeIsInvolvePageableMemory,
+ * api_error.cc:2789-2802) becomes StreamSynchronize(stm) plus a synchronous
+ * copy: the call returns after the copy, so after everything queued before it.
+ * HOST_TO_BUF_TO_DEVICE takes MemcpyAsyncCheckExLocation and stays queued. */
+CT_CASE(memory_async_copy_of_pageable_memory_waits_for_its_stream)
+{
+    acl_up(0);
+    aclrtStream s = stream_new();
+    char *dev = dev_alloc(PAGE);
+    unsigned char *pageable = malloc(PAGE), *pinned = NULL;
+    CT_TRUE(pageable != NULL);
+    CT_OK(aclrtMallocHost((void **)&pinned, PAGE));
+    memset(pageable, 0x11, PAGE);
+    memset(pinned, 0x11, PAGE);
+    struct delayed_release rel = {gate_hold(s), 0};
+    CT_OK(aclrtMemsetAsync(dev, PAGE, 0x44, PAGE, s));
+    CT_OK(aclrtMemcpyAsync(pinned, PAGE, dev, PAGE, ACL_MEMCPY_DEVICE_TO_HOST, s));
+    CT_TRUE(pinned[0] == 0x11 && pinned[PAGE - 1] == 0x11); /* pinned memory: queued behind the gate */
+    pthread_t releaser;
+    CT_TRUE(pthread_create(&releaser, NULL, release_after_probe, &rel) == 0);
+    CT_OK(aclrtMemcpyAsync(pageable, PAGE, dev, PAGE, ACL_MEMCPY_DEVICE_TO_HOST, s));
+    uint64_t returned = now_ns();
+    CT_TRUE(pthread_join(releaser, NULL) == 0);
+    CT_TRUE(rel.at != 0);
+    EXPECT_AFTER(returned, rel.at);
+    for (unsigned i = 0; i < PAGE; i++)
+        if (pageable[i] != 0x44 || pinned[i] != 0x44)
+            CT_FAIL("byte %u is 0x%02x (pageable) / 0x%02x (pinned) when the call returned, expected 0x44", i,
+                    pageable[i], pinned[i]);
+    memset(pageable, 0x55, PAGE);
+    CT_OK(aclrtMemcpyAsync(dev, PAGE, pageable, PAGE, ACL_MEMCPY_HOST_TO_DEVICE, s));
+    expect_device_bytes(dev, PAGE, 0x55);
+    struct gate *g = gate_hold(s);
+    memset(pageable, 0x66, PAGE);
+    CT_OK(aclrtMemcpyAsync(dev, PAGE, pageable, PAGE, ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE, s));
+    expect_device_bytes(dev, PAGE, 0x55);
+    gate_release(g);
+    EXPECT_STREAM_DRAINS(s);
+    expect_device_bytes(dev, PAGE, 0x66);
+    free(pageable);
+    CT_OK(aclrtFreeHost(pinned));
+    CT_OK(aclrtFree(dev));
+    CT_OK(aclrtDestroyStream(s));
+    acl_down();
+}
+
+/* pageable_mode <init code>: with ACL_STUB_PAGEABLE as the case set it, a
+ * pageable device-to-host copy is queued (async) or aclInit refuses the value. */
+CT_ROLE(pageable_mode)
+{
+    if (argc != 1)
+        CT_FAIL("usage: pageable_mode <init code>");
+    int expected_init = atoi(argv[0]);
+    CT_CODE(expected_init, aclInit(NULL));
+    if (expected_init != 0) {
+        const char *msg = aclGetRecentErrMsg();
+        if (!msg || !strstr(msg, "ACL_STUB_PAGEABLE"))
+            CT_FAIL("aclInit failed but does not name ACL_STUB_PAGEABLE: %s", msg ? msg : "(null)");
+        return 0;
+    }
+    CT_OK(aclrtSetDevice(0));
+    aclrtStream s = stream_new();
+    char *dev = dev_alloc(PAGE);
+    unsigned char *pageable = calloc(1, PAGE);
+    CT_TRUE(pageable != NULL);
+    CT_OK(aclrtMemset(dev, PAGE, 0x77, PAGE));
+    struct gate *g = gate_hold(s);
+    CT_OK(aclrtMemcpyAsync(pageable, PAGE, dev, PAGE, ACL_MEMCPY_DEVICE_TO_HOST, s));
+    CT_TRUE(pageable[0] == 0); /* queued behind the gate */
+    gate_release(g);
+    EXPECT_STREAM_DRAINS(s);
+    CT_TRUE(pageable[0] == 0x77 && pageable[PAGE - 1] == 0x77);
+    free(pageable);
+    CT_OK(aclrtFree(dev));
+    CT_OK(aclrtDestroyStream(s));
+    CT_OK(aclFinalize());
+    return 0;
+}
+
+/* ACL_STUB_PAGEABLE=async: the other driver of api_error.cc:2805-2826 (no
+ * GET_USER_MALLOC_ATTR), where CANN keeps the copy asynchronous. */
+CT_CASE(memory_pageable_env_async_queues_the_copy_and_bad_values_fail_aclInit)
+{
+    const char *async_env[] = {"ACL_STUB_PAGEABLE=async", NULL};
+    const char *ok[] = {"0", NULL};
+    expect_exit(spawn_role("pageable_mode", ok, async_env), 0, PEER_TIMEOUT_MS);
+    const char *bad_env[] = {"ACL_STUB_PAGEABLE=later", NULL};
+    const char *refused[] = {"100000", NULL};
+    expect_exit(spawn_role("pageable_mode", refused, bad_env), 0, PEER_TIMEOUT_MS);
 }
 
 /* ---------------------------------------------------------------- IPC memory */

@@ -71,6 +71,39 @@ CT_CASE(notify_wait_blocks_until_the_record_executes)
     acl_down();
 }
 
+/* Notify::CheckIpcNotifyDevId (src/runtime/core/src/notify/notify.cc:417-440),
+ * called by ApiImpl::NotifyWait (api_impl.cc:4924), starts `if (isIpcNotify_)`:
+ * a notify that was never exported (isIpcNotify_ is set by the export,
+ * notify.cc:404, and by an import, :446) may be waited on from another device.
+ * Once exported, a wait from another device is RT_ERROR_INVALID_VALUE (107000). */
+CT_CASE(notify_never_exported_may_be_waited_on_from_another_device)
+{
+    acl_up(0);
+    aclrtNotify n = notify_new();
+    aclrtStream s0 = stream_new();
+    CT_OK(aclrtSetDevice(1));
+    aclrtStream s1 = stream_new();
+    CT_OK(aclrtWaitAndResetNotify(n, s1, 0));
+    struct stamp resumed;
+    stamp_launch(s1, &resumed);
+    EXPECT_STREAM_BLOCKED(s1);
+    CT_OK(aclrtSetDevice(0));
+    uint64_t before = now_ns();
+    CT_OK(aclrtRecordNotify(n, s0));
+    EXPECT_STREAM_DRAINS(s1);
+    EXPECT_AFTER(stamp_read(&resumed), before);
+    char key[EXPORT_KEY_LEN];
+    CT_OK(aclrtNotifyGetExportKey(n, key, EXPORT_KEY_LEN, ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT));
+    declare_key_owned(key);
+    CT_OK(aclrtSetDevice(1));
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtWaitAndResetNotify(n, s1, 0));
+    CT_OK(aclrtDestroyStream(s1));
+    CT_OK(aclrtSetDevice(0));
+    CT_OK(aclrtDestroyNotify(n));
+    CT_OK(aclrtDestroyStream(s0));
+    acl_down();
+}
+
 CT_CASE(notify_wait_timeout_is_reported_by_the_next_synchronize)
 {
     acl_up(0);
