@@ -13,6 +13,7 @@ import {
   NotifyFlag,
   NotifyImportFlag,
 } from './enums';
+import { recordCall } from './call-record';
 import type { AclFunctions, Ptr } from './native';
 import { Owned } from './owned';
 import type { DeviceBuffer, Notify, Stream } from './types';
@@ -33,6 +34,18 @@ export interface DataRuntime {
  * before it touches the export (CANN's rule), so closeExport() refuses while one is open here.
  */
 const liveImports = new Map<string, number>();
+
+/**
+ * Host arrays of readAsync() copies. The copy may still be queued on its stream when the call
+ * returns (a driver that keeps pageable copies asynchronous, ACL_STUB_PAGEABLE=async), so the
+ * binding keeps each array alive until aclFinalize, after which no stream runs.
+ */
+const hostCopyTargets = new Set<Uint8Array>();
+
+/** After aclFinalize: no queued copy can write host memory any more. */
+export function releaseHostCopyTargets(): void {
+  hostCopyTargets.clear();
+}
 
 /** Exported IPC memory must be whole pages; the stub rounds every allocation up to them. */
 export const IPC_PAGE_SIZE = 4096;
@@ -119,6 +132,32 @@ export class DeviceBufferImpl extends Owned<DataRuntime> implements DeviceBuffer
     const args = `dst=host, src=${this.describe()}+${offset}, count=${out.length}, kind=DEVICE_TO_HOST`;
     this.rt.check(this.rt.raw.aclrtMemcpy(out, out.length, src, out.length, MemcpyKind.DEVICE_TO_HOST), 'aclrtMemcpy', args);
     return out;
+  }
+
+  /**
+   * aclrtMemcpyAsync device -> host into a new (pageable) array. CANN turns a copy that involves
+   * pageable host memory into a stream synchronize plus a synchronous copy when the driver reports
+   * such memory (api_error.cc:2256-2270), so the call blocks until everything queued before it on
+   * the stream has run; the stub does the same unless ACL_STUB_PAGEABLE=async.
+   */
+  readAsync(stream?: Stream, length?: number, offset = 0): Uint8Array {
+    const call = 'aclrtMemcpyAsync';
+    const count = length ?? this.bytes - offset;
+    const src = this.#range(call, offset, count);
+    const out = new Uint8Array(count);
+    if (count === 0) return out;
+    const { ptr, text } = this.rt.streamArg(stream, call);
+    const args = `dst=host (pageable), src=${this.describe()}+${offset}, count=${count}, kind=DEVICE_TO_HOST, ${text}`;
+    hostCopyTargets.add(out);
+    this.rt.check(recordCall(call, args, () => this.rt.raw.aclrtMemcpyAsync(out, count, src, count, MemcpyKind.DEVICE_TO_HOST, ptr)), call, args);
+    return out;
+  }
+
+  fillSync(value: number, offset = 0, length = this.bytes - offset): void {
+    checkCount(value, 'fillSync: value', 0, 255);
+    const dst = this.#range('aclrtMemset', offset, length);
+    const args = `devPtr=${this.describe()}+${offset}, value=${value}, count=${length}`;
+    this.rt.check(this.rt.raw.aclrtMemset(dst, length, value, length), 'aclrtMemset', args);
   }
 
   fill(value: number, stream?: Stream, offset = 0, length = this.bytes - offset): void {

@@ -140,7 +140,8 @@ export interface AclFunctions {
   aclrtMallocHost(hostPtr: [Ptr] | null, size: number): number;
   aclrtFreeHost(hostPtr: Ptr): number;
   aclrtMemcpy(dst: Ptr | Uint8Array, destMax: number, src: Ptr | Uint8Array, count: number, kind: number): number;
-  aclrtMemcpyAsync(dst: Ptr, destMax: number, src: Ptr, count: number, kind: number, stream: Ptr): number;
+  aclrtMemcpyAsync(dst: Ptr | Uint8Array, destMax: number, src: Ptr | Uint8Array, count: number, kind: number, stream: Ptr): number;
+  aclrtMemset(devPtr: Ptr, maxCount: number, value: number, count: number): number;
   aclrtMemsetAsync(devPtr: Ptr, maxCount: number, value: number, count: number, stream: Ptr): number;
   aclrtDestroyStreamForce(stream: Ptr): number;
   aclrtDeviceCanAccessPeer(canAccessPeer: [number] | null, deviceId: number, peerDeviceId: number): number;
@@ -223,6 +224,7 @@ export function loadAclLibrary(file: string): LoadedAcl {
     aclrtFreeHost: optional('aclrtFreeHost', [voidPtr]),
     aclrtMemcpy: optional('aclrtMemcpy', [voidPtr, 'size_t', voidPtr, 'size_t', 'int']),
     aclrtMemcpyAsync: optional('aclrtMemcpyAsync', [voidPtr, 'size_t', voidPtr, 'size_t', 'int', voidPtr]),
+    aclrtMemset: optional('aclrtMemset', [voidPtr, 'size_t', 'int32_t', 'size_t']),
     aclrtMemsetAsync: optional('aclrtMemsetAsync', [voidPtr, 'size_t', 'int32_t', 'size_t', voidPtr]),
     aclrtDestroyStreamForce: optional('aclrtDestroyStreamForce', [voidPtr]),
     aclrtDeviceCanAccessPeer: optional('aclrtDeviceCanAccessPeer', [out('int32_t'), 'int32_t', 'int32_t']),

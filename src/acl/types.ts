@@ -121,6 +121,16 @@ export interface DeviceBuffer {
   write(data: Uint8Array, offset?: number): void;
   /** Synchronous aclrtMemcpy device -> host (default: everything from offset). */
   read(length?: number, offset?: number): Uint8Array;
+  /**
+   * aclrtMemcpyAsync device -> host into a new pageable (JavaScript) array, on the stream (default
+   * stream if omitted). Pageable memory makes the copy synchronous on CANN with a driver that
+   * reports it, and on the stub unless ACL_STUB_PAGEABLE=async: the call returns after everything
+   * queued before it on the stream and the copy itself. Otherwise the array is filled when the
+   * stream reaches the copy.
+   */
+  readAsync(stream?: Stream, length?: number, offset?: number): Uint8Array;
+  /** Synchronous aclrtMemset of each byte to value (0..255); it does not wait for any stream. */
+  fillSync(value: number, offset?: number, length?: number): void;
   /** aclrtMemsetAsync of each byte to value (0..255) on the stream (default stream if omitted). */
   fill(value: number, stream?: Stream, offset?: number, length?: number): void;
   /** aclrtMemcpyAsync device -> device from src on the stream. */

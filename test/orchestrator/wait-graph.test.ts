@@ -146,6 +146,16 @@ withStub('wait-for graph at the deadline (stub)', () => {
     ]);
   });
 
+  test('a pageable async copy behind its own latch blocks in aclrtMemcpyAsync, and the graph names that call', async () => {
+    const r = await hang([role('solo', 0, 'pageableCopyBehindLatch')]);
+    expect(r.waitGraph!.deadlock).toBe(true);
+    expect(chainTexts(r)).toEqual([
+      expect.stringMatching(
+        /^deadlock: solo \(aclrtMemcpyAsync dst=host \(pageable\), src=.*kind=DEVICE_TO_HOST, stream=0x[0-9a-f]+, for [\d.]+ m?s\) ← queued behind a latch \(host function on stream \d+\) held by solo ← \(back to solo\)$/,
+      ),
+    ]);
+  });
+
   test('dead recorder: the wait captured a record whose process was killed', async () => {
     const r = await hang([role('recorder', 0, 'dyingRecorder'), role('survivor', 1, 'survivor')], false);
     expect(r.roles[0].status).toBe('crashed');
