@@ -163,7 +163,8 @@ static aclError new_region(enum mem_kind kind, char *base, size_t bytes, int dev
 
 /* CANN's acl layer adds 32 bytes of alignment plus a padding (32 by default,
  * rtGetSocSpec may say otherwise; none for the 1G-page policies) and refuses a
- * size that overflows with 100000 (memory.cpp:291-303, aclMallocMemInner). */
+ * size that overflows with 100000 (memory.cpp:291-303, aclMallocMemInner). The
+ * policy changes nothing else: every allocation is page-aligned shared memory. */
 static size_t malloc_append_size(aclrtMemMallocPolicy policy)
 {
     int huge1g = policy == ACL_MEM_MALLOC_HUGE1G_ONLY || policy == ACL_MEM_MALLOC_HUGE1G_ONLY_P2P;
@@ -173,7 +174,6 @@ static size_t malloc_append_size(aclrtMemMallocPolicy policy)
 STUB_EXPORT aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
 {
     static const char *call = "aclrtMalloc";
-    /* every policy gets page-aligned host-shared memory */
     aclError rc = rt_enter(call);
     if (rc)
         return rc;

@@ -267,7 +267,7 @@ static aclError check_config_path(const char *call, const char *configPath)
     if (!configPath || !*configPath)
         return ACL_SUCCESS;
     char *real = realpath(configPath, NULL);
-    int fd = real ? open(real, O_RDONLY | O_CLOEXEC) : -1;
+    int fd = real ? open(real, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) : -1; /* never blocks on a FIFO */
     int err = errno;
     free(real);
     if (fd < 0)
