@@ -14,6 +14,7 @@ import {
   NotifyImportFlag,
 } from './enums';
 import { recordCall } from './call-record';
+import { retainHostCopyTarget } from './host-copies';
 import type { AclFunctions, Ptr } from './native';
 import { Owned } from './owned';
 import type { DeviceBuffer, Notify, Stream } from './types';
@@ -34,18 +35,6 @@ export interface DataRuntime {
  * before it touches the export (CANN's rule), so closeExport() refuses while one is open here.
  */
 const liveImports = new Map<string, number>();
-
-/**
- * Host arrays of readAsync() copies. The copy may still be queued on its stream when the call
- * returns (a driver that keeps pageable copies asynchronous, ACL_STUB_PAGEABLE=async), so the
- * binding keeps each array alive until aclFinalize, after which no stream runs.
- */
-const hostCopyTargets = new Set<Uint8Array>();
-
-/** After aclFinalize: no queued copy can write host memory any more. */
-export function releaseHostCopyTargets(): void {
-  hostCopyTargets.clear();
-}
 
 /** Exported IPC memory must be whole pages; the stub rounds every allocation up to them. */
 export const IPC_PAGE_SIZE = 4096;
@@ -148,7 +137,7 @@ export class DeviceBufferImpl extends Owned<DataRuntime> implements DeviceBuffer
     if (count === 0) return out;
     const { ptr, text } = this.rt.streamArg(stream, call);
     const args = `dst=host (pageable), src=${this.describe()}+${offset}, count=${count}, kind=DEVICE_TO_HOST, ${text}`;
-    hostCopyTargets.add(out);
+    retainHostCopyTarget(ptr, this.rt.deviceOrUnknown(), out);
     this.rt.check(recordCall(call, args, () => this.rt.raw.aclrtMemcpyAsync(out, count, src, count, MemcpyKind.DEVICE_TO_HOST, ptr)), call, args);
     return out;
   }

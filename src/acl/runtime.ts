@@ -11,7 +11,8 @@ import { AclError, AclErrorCode } from './errors';
 import { IpcEventHandle } from './ipc-handle';
 import type { AclFunctions, HoldFunctions, Ptr } from './native';
 import type { LibraryChoice } from './resolve';
-import { createNotify, importBuffer, importNotify, mallocBuffer, releaseHostCopyTargets } from './data';
+import { createNotify, importBuffer, importNotify, mallocBuffer } from './data';
+import { releaseAllHostCopyTargets } from './host-copies';
 import type { Owned } from './owned';
 import { recordCall } from './call-record';
 import { checkInt, INT32_MAX, INT32_MIN, UINT32_MAX, type RuntimeCore } from './core';
@@ -81,7 +82,7 @@ export class AclRuntime implements Acl, RuntimeCore {
     // A latch still holding a stream would make the runtime wait forever for that stream.
     this.releaseAllLatches();
     this.check(recordCall('aclFinalize', '', () => this.raw.aclFinalize()), 'aclFinalize', '');
-    releaseHostCopyTargets();
+    releaseAllHostCopyTargets();
     this.#initialized = false;
     for (const o of [...this.#live]) {
       o.retire({ code: AclErrorCode.ACL_ERROR_UNINITIALIZE, detail: `aclFinalize() was called, the ${o.kind} no longer exists` });

@@ -3,6 +3,7 @@ import { AclError, AclErrorCode } from './errors';
 import type { Ptr } from './native';
 import { hex, Owned } from './owned';
 import { recordCall } from './call-record';
+import { releaseHostCopyTargetsOf } from './host-copies';
 import { LatchImpl } from './latch';
 import { checkInt, INT32_MAX, INT32_MIN, type RuntimeCore } from './core';
 import type { Event, Latch, Stream } from './types';
@@ -43,6 +44,7 @@ export class StreamImpl extends Owned<RuntimeCore> implements Stream {
       const rc = recordCall('aclrtSynchronizeStreamWithTimeout', args, () => this.rt.raw.aclrtSynchronizeStreamWithTimeout(s, timeoutMs));
       this.rt.check(rc, 'aclrtSynchronizeStreamWithTimeout', args);
     }
+    releaseHostCopyTargetsOf(this.ptr, this.device);
   }
 
   waitEvent(ev: Event, timeoutMs?: number): void {
