@@ -96,7 +96,8 @@ static int is_host_side(enum task_kind kind)
 static aclError flush_and_cancel(const char *call, struct stream *s)
 {
     const struct task *running = s->running;
-    uint64_t seq = running && is_host_side(running->kind) ? running->seq : 0;
+    /* a host function of s that destroys s would wait for itself */
+    uint64_t seq = running && is_host_side(running->kind) && !stream_is_running_this_thread(s) ? running->seq : 0;
     stream_cancel(s); /* the executor starts nothing more: queued tasks are dropped */
     if (!seq)
         return ACL_SUCCESS;

@@ -105,6 +105,14 @@ static int64_t rebind_to_latest(struct event *ev, uint32_t captured)
     return latest;
 }
 
+/* The stream whose host function this thread (an executor) is running. */
+static _Thread_local const struct stream *executing_here;
+
+int stream_is_running_this_thread(const struct stream *s)
+{
+    return executing_here == s;
+}
+
 /* Runs one task; rt.lock NOT held. Returns the note of its "end" line
  * (NULL, "timeout", "abandoned"); *effect_ns is when a record took effect,
  * taken before its waiters can see it, so that their "end" lines are never
@@ -153,7 +161,11 @@ static const char *run_task(struct stream *s, struct task *t, uint64_t *effect_n
             ipc_slot_release(t->event, (uint32_t)slot);
         break;
     }
-    case TASK_HOST_FUNC: t->fn(t->args); break;
+    case TASK_HOST_FUNC:
+        executing_here = s;
+        t->fn(t->args);
+        executing_here = NULL;
+        break;
     case TASK_MEMCPY:
     case TASK_MEMSET: memory_task_run(t); break;
     case TASK_NOTIFY_RECORD:

@@ -89,6 +89,9 @@ aclError stream_check_handle(const char *call, void *handle);
  * 107019 of a timed-out wait, as a synchronize reports it. */
 aclError stream_drain(const char *call, struct stream *s);
 
+/* 1 when the calling thread is s's executor, inside one of its host functions. */
+int stream_is_running_this_thread(const struct stream *s);
+
 /* Resolves a stream argument (NULL = current device's default stream). */
 aclError stream_resolve(const char *call, void *handle, struct stream **out);
 

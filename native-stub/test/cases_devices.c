@@ -216,6 +216,21 @@ static void start_sleep_then_write(void *arg)
     __atomic_store_n(&w->written, 1, __ATOMIC_SEQ_CST);
 }
 
+struct self_destroy {
+    aclrtStream stream;
+    int rc; /* -1 until the host function made its call */
+};
+
+/* A host function that force-destroys its own stream (as real code must, it sets a device first). */
+static void destroy_own_stream(void *arg)
+{
+    struct self_destroy *sd = arg;
+    int rc = aclrtSetDevice(0);
+    if (rc == ACL_SUCCESS)
+        rc = aclrtDestroyStreamForce(sd->stream);
+    __atomic_store_n(&sd->rc, rc, __ATOMIC_SEQ_CST);
+}
+
 /* CANN's StreamDestroy(stm, true) first flushes the stream's pending host tasks
  * (core/src/context/context.cc:995-1002, FlushPendingTasksBeforeStreamTearDown:
  * WaitFinish of each host task already launched), then force-recycles the rest
@@ -238,6 +253,17 @@ CT_CASE(destroy_stream_force_finishes_the_running_host_function_first)
     }
     CT_OK(aclrtDestroyStreamForce(s));
     CT_EQ(1, __atomic_load_n(&w.written, __ATOMIC_SEQ_CST));
+    /* a host function that force-destroys its own stream does not wait for itself */
+    aclrtStream self = stream_new();
+    struct self_destroy sd = {self, -1};
+    CT_OK(aclrtLaunchHostFunc(self, destroy_own_stream, &sd));
+    deadline = now_ns() + (uint64_t)PEER_TIMEOUT_MS * 1000000ull;
+    while (__atomic_load_n(&sd.rc, __ATOMIC_SEQ_CST) == -1) {
+        if (now_ns() > deadline)
+            CT_FAIL("aclrtDestroyStreamForce from a host function of its own stream never returned");
+        sleep_ms(1);
+    }
+    CT_EQ(ACL_SUCCESS, __atomic_load_n(&sd.rc, __ATOMIC_SEQ_CST));
     CT_CODE(ACL_ERROR_RT_INVALID_HANDLE, aclrtDestroyStreamForce(s));
     /* queued behind it: dropped before the call returned (the executor drops the queue as soon as
      * the host function ends, under the lock the call needs to return) */
