@@ -228,10 +228,13 @@ STUB_EXPORT aclError aclrtMallocHost(void **hostPtr, size_t size)
         return rc;
     void *p = NULL;
     struct mem_region *r = NULL;
+    int d;
     if (!hostPtr)
         rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "hostPtr is NULL");
     else if (size == 0)
         rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "size is 0: allocate at least 1 byte");
+    else if ((rc = rt_require_device(call, &d))) /* ApiImpl::HostMalloc, api_impl.cc:2426-2430 */
+        ;
     else if (posix_memalign(&p, page_size(), size) != 0)
         rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "cannot allocate %zu bytes of host memory", size);
     else if (new_region(MEM_HOST, p, size, -1, NULL, &r) != 0) {
@@ -345,6 +348,12 @@ static aclError check_copy(const char *call, void *dst, size_t destMax, const vo
         *noop = 1;
         return ACL_SUCCESS;
     }
+    /* ApiImpl::MemCopySync checks the current context (api_impl.cc:2745-2751)
+     * before the driver looks at the addresses */
+    int current_device;
+    aclError rc = sync ? rt_require_device(call, &current_device) : ACL_SUCCESS;
+    if (rc)
+        return rc;
     int src_dev, dst_dev;
     switch (kind) {
     case ACL_MEMCPY_HOST_TO_HOST: src_dev = 0, dst_dev = 0; break;
@@ -357,7 +366,7 @@ static aclError check_copy(const char *call, void *dst, size_t destMax, const vo
         dst_dev = is_device_kind(region_touching(dst));
         break;
     }
-    aclError rc = check_operand(call, "dst", dst, count, dst_dev, kind, &out[0]);
+    rc = check_operand(call, "dst", dst, count, dst_dev, kind, &out[0]);
     if (!rc)
         rc = check_operand(call, "src", src, count, src_dev, kind, &out[1]);
     for (int i = 0; i < 2 && !rc; i++)
@@ -379,9 +388,8 @@ STUB_EXPORT aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, siz
     if (rc)
         return rc;
     struct task t = {.kind = TASK_MEMCPY, .dst = dst, .src = src, .count = count};
-    int d, noop = 0;
-    if ((rc = check_copy(call, dst, destMax, src, count, kind, 1, t.regions, &noop)) || noop ||
-        (rc = rt_require_device(call, &d)))
+    int noop = 0;
+    if ((rc = check_copy(call, dst, destMax, src, count, kind, 1, t.regions, &noop)) || noop)
         goto out;
     /* copy outside rt.lock: references keep both ranges mapped meanwhile */
     ref_regions(t.regions);
@@ -489,6 +497,7 @@ STUB_EXPORT aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *ke
     if (rc)
         return rc;
     struct mem_region *r = devPtr ? region_at(devPtr) : NULL;
+    int d;
     if (!devPtr || !key)
         rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "%s is NULL", !devPtr ? "devPtr" : "key");
     else if (size == 0)
@@ -500,6 +509,8 @@ STUB_EXPORT aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *ke
                        "flags 0x%llx are invalid: use ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT (0, pid whitelist on) or "
                        "ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION (0x1)",
                        (unsigned long long)flags);
+    else if ((rc = rt_require_device(call, &d))) /* ApiImpl::IpcSetMemoryName, api_impl_standard_soc.cc:635-639 */
+        ;
     else if (len < MEM_KEY_LEN)
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "len %zu is too small: the key buffer must hold %d bytes", len,
                        MEM_KEY_LEN);
@@ -538,10 +549,13 @@ STUB_EXPORT aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size
     uint64_t id = 0;
     size_t size = 0;
     struct mem_region *r = NULL;
+    int d;
     if (!key || !pid)
         rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "%s is NULL", !key ? "key" : "pid");
     else if (num == 0)
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "num is 0: pass at least one pid");
+    else if ((rc = rt_require_device(call, &d))) /* ApiImpl::SetIpcMemPid, api_impl.cc:4775-4779 */
+        ;
     else if (parse_key(key, &id, &size) != 0 || !(r = exported_region(id)) || !shared_of(r)->exported)
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
                        "\"%.64s\" is not a live export key of this process (call aclrtIpcMemGetExportKey first; "
@@ -636,8 +650,11 @@ STUB_EXPORT aclError aclrtIpcMemClose(const char *key)
     uint64_t id = 0;
     size_t size = 0;
     struct mem_region *import = NULL, *own = NULL;
+    int d;
     if (!key)
         rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "key is NULL");
+    else if ((rc = rt_require_device(call, &d))) /* ApiImpl::IpcCloseMemoryByName, api_impl_standard_soc.cc:748-751 */
+        ;
     else if (parse_key(key, &id, &size) != 0)
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "\"%.64s\" is not a key from aclrtIpcMemGetExportKey", key);
     else {

@@ -308,8 +308,11 @@ STUB_EXPORT aclError aclrtNotifySetImportPid(aclrtNotify notify, int32_t *pid, s
     aclError rc = enter_with_notify(call, notify, &n);
     if (rc)
         return rc;
+    int d;
     if (num == 0)
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "num is 0: pass at least one pid");
+    else if ((rc = rt_require_device(call, &d))) /* ApiImpl::SetIpcNotifyPid, api_impl.cc:4760-4764 */
+        ;
     else if (!n->is_creator || !n->sh->exported)
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
                        "the notify has no export key of this process: call aclrtNotifyGetExportKey first");
