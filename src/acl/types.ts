@@ -31,7 +31,7 @@ export interface Acl {
   setCurrentContext(context: Context): void;
   setOpWaitTimeout(ms: number): void;
   createStream(): Stream;
-  /** The NULL stream of the current device (cannot be destroyed). */
+  /** The NULL stream: the default stream of whichever context is current at each call (cannot be destroyed). */
   readonly defaultStream: Stream;
   createEvent(): Event;
   /** Legacy create: an OR of 0x1/0x2/0x4/0x8, or 0x10 or 0x20 alone (docs/acl-contract.md section 4). */
