@@ -3,7 +3,7 @@
  * orchestrator's RoleContext. Everything it creates is tracked and released when the body ends,
  * so specs carry no clean-up code.
  */
-import type { Event, IpcEventHandle as IpcEventHandleT, Latch, Stream } from '../../src/acl';
+import type { Context, Event, IpcEventHandle as IpcEventHandleT, Latch, Stream } from '../../src/acl';
 import type { BaseContext } from './base-context';
 import { createDataContext } from './data-context';
 import type { AwaitOptions, PlannedRole, ScenarioContext, ScenarioPlan, ThreadContext } from '../../src/scenario/types';
@@ -35,6 +35,13 @@ export function createScenarioContext(
   const events: Event[] = [];
   const streams: Stream[] = [];
   let ownStream: Stream | undefined;
+  // The context ctx.stream was made in. As on CANN, a stream is destroyed (and takes host functions)
+  // only in its own context: a body that switched devices or contexts gets 107003 for that, and the
+  // clean-up makes this context current again before it destroys what ctx made.
+  let home: Context | undefined;
+  const goHome = () => {
+    if (home && !home.destroyed) quietly(() => base.acl.setCurrentContext(home!));
+  };
 
   const timeLeftMs = () => Math.max(1, deadlineMs - Date.now());
   // A wait without its own timeout outlasts the deadline by a margin: the orchestrator stops the run
@@ -64,6 +71,7 @@ export function createScenarioContext(
 
     get stream() {
       if (!ownStream || ownStream.destroyed) {
+        home ??= base.acl.currentContext();
         ownStream = base.acl.createStream();
         streams.push(ownStream);
       }
@@ -126,12 +134,14 @@ export function createScenarioContext(
   const cleanup = () => {
     // Latches first: a destroyed stream or event must not leave a runtime thread blocked.
     for (const l of latches) quietly(() => l.released || l.release());
+    goHome();
     data.cleanup();
     for (const e of events.reverse()) quietly(() => e.destroyed || e.destroy());
     for (const s of streams.reverse()) quietly(() => s.destroyed || s.destroy());
   };
   const drain = (boundMs: number): string[] => {
     for (const l of latches) quietly(() => l.released || l.release());
+    goHome(); // synchronize needs a current context (any one): the body may have destroyed its own
     const end = Date.now() + boundMs;
     const undrained: string[] = [];
     for (const s of streams) {

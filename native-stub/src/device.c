@@ -1,14 +1,15 @@
 /*
  * device.c - aclrtSetDevice / ResetDevice / GetDevice / GetDeviceCount.
  *
- * As in CANN: the current device is per thread; devices are reference
- * counted per process (each SetDevice adds one, each ResetDevice drops one)
- * and when a device's count reaches 0 its streams and events are destroyed
- * and every thread that had it current loses its context.
+ * As in CANN: aclrtSetDevice makes the device's primary context current on
+ * the calling thread (context.h); primary contexts are reference counted per
+ * process (each SetDevice adds one, each ResetDevice drops one,
+ * runtime.cc PrimaryContextRetain/Release) and when a device's count reaches
+ * 0 its primary context's streams and events are destroyed and every thread
+ * that had it current has no context until the device is set again.
  */
-#include "event.h"
+#include "context.h"
 #include "runtime.h"
-#include "stream.h"
 
 static aclError check_device_id(const char *call, int32_t id)
 {
@@ -20,27 +21,6 @@ static aclError check_device_id(const char *call, int32_t id)
     return ACL_SUCCESS;
 }
 
-void device_deactivate(int device, int cancel)
-{
-    struct device *dev = &rt.devices[device];
-    dev->generation++;
-    dev->default_stream = NULL;
-    for (struct stream *s = rt.streams, *next; s; s = next) {
-        next = s->next;
-        if (s->device == device) {
-            if (cancel)
-                stream_cancel(s);
-            else
-                stream_destroy(s);
-        }
-    }
-    for (struct event *e = rt.events, *next; e; e = next) {
-        next = e->next;
-        if (e->device == device)
-            event_destroy(e);
-    }
-}
-
 STUB_EXPORT aclError aclrtSetDevice(int32_t deviceId)
 {
     static const char *call = "aclrtSetDevice";
@@ -48,9 +28,12 @@ STUB_EXPORT aclError aclrtSetDevice(int32_t deviceId)
     if (rc)
         return rc;
     rc = check_device_id(call, deviceId);
-    if (rc == ACL_SUCCESS) {
-        rt.devices[deviceId].refcount++;
-        rt_set_current_device(deviceId);
+    struct device *dev = rc ? NULL : &rt.devices[deviceId];
+    if (dev && !dev->primary && !(dev->primary = ctx_create_primary(deviceId)))
+        rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "out of memory");
+    else if (dev) {
+        dev->refcount++;
+        ctx_make_primary_current(deviceId); /* api_impl.cc:3445-3470 SetDevice */
     }
     rt_leave();
     return rc;
@@ -62,10 +45,20 @@ static aclError reset_device(const char *call, int32_t deviceId, int force)
     if (rc)
         return rc;
     rc = check_device_id(call, deviceId);
-    if (rc == ACL_SUCCESS && rt.devices[deviceId].refcount > 0) {
-        rt.devices[deviceId].refcount = force ? 0 : rt.devices[deviceId].refcount - 1;
-        if (rt.devices[deviceId].refcount == 0)
-            device_deactivate(deviceId, 0);
+    struct device *dev = rc ? NULL : &rt.devices[deviceId];
+    /* A device whose count is 0 (never set, or reset already) has nothing to
+     * release: RT_ERROR_CONTEXT_DEL, 507007 (runtime.cc:2908-2930
+     * PrimaryContextRelease; :233-251 TryDecRef of 0 fails, reference.hpp:69-79;
+     * force: :253-270, no primary context) */
+    if (dev && dev->refcount <= 0)
+        rc = stub_fail(ACL_ERROR_RT_CONTEXT_RELEASE_ERROR, call,
+                       "device %d is not set in this process (every aclrtSetDevice has had its reset): reset a "
+                       "device once per aclrtSetDevice",
+                       (int)deviceId);
+    else if (dev) {
+        dev->refcount = force ? 0 : dev->refcount - 1;
+        if (dev->refcount == 0 && dev->primary)
+            ctx_teardown(dev->primary, 0);
     }
     rt_leave();
     return rc;

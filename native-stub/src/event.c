@@ -8,6 +8,7 @@
  */
 #include "event.h"
 
+#include "context.h"
 #include "ipc_event.h"
 #include "jitter.h"
 #include "mutant.h"
@@ -28,6 +29,7 @@ struct event *event_alloc(int device, uint32_t flags)
         return NULL;
     ev->id = ++rt.next_event_id;
     ev->device = device;
+    ev->ctx_id = ctx_current() ? ctx_current()->id : 0;
     ev->flags = flags;
     ev->refs = 1;
     return ev;

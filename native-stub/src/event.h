@@ -17,6 +17,7 @@ struct event {
     struct event *next; /* rt.events list while live */
     uint64_t id;
     int device;
+    uint64_t ctx_id; /* the context current at creation: destroyed with it (context.c) */
     uint32_t flags;
     int new_mode; /* made by aclrtCreateEventExWithFlag (or opened IPC): CANN's "new mode" */
     int destroyed;

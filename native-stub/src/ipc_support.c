@@ -124,6 +124,9 @@ STUB_EXPORT aclError aclrtDestroyStreamForce(aclrtStream stream)
     else if (!(s = rt_find_stream(stream)))
         rc = stub_fail(ACL_ERROR_RT_INVALID_HANDLE, call,
                        "stream %p is not a live stream (destroyed, or never created)", stream);
+    /* the same ApiImpl::StreamDestroy checks (api_c_stream.cc:109-120, api_impl.cc:1579-1585) */
+    else if ((rc = stream_check_context(call, s)))
+        ;
     else
         rc = flush_and_cancel(call, s);
     rt_leave();

@@ -240,10 +240,13 @@ STUB_EXPORT aclError aclrtMallocHost(void **hostPtr, size_t size)
         return rc;
     void *p = NULL;
     struct mem_region *r = NULL;
+    int d;
     if (!hostPtr)
         rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "hostPtr is NULL");
     else if (size == 0)
         rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "size is 0: allocate at least 1 byte");
+    else if ((rc = rt_require_device(call, &d))) /* ApiImpl::HostMalloc, api_impl.cc:2426-2430 */
+        ;
     else if (posix_memalign(&p, page_size(), size) != 0)
         rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "cannot allocate %zu bytes of host memory", size);
     else if (new_region(MEM_HOST, p, size, -1, NULL, &r) != 0) {
@@ -404,6 +407,11 @@ static aclError check_copy(const char *call, void *dst, size_t destMax, const vo
         return rc;
     if ((rc = check_copy_values(call, dst, destMax, src, count, sync, noop)) || *noop)
         return rc;
+    /* ApiImpl::MemCopySync checks the current context (api_impl.cc:2745-2751)
+     * before the driver looks at the addresses */
+    int current_device;
+    if ((rc = rt_require_device(call, &current_device)))
+        return rc;
     return check_copy_addresses(call, dst, src, count, kind, sync, out, side);
 }
 
@@ -421,9 +429,8 @@ STUB_EXPORT aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, siz
     if (rc)
         return rc;
     struct task t = {.kind = TASK_MEMCPY, .dst = dst, .src = src, .count = count};
-    int d, noop = 0;
-    if ((rc = check_copy(call, dst, destMax, src, count, kind, 1, t.regions, &noop)) || noop ||
-        (rc = rt_require_device(call, &d)))
+    int noop = 0;
+    if ((rc = check_copy(call, dst, destMax, src, count, kind, 1, t.regions, &noop)) || noop)
         goto out;
     /* copy outside rt.lock: references keep both ranges mapped meanwhile */
     ref_regions(t.regions);
@@ -636,6 +643,7 @@ STUB_EXPORT aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *ke
     if (rc)
         return rc;
     struct mem_region *r = devPtr ? region_at(devPtr) : NULL;
+    int d;
     if (!devPtr || !key)
         rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "%s is NULL", !devPtr ? "devPtr" : "key");
     else if (size == 0)
@@ -649,6 +657,8 @@ STUB_EXPORT aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *ke
                        "flags 0x%llx are invalid: use ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT (0, pid whitelist on) or "
                        "ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION (0x1)",
                        (unsigned long long)flags);
+    else if ((rc = rt_require_device(call, &d))) /* ApiImpl::IpcSetMemoryName, api_impl_standard_soc.cc:635-639 */
+        ;
     else if ((uint32_t)len < MEM_KEY_LEN)
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "len %zu is too small: the key buffer must hold %d bytes", len,
                        MEM_KEY_LEN);
@@ -687,12 +697,15 @@ STUB_EXPORT aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size
     uint64_t id = 0;
     size_t size = 0;
     struct mem_region *r = NULL;
+    int d;
     if (!key || !pid)
         rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "%s is NULL", !key ? "key" : "pid");
     else if ((int32_t)num <=
              0) /* passed on as int32_t (src/acl/aclrt_impl/memory.cpp:1866); api_error.cc SetIpcMemPid */
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
                        "num %zu is %d as the int32_t the runtime takes: pass 1 to 2^31-1 pids", num, (int32_t)num);
+    else if ((rc = rt_require_device(call, &d))) /* ApiImpl::SetIpcMemPid, api_impl.cc:4775-4779 */
+        ;
     else if (parse_key(key, &id, &size) != 0 || !(r = exported_region(id)) || !shared_of(r)->exported)
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
                        "\"%.64s\" is not a live export key of this process (call aclrtIpcMemGetExportKey first; "
@@ -787,8 +800,11 @@ STUB_EXPORT aclError aclrtIpcMemClose(const char *key)
     uint64_t id = 0;
     size_t size = 0;
     struct mem_region *import = NULL, *own = NULL;
+    int d;
     if (!key)
         rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "key is NULL");
+    else if ((rc = rt_require_device(call, &d))) /* ApiImpl::IpcCloseMemoryByName, api_impl_standard_soc.cc:748-751 */
+        ;
     else if (parse_key(key, &id, &size) != 0)
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "\"%.64s\" is not a key from aclrtIpcMemGetExportKey", key);
     else {

@@ -320,11 +320,14 @@ STUB_EXPORT aclError aclrtNotifySetImportPid(aclrtNotify notify, int32_t *pid, s
     aclError rc = enter_with_notify(call, notify, &n);
     if (rc)
         return rc;
+    int d;
     /* the acl layer passes num on as int32_t (src/acl/aclrt_impl/notify.cpp:127);
      * the runtime refuses num <= 0 (api_error.cc SetIpcNotifyPid) */
     if ((int32_t)num <= 0)
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
                        "num %zu is %d as the int32_t the runtime takes: pass 1 to 2^31-1 pids", num, (int32_t)num);
+    else if ((rc = rt_require_device(call, &d))) /* ApiImpl::SetIpcNotifyPid, api_impl.cc:4760-4764 */
+        ;
     else if (!n->is_creator || !n->sh->exported)
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
                        "the notify has no export key of this process: call aclrtNotifyGetExportKey first");

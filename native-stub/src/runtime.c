@@ -4,6 +4,7 @@
  */
 #include "runtime.h"
 
+#include "context.h"
 #include "event.h"
 #include "fault.h"
 #include "ipc_event.h"
@@ -29,11 +30,6 @@ struct runtime rt = {
     .lock = SYNC_MUTEX_INITIALIZER,
     .progress = PTHREAD_COND_INITIALIZER,
 };
-
-/* Per-thread current device (CANN's per-thread context): valid while the
- * device's generation is unchanged, i.e. until the device is reset to 0. */
-static _Thread_local int tls_device = -1;
-static _Thread_local uint32_t tls_generation;
 
 /* An executor stuck in a user host function cannot be interrupted: after
  * this long, aclFinalize stops waiting for it (exit waits less). */
@@ -74,30 +70,19 @@ aclError rt_reject(aclError code, const char *call, const char *fmt, ...)
     return stub_fail(code, call, "%s", reason);
 }
 
-void rt_set_current_device(int device)
-{
-    tls_device = device;
-    tls_generation = rt.devices[device].generation;
-}
-
 int rt_current_device(void)
 {
-    int d = tls_device;
-    if (d < 0 || (uint32_t)d >= rt.device_count)
-        return -1;
-    if (rt.devices[d].refcount <= 0 || rt.devices[d].generation != tls_generation)
-        return -1;
-    return d;
+    struct context *c = ctx_current();
+    return c ? c->device : -1;
 }
 
 aclError rt_require_device(const char *call, int *device)
 {
-    int d = rt_current_device();
-    if (d < 0)
-        return stub_fail(ACL_ERROR_RT_CONTEXT_NULL, call,
-                         "no current device on this thread: call aclrtSetDevice first");
-    *device = d;
-    return ACL_SUCCESS;
+    struct context *c = NULL;
+    aclError rc = ctx_require(call, &c);
+    if (rc == ACL_SUCCESS)
+        *device = c->device;
+    return rc;
 }
 
 void *rt_stream_handle(const struct stream *s)
@@ -212,12 +197,7 @@ static void shutdown_locked(uint64_t wait_ns)
     /* host threads blocked in an IPC synchronize give up (507000) */
     __atomic_add_fetch(&rt.shutdowns, 1, __ATOMIC_SEQ_CST);
     plat_wake_local_word(&rt.shutdowns);
-    for (int d = 0; d < (int)rt.device_count; d++) {
-        if (rt.devices[d].refcount > 0) {
-            rt.devices[d].refcount = 0;
-            device_deactivate(d, 1);
-        }
-    }
+    ctx_shutdown();
     /* every stream, including destroyed ones still draining (e.g. blocked
      * on an IPC wait whose recorder died) */
     for (struct stream *s = rt.all_streams; s; s = s->all_next)
@@ -313,8 +293,7 @@ static aclError init_locked(const char *call, const char *configPath, uint32_t *
     rt.device_count = count;
     for (int d = 0; d < STUB_MAX_DEVICES; d++) {
         rt.devices[d].refcount = 0;
-        rt.devices[d].generation++;
-        rt.devices[d].default_stream = NULL;
+        rt.devices[d].primary = NULL;
     }
     rt.init_pid = (int)getpid();
     __atomic_store_n(&rt.initialized, 1, __ATOMIC_RELAXED);

@@ -22,11 +22,11 @@
 
 struct stream;
 struct event;
+struct context;
 
 struct device {
-    int refcount;        /* aclrtSetDevice calls minus resets, process-wide */
-    uint32_t generation; /* bumped on each reset to 0: threads' current device expires */
-    struct stream *default_stream; /* created on first use of the NULL stream */
+    int refcount;             /* aclrtSetDevice calls minus resets, process-wide */
+    struct context *primary; /* while refcount > 0 (context.h) */
 };
 
 struct runtime {
@@ -43,6 +43,8 @@ struct runtime {
     struct stream *streams; /* live (not destroyed) streams */
     struct stream *all_streams; /* every stream whose executor still runs */
     struct event *events;   /* live (not destroyed) events */
+    struct context *contexts; /* live contexts (context.h) */
+    uint64_t next_context_id;
     uint64_t next_stream_id;
     uint64_t next_event_id;
     int live_executors;
@@ -59,9 +61,8 @@ void rt_leave(void);
  * a timeout), after the init check, which comes first (100001 wins). */
 aclError rt_reject(aclError code, const char *call, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* Makes device the calling thread's current device (rt.lock held). */
-void rt_set_current_device(int device);
-/* The calling thread's current device, or -1 (rt.lock held). */
+/* The device of the calling thread's current context (context.h), or -1
+ * (rt.lock held). */
 int rt_current_device(void);
 /* Same, failing with 107002 naming call when there is none. */
 aclError rt_require_device(const char *call, int *device);
@@ -79,9 +80,6 @@ void *rt_event_handle(const struct event *e);
 /* Handle lookups among live objects (rt.lock held); NULL if not live. */
 struct stream *rt_find_stream(void *handle);
 struct event *rt_find_event(void *handle);
-
-/* device.c: tear down a device's objects when its refcount reaches 0. */
-void device_deactivate(int device, int cancel);
 
 /* Waits on rt.progress until deadline_ns (0: forever). Returns 1 on timeout. */
 int rt_wait_progress(uint64_t deadline_ns);

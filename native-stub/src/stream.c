@@ -11,6 +11,7 @@
  */
 #include "stream.h"
 
+#include "context.h"
 #include "event.h"
 #include "ipc_event.h"
 #include "memory.h"
@@ -233,13 +234,14 @@ static void *executor_main(void *arg)
     return NULL;
 }
 
-aclError stream_create(int device, int is_default, struct stream **out)
+aclError stream_create(struct context *ctx, int is_default, struct stream **out)
 {
     struct stream *s = calloc(1, sizeof *s);
     if (!s)
         return ACL_ERROR_RT_MEMORY_ALLOCATION;
     s->id = ++rt.next_stream_id;
-    s->device = device;
+    s->device = ctx->device;
+    s->ctx = ctx;
     s->is_default = is_default;
     SYNC_CHECKED("pthread_cond_init", pthread_cond_init(&s->wake, NULL));
 
@@ -282,8 +284,9 @@ static void unlist(struct stream *s)
 void stream_destroy(struct stream *s)
 {
     unlist(s);
-    if (rt.devices[s->device].default_stream == s)
-        rt.devices[s->device].default_stream = NULL;
+    if (s->ctx && s->ctx->default_stream == s)
+        s->ctx->default_stream = NULL;
+    s->ctx = NULL;
     s->destroyed = 1;
     sync_cond_signal(&s->wake);
 }
@@ -357,30 +360,30 @@ aclError stream_resolve(const char *call, void *handle, struct stream **out)
         *out = s;
         return ACL_SUCCESS;
     }
-    int d;
-    aclError rc = rt_require_device(call, &d);
+    struct context *c = NULL;
+    aclError rc = ctx_require(call, &c);
     if (rc)
         return rc;
-    struct device *dev = &rt.devices[d];
-    if (!dev->default_stream) {
-        rc = stream_create(d, 1, &dev->default_stream);
+    if (!c->default_stream) {
+        rc = stream_create(c, 1, &c->default_stream);
         if (rc)
             return stub_fail(rc, call, "cannot start the default stream's executor thread");
     }
-    *out = dev->default_stream;
+    *out = c->default_stream;
     return ACL_SUCCESS;
 }
 
-/* Record/wait need the stream to belong to the calling thread's device. */
 aclError stream_check_context(const char *call, struct stream *s)
 {
-    int d;
-    aclError rc = rt_require_device(call, &d);
+    struct context *c = NULL;
+    aclError rc = ctx_require(call, &c);
     if (rc)
         return rc;
-    if (s->device != d)
+    if (s->ctx != c)
         return stub_fail(ACL_ERROR_RT_STREAM_CONTEXT, call,
-                         "stream belongs to device %d but this thread's current device is %d", s->device, d);
+                         "stream %p belongs to another context (device %d) than this thread's current one (device "
+                         "%d): make the stream's context current (aclrtSetDevice / aclrtSetCurrentContext) first",
+                         rt_stream_handle(s), s->device, c->device);
     return ACL_SUCCESS;
 }
 
@@ -390,12 +393,12 @@ STUB_EXPORT aclError aclrtCreateStream(aclrtStream *stream)
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
-    int d;
+    struct context *c = NULL;
     struct stream *s = NULL;
     if (!stream)
         rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "stream is NULL");
-    else if ((rc = rt_require_device(call, &d)) == ACL_SUCCESS) {
-        rc = stream_create(d, 0, &s);
+    else if ((rc = ctx_require(call, &c)) == ACL_SUCCESS) { /* api_impl.cc:1481-1485 */
+        rc = stream_create(c, 0, &s);
         if (rc)
             stub_fail(rc, call, "cannot start the stream's executor thread");
         else
@@ -418,7 +421,7 @@ STUB_EXPORT aclError aclrtDestroyStream(aclrtStream stream)
         if (!s)
             rc = stub_fail(ACL_ERROR_RT_INVALID_HANDLE, call,
                            "stream %p is not a live stream (destroyed, or never created)", stream);
-        else
+        else if ((rc = stream_check_context(call, s)) == ACL_SUCCESS) /* api_impl.cc:1579-1585 */
             stream_destroy(s);
     }
     rt_leave();
@@ -432,11 +435,14 @@ static aclError synchronize_stream(const char *call, aclrtStream stream, int32_t
     if (rc)
         return rc;
     struct stream *s = NULL;
+    struct context *current = NULL;
     uint64_t target = 0, target_task = 0, stream_id = 0, deadline;
     int pending = 0;
     int timed_out = 0;
+    /* ApiImpl::StreamSynchronize needs a current context for every stream
+     * (api_impl.cc:1704-1707); a stream of another context is accepted */
     if ((rc = stream_check_handle(call, stream)) || (rc = rt_check_sync_timeout_nonzero(call, timeout_ms)) ||
-        (rc = stream_resolve(call, stream, &s)))
+        (rc = ctx_require(call, &current)) || (rc = stream_resolve(call, stream, &s)))
         goto out;
     target = s->submitted;
     target_task = s->task_seq;
@@ -615,7 +621,9 @@ STUB_EXPORT aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, v
         ;
     else if (!fn)
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "fn is NULL");
-    else if ((rc = stream_resolve(call, stream, &s)) == ACL_SUCCESS) {
+    /* ApiImpl::LaunchHostFunc (api_impl.cc:9139-9150): 107002, then 107003 */
+    else if ((rc = stream_resolve(call, stream, &s)) == ACL_SUCCESS &&
+             (rc = stream_check_context(call, s)) == ACL_SUCCESS) {
         struct task *t = calloc(1, sizeof *t);
         if (!t)
             rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "out of memory");

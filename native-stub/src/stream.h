@@ -55,6 +55,7 @@ struct stream {
     struct stream *all_next; /* rt.all_streams list until the executor exits */
     uint64_t id;
     int device;
+    struct context *ctx; /* the context current at creation (context.h); NULL once destroyed */
     int is_default;
     struct task *head, *tail;
     uint64_t submitted, completed;
@@ -68,15 +69,19 @@ struct stream {
     pthread_cond_t wake;
 };
 
+struct context;
+
 /* All with rt.lock held. */
-aclError stream_create(int device, int is_default, struct stream **out);
+aclError stream_create(struct context *ctx, int is_default, struct stream **out);
 void stream_destroy(struct stream *s);   /* non-blocking */
 void stream_cancel(struct stream *s);    /* destroy + drop queued work + abort waits */
 aclError stream_submit(struct stream *s, struct task *t); /* takes ownership of t */
 const char *task_kind_name(enum task_kind kind);
 
-/* Record/wait: the stream must belong to the calling thread's device
- * (107002 without one, 107003 for another device). */
+/* The stream must belong to the calling thread's current context: 107002
+ * without one, 107003 for a stream of another context (CANN's
+ * COND_RETURN_AND_MSG_INVALID_CONTEXT_STREAM, error_message_manage.hpp:337-343,
+ * compares the stream's context with the current one). */
 aclError stream_check_context(const char *call, struct stream *s);
 
 /* 107017 if handle is neither NULL nor a live stream (CANN checks handles

@@ -35,6 +35,12 @@ static void expect_every_call_returns(int expected, aclrtStream s, aclrtEvent e)
     CT_CODE(expected, aclrtResetDeviceForce(0));
     CT_CODE(expected, aclrtGetDevice(&dev));
     CT_CODE(expected, aclrtGetDeviceCount(&count));
+    aclrtContext ctx = NULL;
+    CT_CODE(expected, aclrtCreateContext(&ctx, 0));
+    CT_CODE(expected, aclrtGetCurrentContext(&ctx));
+    CT_CODE(expected, aclrtSetCurrentContext((aclrtContext)0x1));
+    CT_CODE(expected, aclrtDestroyContext((aclrtContext)0x1));
+    CT_TRUE(ctx == NULL);
     CT_CODE(expected, aclrtCreateStream(&ns));
     CT_CODE(expected, aclrtSynchronizeStream(s));
     CT_CODE(expected, aclrtSynchronizeStreamWithTimeout(s, 10));

@@ -119,6 +119,8 @@ struct blocked_sync {
 static void *synchronize_thread(void *arg)
 {
     struct blocked_sync *b = arg;
+    /* a thread synchronizes only with a current context (api_impl.cc:1704-1707) */
+    CT_OK(aclrtSetDevice(0));
     b->rc = aclrtSynchronizeStream(b->stream);
     return NULL;
 }

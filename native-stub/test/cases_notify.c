@@ -169,8 +169,9 @@ CT_CASE(notify_argument_rules)
     CT_CODE(ACL_ERROR_RT_INVALID_HANDLE, aclrtDestroyNotify(n));
     CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtNotifyImportByKey(&imported, key, 0)); /* destroyed */
     CT_TRUE(!key_object_exists(key));
-    CT_OK(aclrtDestroyStream(s1));
     CT_OK(aclrtDestroyStream(s));
+    CT_OK(aclrtSetDevice(1)); /* a stream is destroyed in its own context (api_impl.cc:1579-1585) */
+    CT_OK(aclrtDestroyStream(s1));
     acl_down();
 }
 

@@ -4,12 +4,14 @@
  * public API is the Acl interface (types.ts), which this core is not part of.
  */
 import type { DataRuntime } from './data';
-import type { HoldFunctions } from './native';
+import type { HoldFunctions, Ptr } from './native';
 import type { Owned } from './owned';
 import type { LatchImpl } from './latch';
 import type { Event, Stream } from './types';
 
 export interface RuntimeCore extends DataRuntime {
+  /** A destroyed context: its handle may name a new context later (real CANN reuses addresses). */
+  forgetContext(handle: Ptr, context: Owned<unknown>): void;
   /** libcannharness_hold.so, loaded on first use. */
   holdLibrary(): HoldFunctions;
   /** Latches not yet released, so stream destroy / finalize / exit never leave a runtime thread blocked. */

@@ -46,7 +46,7 @@ export type { AclMode, LibraryChoice, ResolveOptions } from './resolve';
 export { reclaimStubLeftovers } from './reclaim';
 export { parseLiveView } from './live-view';
 export type { LiveStream, LiveTask, LiveView, LiveViewAnswer } from './live-view';
-export type { Acl, DeviceBuffer, Event, Latch, Notify, Stream } from './types';
+export type { Acl, Context, DeviceBuffer, Event, Latch, Notify, Stream } from './types';
 export type { AclFunctions } from './native';
 
 /** The library exists but dlopen refused it (wrong architecture, missing dependency, ...). */

@@ -108,6 +108,10 @@ export interface AclFunctions {
   aclrtResetDeviceForce(deviceId: number): number;
   aclrtGetDevice(deviceId: [number] | null): number;
   aclrtGetDeviceCount(count: [number] | null): number;
+  aclrtCreateContext(context: [Ptr] | null, deviceId: number): number;
+  aclrtDestroyContext(context: Ptr): number;
+  aclrtSetCurrentContext(context: Ptr): number;
+  aclrtGetCurrentContext(context: [Ptr] | null): number;
   aclrtCreateStream(stream: [Ptr] | null): number;
   aclrtDestroyStream(stream: Ptr): number;
   aclrtSynchronizeStream(stream: Ptr): number;
@@ -191,6 +195,10 @@ export function loadAclLibrary(file: string): LoadedAcl {
     aclrtResetDeviceForce: f('aclrtResetDeviceForce', ['int32_t']),
     aclrtGetDevice: f('aclrtGetDevice', [out('int32_t')]),
     aclrtGetDeviceCount: f('aclrtGetDeviceCount', [out('uint32_t')]),
+    aclrtCreateContext: f('aclrtCreateContext', [voidPtrOut, 'int32_t']),
+    aclrtDestroyContext: f('aclrtDestroyContext', [voidPtr]),
+    aclrtSetCurrentContext: f('aclrtSetCurrentContext', [voidPtr]),
+    aclrtGetCurrentContext: f('aclrtGetCurrentContext', [voidPtrOut]),
     aclrtCreateStream: f('aclrtCreateStream', [voidPtrOut]),
     aclrtDestroyStream: f('aclrtDestroyStream', [voidPtr]),
     aclrtSynchronizeStream: f('aclrtSynchronizeStream', [voidPtr]),

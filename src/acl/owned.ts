@@ -14,7 +14,7 @@ export interface Dead {
 export const hex = (p: Ptr): string => (p === null || p === 0n ? 'NULL' : `0x${p.toString(16)}`);
 
 export abstract class Owned<R = unknown> {
-  abstract readonly kind: 'stream' | 'event' | 'buffer' | 'notify';
+  abstract readonly kind: 'stream' | 'event' | 'buffer' | 'notify' | 'context';
   #dead: Dead | null = null;
 
   constructor(

@@ -19,7 +19,8 @@ import { checkInt, INT32_MAX, INT32_MIN, UINT32_MAX, type RuntimeCore } from './
 import { forgetAtExit, releaseAtExit, type LatchImpl } from './latch';
 import { StreamImpl } from './stream';
 import { EventImpl } from './event';
-import type { Acl, DeviceBuffer, Event, Notify, Stream } from './types';
+import { ContextImpl } from './context';
+import type { Acl, Context, DeviceBuffer, Event, Notify, Stream } from './types';
 
 export class AclRuntime implements Acl, RuntimeCore {
   #initialized = false;
@@ -29,6 +30,8 @@ export class AclRuntime implements Acl, RuntimeCore {
   readonly #live = new Set<Owned<unknown>>();
   /** Latches not yet released, so stream destroy / finalize / exit never leave a runtime thread blocked. */
   readonly #latches = new Set<LatchImpl>();
+  /** Context objects by handle, so that currentContext() gives back the object createContext() made. */
+  readonly #contexts = new Map<bigint, ContextImpl>();
 
   constructor(
     readonly library: LibraryChoice,
@@ -88,6 +91,7 @@ export class AclRuntime implements Acl, RuntimeCore {
       o.retire({ code: AclErrorCode.ACL_ERROR_UNINITIALIZE, detail: `aclFinalize() was called, the ${o.kind} no longer exists` });
     }
     this.#live.clear();
+    this.#contexts.clear();
   }
 
   recentErrMsg(): string | null {
@@ -120,6 +124,42 @@ export class AclRuntime implements Acl, RuntimeCore {
     const id: [number] = [-1];
     this.check(this.raw.aclrtGetDevice(id), 'aclrtGetDevice', 'deviceId=&out');
     return id[0];
+  }
+
+  // ---- contexts ---------------------------------------------------------------------------------
+
+  createContext(deviceId: number): Context {
+    const device = checkInt(deviceId, 'device id', INT32_MIN, INT32_MAX);
+    const out: [Ptr] = [null];
+    this.check(this.raw.aclrtCreateContext(out, device), 'aclrtCreateContext', `context=&out, deviceId=${device}`);
+    return this.adoptContext(out[0], device);
+  }
+
+  currentContext(): Context {
+    const out: [Ptr] = [null];
+    this.check(this.raw.aclrtGetCurrentContext(out), 'aclrtGetCurrentContext', 'context=&out');
+    return this.adoptContext(out[0], this.deviceOrUnknown());
+  }
+
+  setCurrentContext(context: Context): void {
+    if (!(context instanceof ContextImpl)) throw new TypeError('setCurrentContext: expected a Context created by this Acl binding');
+    const c = context.handleFor('aclrtSetCurrentContext');
+    this.check(this.raw.aclrtSetCurrentContext(c), 'aclrtSetCurrentContext', context.describe());
+  }
+
+  forgetContext(handle: Ptr, context: Owned<unknown>): void {
+    if (handle !== null && this.#contexts.get(handle) === context) this.#contexts.delete(handle);
+    this.untrack(context);
+  }
+
+  private adoptContext(ptr: Ptr, device: number): ContextImpl {
+    const known = ptr === null ? undefined : this.#contexts.get(ptr);
+    // A handle can name a new context once its old one is gone (a reset primary context, for one).
+    if (known && !known.destroyed && known.device === device) return known;
+    const c = new ContextImpl(this, ptr, device);
+    if (ptr !== null) this.#contexts.set(ptr, c);
+    this.track(c);
+    return c;
   }
 
   setOpWaitTimeout(ms: number): void {

@@ -20,9 +20,18 @@ export interface Acl {
   resetDevice(id: number): void;
   resetDeviceForce(id: number): void;
   getDevice(): number;
+  /**
+   * aclrtCreateContext: a new context on the device, current on this thread from now on. Streams
+   * created while it is current belong to it (107003 from another context).
+   */
+  createContext(deviceId: number): Context;
+  /** aclrtGetCurrentContext: this thread's current context (107002 on a thread that has none). */
+  currentContext(): Context;
+  /** aclrtSetCurrentContext. A worker thread can make a context of its role current this way. */
+  setCurrentContext(context: Context): void;
   setOpWaitTimeout(ms: number): void;
   createStream(): Stream;
-  /** The NULL stream of the current device (cannot be destroyed). */
+  /** The NULL stream: the default stream of whichever context is current at each call (cannot be destroyed). */
   readonly defaultStream: Stream;
   createEvent(): Event;
   /** Legacy create: an OR of 0x1/0x2/0x4/0x8, or 0x10 or 0x20 alone (docs/acl-contract.md section 4). */
@@ -56,6 +65,15 @@ export interface Acl {
    * refuses to express, such as NULL output pointers. Never pass a pointer you did not get from C.
    */
   readonly raw: AclFunctions;
+}
+
+/** A context (aclrtContext): a device, plus the streams created while it was current. */
+export interface Context {
+  readonly device: number;
+  readonly destroyed: boolean;
+  /** aclrtDestroyContext; a device's primary context (setDevice) is refused with 107002: reset the device. */
+  destroy(): void;
+  [Symbol.dispose](): void;
 }
 
 export interface Stream {
