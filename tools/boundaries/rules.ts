@@ -25,6 +25,7 @@ export const PARTS: Readonly<Record<string, PartRule>> = {
   'src/rendezvous': { role: 'file rendezvous between processes (plain files)', mayImport: [] },
   'src/trace': { role: 'stub traces: Chrome trace JSON and the happens-before check', mayImport: [] },
   'src/audit/mutants.ts': { role: 'the public names of the stub mutants', mayImport: [] },
+  'src/ts-hook': { role: 'the TypeScript require hook and Jest transform (plain JavaScript, loaded by path)', mayImport: [] },
   'src/acl': { role: 'the koffi binding of libascendcl', mayImport: ['src/rendezvous'] },
   'src/orchestrator': {
     role: 'one forked OS process per role',
@@ -35,11 +36,11 @@ export const PARTS: Readonly<Record<string, PartRule>> = {
     mayImport: ['src/acl', 'src/orchestrator', 'src/rendezvous', 'src/audit/mutants.ts'],
   },
   harness: {
-    role: 'everything that runs inside device processes and their worker threads: process entry points, the scenario role and thread entries, role contexts; the TypeScript hook',
-    mayImport: ['src/scenario', 'src/acl', 'src/orchestrator', 'src/rendezvous'],
+    role: 'everything that runs inside device processes and their worker threads: process entry points, the scenario role and thread entries, role contexts',
+    mayImport: ['src/scenario', 'src/acl', 'src/orchestrator', 'src/rendezvous', 'src/ts-hook'],
   },
   'src/audit': { role: 'the mutant audit: verdicts and table', mayImport: ['src/scenario', 'src/audit/mutants.ts'] },
-  'src/config': { role: 'cann-harness.config.ts: defineConfig and its validation', mayImport: ['src/scenario', 'harness'] },
+  'src/config': { role: 'cann-harness.config.ts: defineConfig and its validation', mayImport: ['src/scenario', 'src/ts-hook'] },
   'src/report': { role: 'failure reports and the summary reporter', mayImport: ['src/orchestrator', 'src/trace'] },
   'src/jest': {
     role: 'Jest integration (setup, probe, one test per scenario)',
@@ -47,7 +48,7 @@ export const PARTS: Readonly<Record<string, PartRule>> = {
   },
   'src/cli': {
     role: 'the cann-harness command',
-    mayImport: ['src/rendezvous', 'src/trace', 'src/acl', 'src/orchestrator', 'harness', 'src/scenario', 'src/report', 'src/jest', 'src/audit', 'src/audit/mutants.ts', 'src/config'],
+    mayImport: ['src/rendezvous', 'src/trace', 'src/acl', 'src/orchestrator', 'harness', 'src/scenario', 'src/report', 'src/jest', 'src/audit', 'src/audit/mutants.ts', 'src/config', 'src/ts-hook'],
   },
   'src/index.ts': {
     role: 'the public API that specs import',
@@ -57,7 +58,7 @@ export const PARTS: Readonly<Record<string, PartRule>> = {
     role: "the entry of the compiled package's device-process bundle: the device process with the public index, one library instance",
     mayImport: ['harness', 'src/index.ts'],
   },
-  bin: { role: 'the installed command', mayImport: ['src/cli', 'harness'] },
+  bin: { role: 'the installed command', mayImport: ['src/cli', 'src/ts-hook'] },
   specs: { role: "user-style spec files: the public API only", mayImport: ['src/index.ts'] },
   bench: { role: 'benchmarks', mayImport: ['src/index.ts', 'src/orchestrator', 'src/rendezvous', 'src/trace'] },
   'jest.config.ts': { role: 'the Jest configuration (builds on the preset)', mayImport: ['src/jest'] },
@@ -70,6 +71,7 @@ export const PARTS: Readonly<Record<string, PartRule>> = {
       'src/audit/mutants.ts',
       'src/audit',
       'src/config',
+      'src/ts-hook',
       'src/acl',
       'src/orchestrator',
       'harness',
