@@ -7,7 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { closest } from '../scenario/plan';
+import { closest } from '../suggest';
 import { ENV, MODES, type Mode } from '../env';
 
 export interface HarnessConfig {

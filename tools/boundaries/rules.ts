@@ -24,7 +24,8 @@ export const PARTS: Readonly<Record<string, PartRule>> = {
   'src/paths': { role: "where the harness's own files are (package root, entry points, stub sources)", mayImport: [], foundation: true },
   'src/rendezvous': { role: 'file rendezvous between processes (plain files)', mayImport: [] },
   'src/trace': { role: 'stub traces: Chrome trace JSON and the happens-before check', mayImport: [] },
-  'src/audit/mutants.ts': { role: 'the public names of the stub mutants', mayImport: [] },
+  'src/mutants': { role: 'the public names of the stub mutants', mayImport: [] },
+  'src/suggest': { role: 'spelling suggestions for error messages', mayImport: [] },
   'src/ts-hook': { role: 'the TypeScript require hook and Jest transform (plain JavaScript, loaded by path)', mayImport: [] },
   'src/acl': { role: 'the koffi binding of libascendcl', mayImport: ['src/rendezvous'] },
   'src/orchestrator': {
@@ -33,22 +34,22 @@ export const PARTS: Readonly<Record<string, PartRule>> = {
   },
   'src/scenario': {
     role: 'the scenario DSL: declarations, plans, templates, running a scenario from Jest',
-    mayImport: ['src/acl', 'src/orchestrator', 'src/rendezvous', 'src/audit/mutants.ts'],
+    mayImport: ['src/acl', 'src/orchestrator', 'src/rendezvous', 'src/mutants', 'src/suggest'],
   },
   harness: {
     role: 'everything that runs inside device processes and their worker threads: process entry points, the scenario role and thread entries, role contexts',
     mayImport: ['src/scenario', 'src/acl', 'src/orchestrator', 'src/rendezvous', 'src/ts-hook'],
   },
-  'src/audit': { role: 'the mutant audit: verdicts and table', mayImport: ['src/scenario', 'src/audit/mutants.ts'] },
-  'src/config': { role: 'cann-harness.config.ts: defineConfig and its validation', mayImport: ['src/scenario', 'src/ts-hook'] },
+  'src/audit': { role: 'the mutant audit: verdicts and table', mayImport: ['src/scenario', 'src/mutants'] },
+  'src/config': { role: 'cann-harness.config.ts: defineConfig and its validation', mayImport: ['src/suggest', 'src/ts-hook'] },
   'src/report': { role: 'failure reports and the summary reporter', mayImport: ['src/orchestrator', 'src/trace'] },
   'src/jest': {
     role: 'Jest integration (setup, probe, one test per scenario)',
-    mayImport: ['src/acl', 'src/orchestrator', 'src/report', 'src/scenario', 'src/audit/mutants.ts', 'src/config'],
+    mayImport: ['src/acl', 'src/orchestrator', 'src/report', 'src/scenario', 'src/mutants', 'src/config'],
   },
   'src/cli': {
     role: 'the cann-harness command',
-    mayImport: ['src/rendezvous', 'src/trace', 'src/acl', 'src/orchestrator', 'harness', 'src/scenario', 'src/report', 'src/jest', 'src/audit', 'src/audit/mutants.ts', 'src/config', 'src/ts-hook'],
+    mayImport: ['src/rendezvous', 'src/trace', 'src/acl', 'src/orchestrator', 'harness', 'src/scenario', 'src/report', 'src/jest', 'src/audit', 'src/mutants', 'src/config', 'src/ts-hook'],
   },
   'src/index.ts': {
     role: 'the public API that specs import',
@@ -68,7 +69,8 @@ export const PARTS: Readonly<Record<string, PartRule>> = {
     mayImport: [
       'src/rendezvous',
       'src/trace',
-      'src/audit/mutants.ts',
+      'src/mutants',
+      'src/suggest',
       'src/audit',
       'src/config',
       'src/ts-hook',
