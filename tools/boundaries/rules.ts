@@ -113,3 +113,38 @@ export interface KnownViolation {
 }
 
 export const KNOWN_VIOLATIONS: readonly KnownViolation[] = [];
+
+/**
+ * Load-time rules: what a process kind never loads at startup, checked over the imports that run
+ * when a file is loaded (type imports and `require()` inside a function do not; ./imports.ts).
+ * `entries` are the files a process kind starts from; `never` lists packages, files or folders.
+ */
+export interface LoadRule {
+  name: string;
+  entries: readonly string[];
+  never: readonly string[];
+  /** Files inside a `never` folder that the entries may load (shared with the process kind). */
+  except?: readonly string[];
+  why: string;
+}
+
+export const LOAD_RULES: readonly LoadRule[] = [
+  {
+    name: 'importing src/acl never loads koffi',
+    // src/index.ts: the public API, which Jest's process and every device process load with a spec.
+    entries: ['src/acl/index.ts', 'src/index.ts'],
+    never: ['koffi', 'src/acl/native.ts'],
+    why: 'koffi and the native library load in loadAcl() only, so a process that never calls ACL (Jest, the CLI, the parent of the device processes) never loads them',
+  },
+  {
+    name: 'a device process never loads the orchestrator',
+    // The device process, the role entry it loads for a scenario, a role's worker threads, the
+    // precheck child; and the public API, which the role's spec file loads there.
+    entries: ['harness/device-process.ts', 'harness/scenario/role-entry.ts', 'harness/scenario/thread-worker.js', 'harness/precheck.ts', 'src/index.ts'],
+    never: ['src/orchestrator', 'src/jest/register.ts', 'src/report', 'src/cli'],
+    // What both sides of the message pipe share: its messages, errors on the wire, JSON checks,
+    // hang-request files, mark clocks and the role context type.
+    except: ['src/orchestrator/protocol.ts', 'src/orchestrator/wire-error.ts', 'src/orchestrator/json-value.ts', 'src/orchestrator/hang-files.ts', 'src/orchestrator/mark-time.ts', 'src/orchestrator/types.ts'],
+    why: 'the orchestrator starts and watches device processes; loading it there costs start-up time and would let device code reach around its parent',
+  },
+];
