@@ -7,8 +7,8 @@ import { readdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
-/** What `npm run build:js` compiles and bundles. */
-const SOURCES = ['src', 'harness', 'tools/bundle', 'tsconfig.build.json', 'package.json'];
+/** What `npm run build:js` compiles and bundles, and how. */
+const SOURCES = ['src', 'harness', 'tools/bundle', 'tsconfig.build.json', 'tsconfig.json'];
 /** The last file `npm run build:js` writes. */
 export const DIST_BUNDLE = path.join(repoRoot, 'dist', 'harness', 'device-process.bundle.js');
 
