@@ -6,8 +6,8 @@
  * another file's device processes could reclaim a leak before the check sees it. So the files that
  * check /dev/shm as a whole hold the gate exclusively; every other file holds it shared.
  *
- * The gate is a directory made for one Jest run (test/support/global-setup.ts, in the environment
- * as CANN_TEST_STUB_GATE): `reader-<pid>` files for shared holders, one `writer` file (holding its
+ * The gate is a directory made for one Jest run (test/support/global-setup.ts: under the
+ * repository's node_modules/.cache, not the shared temp dir; in the environment as CANN_TEST_STUB_GATE): `reader-<pid>` files for shared holders, one `writer` file (holding its
  * pid) for the exclusive holder. A reader backs off while a writer file exists; a writer first
  * claims the writer file, then waits for the readers that came before it to leave. Files of dead
  * processes are ignored. Without the variable (a nested or single-file run) the gate does nothing.
