@@ -1,4 +1,5 @@
 /** @jest-config-loader esbuild-register */
+import { availableParallelism } from 'node:os';
 import type { Config } from 'jest';
 import { basePreset } from './src/jest/preset';
 
@@ -16,6 +17,16 @@ const config: Config = {
   // Fixture specs are run by test/jest/*.test.ts in a nested Jest and by test/package/*.test.ts
   // through the compiled package, never directly.
   testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/jest/fixtures/', '<rootDir>/test/package/fixtures/'],
+  // Test files in parallel. Jest's default (cores - 1) runs them one at a time on a 2-core machine,
+  // yet most of the suite's wall time is spent waiting for child processes (device processes,
+  // nested Jest and npm sessions, the C cases), not on the CPU: two files at once even there.
+  maxWorkers: Math.max(2, availableParallelism() - 1),
+  // The preset's set-up and teardown, plus a gate between files that run at once: the few that
+  // check /dev/shm as a whole run alone (test/support/stub-gate.ts).
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  setupFilesAfterEnv: [...basePreset().setupFilesAfterEnv, '<rootDir>/test/support/stub-gate-setup.ts'],
+  testSequencer: '<rootDir>/test/support/sequencer.js',
   reporters: [
     'default',
     [

@@ -6,7 +6,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const fromSource = fs.existsSync(path.join(__dirname, '..', 'src', 'cli', 'main.ts'));
-if (fromSource) require('../harness/ts-register.js');
+if (fromSource) require('../src/ts-hook/ts-register.js');
 require(fromSource ? '../src/cli/main.ts' : '../dist/src/cli/main.js')
   .main(process.argv)
   .then((code) => {

@@ -5,7 +5,7 @@
  */
 import * as path from 'node:path';
 import type { AuditDeclaration } from '../scenario/types';
-import { MUTANTS, type MutantName } from './mutants';
+import { MUTANTS, type MutantName } from '../mutants';
 
 /** passed/failed as Jest saw them; skipped: not run here (too few devices). */
 export type Outcome = 'passed' | 'failed' | 'skipped';

@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import chalk from 'chalk';
 import type { AggregatedResult } from '@jest/test-result';
-import { MUTANTS, MUTANT_ENV, JITTER_ENV, type MutantName } from '../audit/mutants';
+import { MUTANTS, MUTANT_ENV, JITTER_ENV, type MutantName } from '../mutants';
 import { auditFails, buildAuditRows, formatAuditTable, type AuditInput, type TestOutcome } from '../audit/report';
 import { AUDIT_LOG_ENV, JITTER_US_ENV, REPEAT_EACH_ENV } from '../jest/repeat';
 import { UsageError, jestConfig, noSpecsMatched, prepareRun, runJest } from './run';

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import chalk from 'chalk';
 import type { AclMode, PrecheckResult } from '../orchestrator';
-import { stubTamperingNotice } from '../audit/mutants';
+import { stubTamperingNotice } from '../mutants';
 import { probeDevices } from '../jest/probe';
 import { stubBuildDir } from '../acl/stub-build';
 import { IS_SOURCE_CHECKOUT, NATIVE_STUB_DIR, PACKAGE_ROOT } from '../paths';

@@ -32,7 +32,7 @@ function specFilesUnder(dir: string): string[] {
 /** The scenarios of the spec files under `specs` matching `patterns` (as Jest matches paths) and `namePattern`, in `shard`. */
 export function listScenarios(specs: string, patterns: string[], namePattern?: string, shard?: Shard): ListedScenario[] {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- a side-effect hook, loaded only when needed
-  require('../../harness/ts-register.js'); // spec files are TypeScript, also with the compiled CLI
+  require('../ts-hook/ts-register.js'); // spec files are TypeScript, also with the compiled CLI
   const files = specFilesUnder(specs).filter((f) => patterns.length === 0 || patterns.some((p) => new RegExp(p).test(f)));
   const byName = namePattern ? new RegExp(namePattern) : null;
   const listed: ListedScenario[] = [];

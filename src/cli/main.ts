@@ -9,7 +9,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import type { AclMode } from '../orchestrator';
 import { collectDoctorReport, formatDoctorReport } from './doctor';
 import { auditCommand } from './audit';
-import { parseMutantList } from '../audit/mutants';
+import { parseMutantList } from '../mutants';
 import { parseJitterUs, parseRepeatEach, parseRetries, parseShard } from '../jest/repeat';
 import * as path from 'node:path';
 import { DEFAULT_JUNIT, DEFAULT_SPECS, UsageError, noSpecsMatched, runCommand } from './run';

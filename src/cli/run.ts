@@ -6,7 +6,7 @@ import { existsSync, rmSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import chalk from 'chalk';
 import type { AggregatedResult } from '@jest/test-result';
-import { stubTamperingNotice } from '../audit/mutants';
+import { stubTamperingNotice } from '../mutants';
 import { StubBuildError } from '../acl/stub-build';
 import { buildStubIfNeeded } from '../acl/stub-setup';
 import type { AclMode, PrecheckResult } from '../orchestrator';

@@ -7,7 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { closest } from '../scenario/plan';
+import { closest } from '../suggest';
 import { ENV, MODES, type Mode } from '../env';
 
 export interface HarnessConfig {
@@ -127,7 +127,7 @@ export function loadConfig(dir: string = process.cwd(), explicit?: string): Load
   if (!file) return { file: null };
   if (!existsSync(file)) throw new ConfigError(`config file ${file} does not exist: fix the path given to --config`);
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- a side-effect hook, loaded only when needed
-  require('../../harness/ts-register.js'); // a .ts config in a process without the hook (the CLI, Jest's main process)
+  require('../ts-hook/ts-register.js'); // a .ts config in a process without the hook (the CLI, Jest's main process)
   let loaded: unknown;
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -4,7 +4,7 @@
  * code reads them through this module (`env[ENV.keep]`, `modeFromEnv()`), never by a string
  * literal. The README's "Environment variables" tables are checked against VARIABLES
  * (test/env/env.test.ts). A leaf: it imports nothing of the repository, so every part may use it.
- * (harness/typescript-transform.js runs before any TypeScript can load; it names its one variable itself.)
+ * (src/ts-hook/typescript-transform.js runs before any TypeScript can load; it names its one variable itself.)
  */
 
 /** `user`: you set it; `harness`: the harness sets it for its own children (documented, not to be set by hand). */

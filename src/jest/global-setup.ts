@@ -8,7 +8,7 @@
  * skipping every scenario would let `npm test` pass having run none of them.
  */
 import { installSessionGuard } from '../orchestrator/session-guard';
-import { stubTamperingNotice } from '../audit/mutants';
+import { stubTamperingNotice } from '../mutants';
 import { buildStubIfNeeded } from '../acl/stub-setup';
 import { PROBE_ENV, parseProbe, probeDevices, requestedMode, requiredDevices, unusableRuntimeMessage } from './probe';
 

@@ -4,7 +4,7 @@
  *
  * Paths are absolute and follow this file's own extension, so the same code serves the compiled
  * package (.js) and a source checkout (.ts). The transform is plain JavaScript
- * (harness/typescript-transform.js) in both: the one the device processes use for spec files.
+ * (src/ts-hook/typescript-transform.js) in both: the one the device processes use for spec files.
  */
 import * as path from 'node:path';
 import { applyConfig } from '../config';

@@ -1,4 +1,4 @@
-/** `node -r harness/ts-register.js probe-child.ts (or .js)`: prints the precheck result as one JSON line. */
+/** `node -r src/ts-hook/ts-register.js probe-child.ts (or .js)`: prints the precheck result as one JSON line. */
 import { probeDevices } from './probe';
 
 probeDevices()

@@ -22,7 +22,7 @@ import { MESSAGE_FD } from './protocol';
 import { signalGroup } from './process-group';
 import { TS_REGISTER } from '../paths';
 
-/** Children load the TypeScript hook first (see harness/ts-register.js). */
+/** Children load the TypeScript hook first (see src/ts-hook/ts-register.js). */
 export function tsExecArgv(): string[] {
   return ['-r', TS_REGISTER];
 }

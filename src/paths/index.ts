@@ -62,10 +62,10 @@ export function srcModule(relative: string): string {
 }
 
 /**
- * The TypeScript require hook of child processes (harness/ts-register.js), by absolute path so
+ * The TypeScript require hook of child processes (src/ts-hook/ts-register.js), by absolute path so
  * children work whatever their cwd: user specs are TypeScript even with the compiled package.
  */
-export const TS_REGISTER = path.join(HARNESS_DIR, 'ts-register.js');
+export const TS_REGISTER = path.join(SRC_DIR, 'ts-hook', 'ts-register.js');
 
 /** The Jest transform: plain JavaScript, the same transform the device processes use for spec files. */
-export const TYPESCRIPT_TRANSFORM = path.join(HARNESS_DIR, 'typescript-transform.js');
+export const TYPESCRIPT_TRANSFORM = path.join(SRC_DIR, 'ts-hook', 'typescript-transform.js');

@@ -3,7 +3,8 @@
  * Each problem names what is wrong and how to fix it, because the author sees it at collection
  * time, before any process runs.
  */
-import { MUTANTS, isMutantName } from '../audit/mutants';
+import { MUTANTS, isMutantName } from '../mutants';
+import { closest } from '../suggest';
 import { parseSelector } from './marks';
 import { REPLICATED } from './types';
 import type { Params, PlannedRole, ReplicatedRole, RoleDeclaration, ScenarioDeclaration, ScenarioPlan } from './types';
@@ -266,28 +267,6 @@ function unknownKeys(obj: object, known: readonly string[], where: string, probl
       `${where}: unknown key ${JSON.stringify(key)}${guess ? ` (did you mean ${JSON.stringify(guess)}?)` : ''}; known keys: ${known.join(', ')}`,
     );
   }
-}
-
-export function closest(word: string, candidates: readonly string[]): string | null {
-  let best: string | null = null;
-  let bestDistance = Infinity;
-  for (const c of candidates) {
-    const d = editDistance(word.toLowerCase(), c.toLowerCase());
-    if (d < bestDistance) [best, bestDistance] = [c, d];
-  }
-  return bestDistance <= Math.max(2, Math.floor(word.length / 3)) ? best : null;
-}
-
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = row;
-  }
-  return prev[b.length];
 }
 
 function describe(v: unknown): string {

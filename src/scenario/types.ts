@@ -3,7 +3,7 @@
  * Only types here: this file is imported by device processes, worker threads and Jest alike.
  */
 import type { Acl, DeviceBuffer, Event, IpcEventHandle, Latch, Notify, Stream } from '../acl';
-import type { MutantName } from '../audit/mutants';
+import type { MutantName } from '../mutants';
 import type { RoleContext, RoleResult, RunResult } from '../orchestrator';
 
 /** Free-form scenario parameters; re-evaluated in every process, so keep them deterministic. */

@@ -2,18 +2,19 @@
  * The import rules of tools/boundaries/rules.ts hold for the repository, and the checker catches
  * each kind of breach (checked on small throwaway trees, so each check is seen failing).
  */
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { applyKnownViolations, checkFiles, checkRepository, type Rules } from '../../tools/boundaries/check';
 import { listSourceFiles } from '../../tools/boundaries/imports';
-import { KNOWN_VIOLATIONS, PARTS, RESTRICTED_PACKAGES } from '../../tools/boundaries/rules';
+import { KNOWN_VIOLATIONS, LOAD_RULES, PARTS, RESTRICTED_PACKAGES, type LoadRule } from '../../tools/boundaries/rules';
 
 const REPO = path.resolve(__dirname, '..', '..');
 const RULES: Rules = { parts: PARTS, restrictedPackages: RESTRICTED_PACKAGES, known: KNOWN_VIOLATIONS };
 
-test('the repository keeps its import rules (tools/boundaries/rules.ts)', () => {
-  const { problems } = checkRepository(REPO, RULES);
+test('the repository keeps its import and load-time rules (tools/boundaries/rules.ts)', () => {
+  const { problems } = checkRepository(REPO, { ...RULES, loadRules: LOAD_RULES });
   // The messages name the file, line, broken rule and fix: show them all on failure.
   expect(problems.map((p) => p.message)).toEqual([]);
 });
@@ -140,5 +141,79 @@ describe('on a throwaway tree', () => {
     const parts = { ...PARTS, 'src/env': { role: 'x', mayImport: ['src/rendezvous'], foundation: true as const } };
     const rules = check(write({ 'src/env/index.ts': 'export {};\n' }), { ...RULES, parts });
     expect(rules.map((p) => p.message)).toContainEqual(expect.stringContaining('rules: src/env is a foundation'));
+  });
+
+  test('a load rule: an eager import of koffi under the entry fails with its chain; in a function or as a type it does not', () => {
+    const rule: LoadRule = { name: 'no koffi at load', entries: ['src/acl/index.ts'], never: ['koffi'], why: 'test' };
+    const rules = { ...RULES, loadRules: [rule] };
+    const eager = write({
+      'src/acl/index.ts': "export * from './runtime';\n",
+      'src/acl/runtime.ts': "import koffi from 'koffi';\nexport const k = koffi;\n",
+    });
+    const problems = check(eager, rules);
+    expect(problems.map((p) => p.what)).toEqual(['src/acl/index.ts -> koffi']);
+    expect(problems[0].message).toContain('src/acl/index.ts loads koffi as soon as it is loaded, which the load rule "no koffi at load" forbids');
+    expect(problems[0].message).toContain('  src/acl/index.ts:1 imports "./runtime"\n  src/acl/runtime.ts:1 imports package "koffi"');
+
+    const lazy = write({
+      'src/acl/runtime.ts':
+        "import type Koffi from 'koffi';\nexport function load(): typeof Koffi { return require('koffi') as typeof Koffi; }\nexport const later = () => import('koffi');\n",
+    });
+    expect(check(lazy, rules)).toEqual([]);
+  });
+
+  test('a load rule: a folder in never, with the files it excepts', () => {
+    const rule: LoadRule = { name: 'no orchestrator', entries: ['harness/device-process.ts'], never: ['src/orchestrator'], except: ['src/orchestrator/protocol.ts'], why: 'test' };
+    const files = write({
+      'harness/device-process.ts': "import { P } from '../src/orchestrator/protocol';\nimport { run } from '../src/orchestrator/run-roles';\nexport const x = [P, run];\n",
+      'src/orchestrator/protocol.ts': 'export const P = 1;\n',
+      'src/orchestrator/run-roles.ts': 'export const run = 1;\n',
+    });
+    expect(check(files, { ...RULES, loadRules: [rule] }).map((p) => p.what)).toEqual(['harness/device-process.ts -> src/orchestrator/run-roles.ts']);
+    const missing: LoadRule = { ...rule, entries: ['harness/nowhere.ts'] };
+    expect(check(files, { ...RULES, loadRules: [missing] }).map((p) => p.kind)).toEqual(['rules']);
+  });
+});
+
+describe('npm run check:boundaries on a copy of the repository', () => {
+  let copy: string;
+  beforeAll(() => {
+    copy = fs.mkdtempSync(path.join(os.tmpdir(), 'boundaries-repo-'));
+    for (const file of listSourceFiles(REPO, Object.keys(PARTS))) {
+      fs.mkdirSync(path.dirname(path.join(copy, file)), { recursive: true });
+      fs.copyFileSync(path.join(REPO, file), path.join(copy, file));
+    }
+    fs.symlinkSync(path.join(REPO, 'node_modules'), path.join(copy, 'node_modules'), 'dir');
+  });
+  afterAll(() => {
+    if (copy) fs.rmSync(copy, { recursive: true, force: true });
+  });
+
+  /** The command of `npm run check:boundaries` (package.json), run on the copy. */
+  function checkBoundaries(): { status: number | null; output: string } {
+    const r = spawnSync(process.execPath, ['-r', 'esbuild-register', path.join(copy, 'tools', 'boundaries', 'cli.ts')], { cwd: REPO, encoding: 'utf8', timeout: 60_000 });
+    return { status: r.status, output: `${r.stdout}${r.stderr}` };
+  }
+  /** Adds `line` at the top of a file of the copy. */
+  function plant(file: string, line: string): void {
+    const abs = path.join(copy, file);
+    fs.writeFileSync(abs, `${line}\n${fs.readFileSync(abs, 'utf8')}`);
+  }
+
+  // One run of the command (it parses every source file: seconds on a busy machine) with three
+  // planted breaches; the unplanted repository passes in the first test of this file.
+  test('fails on a planted wrong-way import, a planted eager import of koffi and of the orchestrator', () => {
+    plant('src/scenario/plan.ts', "import '../audit/report';");
+    plant('src/acl/stream.ts', "import 'koffi';");
+    plant('src/scenario/run.ts', "import '../orchestrator/run-roles';");
+    const r = checkBoundaries();
+    expect(r.status).toBe(1);
+    expect(r.output).toContain('boundaries: 4 problem(s)');
+    expect(r.output).toContain('src/scenario/plan.ts:1 imports "../audit/report": src/scenario');
+    // koffi, from both entries of its rule (src/acl and the public API that reaches it).
+    expect(r.output).toContain('src/acl/index.ts loads koffi as soon as it is loaded');
+    expect(r.output).toContain('src/acl/stream.ts:1 imports package "koffi"');
+    expect(r.output).toContain('src/index.ts loads src/orchestrator/run-roles.ts as soon as it is loaded, which the load rule "a device process never loads the orchestrator" forbids');
+    expect(r.output).toContain('src/scenario/run.ts:1 imports "../orchestrator/run-roles"');
   });
 });

@@ -1,5 +1,5 @@
 /**
- * harness/ts-register.js (the device processes' TypeScript require hook: esbuild transformSync with cached
+ * src/ts-hook/ts-register.js (the device processes' TypeScript require hook: esbuild transformSync with cached
  * transforms): an edited file is never served stale, a hit is served from the cache, and stack
  * traces still point at TypeScript lines.
  */
@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
-const loader = path.join(repoRoot, 'harness', 'ts-register.js');
+const loader = path.join(repoRoot, 'src', 'ts-hook', 'ts-register.js');
 const cacheDir = path.join(repoRoot, 'node_modules', '.cache', 'cann-harness-ts');
 
 let dir: string;

@@ -3,12 +3,13 @@
  * `npm run build:js`): a spec scenario run through dist/ runs the bundle, with one library instance
  * (the spec's `require('cann-ipc-harness')` gets the bundle's exports), nothing of dist/src loaded
  * again and no node:crypto; also when the package is installed as a symlink. Uses the repository's
- * dist/ (built by `npm ci`; rebuild it after changing src/ or harness/).
+ * dist/ (built by `npm ci`; rebuild it after changing src/ or harness/, or the tests stop and say so).
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { runTsChild } from '../support/run-child';
+import { assertFreshDist } from '../support/fresh-dist';
 import { expectOneLibraryInstance, type LoadProbe } from './fixtures/one-instance-check';
 
 jest.setTimeout(60_000);
@@ -18,10 +19,7 @@ const dist = path.join(repoRoot, 'dist');
 const fixtures = path.join(__dirname, 'fixtures');
 const driver = path.join(fixtures, 'run-compiled.ts');
 
-beforeAll(() => {
-  const bundle = path.join(dist, 'harness', 'device-process.bundle.js');
-  if (!existsSync(bundle)) throw new Error(`${bundle} is missing: run \`npm run build:js\` (it bundles the device process after tsc)`);
-});
+beforeAll(assertFreshDist);
 
 async function runOnce(packageDist: string, specFile: string, env?: NodeJS.ProcessEnv): Promise<LoadProbe> {
   const r = await runTsChild(driver, [packageDist, specFile], { env });

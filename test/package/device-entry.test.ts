@@ -9,7 +9,7 @@ const repoRoot = path.resolve(__dirname, '..', '..');
 
 function modulesLoadedBy(code: string): string[] {
   const script = `${code}; process.stdout.write(JSON.stringify(Object.keys(require.cache)))`;
-  const out = execFileSync(process.execPath, ['-r', path.join(repoRoot, 'harness', 'ts-register.js'), '-e', script], { cwd: repoRoot, encoding: 'utf8' });
+  const out = execFileSync(process.execPath, ['-r', path.join(repoRoot, 'src', 'ts-hook', 'ts-register.js'), '-e', script], { cwd: repoRoot, encoding: 'utf8' });
   return (JSON.parse(out) as string[]).map((f) => path.relative(repoRoot, f));
 }
 

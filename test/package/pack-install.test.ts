@@ -1,6 +1,8 @@
 /**
- * The package as a user gets it: `npm pack` (which builds the compiled JavaScript and declarations
- * in `prepare`), install the tarball into an empty project, write one spec, run `npx jest` with the
+ * The package as a user gets it: `npm pack` of the repository's compiled dist/ (built by `npm ci`'s
+ * `prepare`; packed with --ignore-scripts so that this test neither compiles it again nor replaces
+ * the dist/ other package tests are reading; test/support/fresh-dist.ts refuses a stale one),
+ * install the tarball into an empty project, write one spec, run `npx jest` with the
  * preset and `npx cann-harness run`. Offline: the tarball's dependencies come from a copy of this
  * repository's node_modules, declared in the project's lockfile, so npm needs no registry.
  * (--legacy-peer-deps: npm checks a peer range against the registry's packument even when the
@@ -9,12 +11,13 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { assertFreshDist } from '../support/fresh-dist';
 import { runCommand } from '../support/run-child';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
 const repoPackage = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string; devDependencies: Record<string, string> };
 
-// npm pack compiles the package (tsc, 10-20 s on 2 busy cores); the rest takes about as long.
+// The install copies node_modules, the first run builds the stub: tens of seconds on 2 busy cores.
 jest.setTimeout(240_000);
 
 interface Ran {
@@ -42,7 +45,8 @@ beforeAll(async () => {
   cacheDir = path.join(work, 'cache');
   mkdirSync(project);
 
-  expectOk(await run('npm', ['pack', '--silent', '--pack-destination', work], repoRoot), 'npm pack');
+  assertFreshDist();
+  expectOk(await run('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', work], repoRoot), 'npm pack');
   const tarball = readdirSync(work).find((f) => f.endsWith('.tgz'));
   if (!tarball) throw new Error(`npm pack left no tarball in ${work}`);
 

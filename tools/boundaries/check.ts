@@ -6,16 +6,18 @@
  */
 import { builtinModules } from 'node:module';
 import { type ImportEdge, importsOf, listSourceFiles } from './imports';
-import type { KnownViolation, PartRule } from './rules';
+import type { KnownViolation, LoadRule, PartRule } from './rules';
 
 export interface Rules {
   parts: Readonly<Record<string, PartRule>>;
   restrictedPackages: Readonly<Record<string, readonly string[]>>;
   known: readonly KnownViolation[];
+  /** What the entry files of each process kind must never load at startup. */
+  loadRules?: readonly LoadRule[];
 }
 
 export interface Finding {
-  kind: 'import' | 'cycle' | 'package' | 'unowned' | 'unresolved' | 'rules' | 'stale';
+  kind: 'import' | 'cycle' | 'package' | 'unowned' | 'unresolved' | 'rules' | 'stale' | 'load';
   /** The allow-list key of an import or cycle finding. */
   what: string;
   message: string;
@@ -94,6 +96,7 @@ export function checkFiles(repo: string, files: readonly string[], rules: Rules)
   const { parts, restrictedPackages } = rules;
   const findings: Finding[] = checkRulesThemselves(parts);
   const graph = new Map<string, ImportEdge[]>();
+  const allEdges = new Map<string, ImportEdge[]>();
   for (const file of files) {
     const from = partOf(parts, file);
     if (!from) {
@@ -105,6 +108,7 @@ export function checkFiles(repo: string, files: readonly string[], rules: Rules)
       findings.push({ kind: 'unresolved', what: `${e.from} -> ${e.specifier}`, message: `${describeEdge(e)}, which resolves to no file` });
     }
     graph.set(file, edges.filter((e) => e.kind === 'file'));
+    allEdges.set(file, edges);
     for (const e of edges) {
       if (e.kind === 'package') {
         if (e.to === 'node:' || BUILTINS.has(e.to)) continue;
@@ -132,7 +136,58 @@ export function checkFiles(repo: string, files: readonly string[], rules: Rules)
     const links = cycle.flatMap((f) => (graph.get(f) ?? []).filter((e) => inCycle.has(e.to)).map((e) => `  ${describeEdge(e)}`));
     findings.push({ kind: 'cycle', what: cycle.join(' | '), message: `import cycle between ${cycle.join(', ')} (type imports count):\n${[...new Set(links)].join('\n')}` });
   }
+  findings.push(...checkLoadRules(allEdges, rules.loadRules ?? []));
   return dedupe(findings);
+}
+
+/** True if `target` (a package name, a file, or a folder of files) covers the module `to`. */
+function covers(target: string, to: string): boolean {
+  return to === target || to.startsWith(target + '/');
+}
+
+/**
+ * Load-time rules: follows the imports that run at load (ImportEdge.atLoad) from each entry file
+ * and reports every forbidden module reached, with the chain of imports that loads it.
+ */
+export function checkLoadRules(edges: ReadonlyMap<string, readonly ImportEdge[]>, loadRules: readonly LoadRule[]): Finding[] {
+  const out: Finding[] = [];
+  for (const rule of loadRules) {
+    for (const entry of rule.entries) {
+      if (!edges.has(entry)) {
+        out.push({ kind: 'rules', what: entry, message: `rules: the load rule "${rule.name}" starts from ${entry}, which is no source file: fix LOAD_RULES in tools/boundaries/rules.ts` });
+        continue;
+      }
+      // Breadth first: the chain reported is a shortest one.
+      const via = new Map<string, ImportEdge | null>([[entry, null]]);
+      const queue = [entry];
+      const reported = new Set<string>();
+      while (queue.length) {
+        const file = queue.shift()!;
+        for (const e of edges.get(file) ?? []) {
+          if (!e.atLoad) continue;
+          const target = rule.except?.includes(e.to) ? undefined : rule.never.find((t) => covers(t, e.to));
+          if (target && !reported.has(e.to)) {
+            reported.add(e.to);
+            const chain: ImportEdge[] = [e];
+            for (let p = via.get(e.from); p; p = via.get(p.from)) chain.unshift(p);
+            out.push({
+              kind: 'load',
+              what: `${entry} -> ${e.to}`,
+              message:
+                `${entry} loads ${e.to} as soon as it is loaded, which the load rule "${rule.name}" forbids (${rule.why}):\n` +
+                chain.map((c) => `  ${c.from}:${c.line} ${c.kind === 'package' ? 'imports package' : 'imports'} ${JSON.stringify(c.specifier)}`).join('\n') +
+                `\nLoad it inside the function that needs it, or move that code to the entry of the process kind that needs it (LOAD_RULES in tools/boundaries/rules.ts)`,
+            });
+          }
+          if (e.kind === 'file' && !target && !via.has(e.to)) {
+            via.set(e.to, e);
+            queue.push(e.to);
+          }
+        }
+      }
+    }
+  }
+  return out;
 }
 
 /** One finding per file pair (a file may reach another by a require and a type import). */

@@ -6,6 +6,11 @@
  * `import` / `import type` / `export ... from`, `import x = require()`,
  * `require('...')`, `require.resolve('...')`, `import('...')` and
  * `jest.mock('...')`-style calls with a literal specifier.
+ *
+ * Each edge also says whether it runs when the importing file is loaded (`atLoad`): a value import
+ * or export, or a `require()`/`import()` outside any function body. A `require()` inside a function
+ * runs only when called (the lazy loads that keep koffi and the orchestrator out of processes that
+ * never need them: tools/boundaries/rules.ts, LOAD_RULES).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -18,6 +23,8 @@ export interface ImportEdge {
   typeOnly: boolean;
   line: number; // 1-based, in `from`
   specifier: string;
+  /** Runs as soon as `from` is loaded (not a type import, not inside a function, not require.resolve). */
+  atLoad: boolean;
 }
 
 const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.js', '.cjs', '.mjs'];
@@ -71,17 +78,17 @@ function callName(expr: ts.Expression): string | null {
 /** The import edges of one file (repo-relative). Unresolvable relative specifiers are reported as errors. */
 export function importsOf(repo: string, file: string): { edges: ImportEdge[]; unresolved: ImportEdge[] } {
   const text = fs.readFileSync(path.join(repo, file), 'utf8');
-  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, file.endsWith('x') ? ts.ScriptKind.TSX : undefined);
+  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, file.endsWith('x') ? ts.ScriptKind.TSX : undefined);
   const edges: ImportEdge[] = [];
   const unresolved: ImportEdge[] = [];
-  const add = (specifier: string, node: ts.Node, typeOnly: boolean): void => {
+  const add = (specifier: string, node: ts.Node, typeOnly: boolean, atLoad = !typeOnly): void => {
     const line = sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1;
     if (specifier.startsWith('.')) {
       const to = resolveRelative(repo, file, specifier);
-      const edge: ImportEdge = { from: file, to: to ?? specifier, kind: 'file', typeOnly, line, specifier };
+      const edge: ImportEdge = { from: file, to: to ?? specifier, kind: 'file', typeOnly, line, specifier, atLoad };
       (to ? edges : unresolved).push(edge);
     } else {
-      edges.push({ from: file, to: packageName(specifier), kind: 'package', typeOnly, line, specifier });
+      edges.push({ from: file, to: packageName(specifier), kind: 'package', typeOnly, line, specifier, atLoad });
     }
   };
   const visit = (node: ts.Node): void => {
@@ -96,7 +103,10 @@ export function importsOf(repo: string, file: string): { edges: ImportEdge[]; un
       if (ts.isStringLiteral(e)) add(e.text, node, node.isTypeOnly);
     } else if (ts.isCallExpression(node) && node.arguments.length >= 1 && ts.isStringLiteralLike(node.arguments[0])) {
       const name = node.expression.kind === ts.SyntaxKind.ImportKeyword ? 'import' : callName(node.expression);
-      if (name === 'import' || (name && MODULE_CALLS.has(name))) add((node.arguments[0] as ts.StringLiteralLike).text, node, false);
+      if (name === 'import' || (name && MODULE_CALLS.has(name))) {
+        const loads = name === 'import' || name === 'require';
+        add((node.arguments[0] as ts.StringLiteralLike).text, node, false, loads && !insideFunction(node));
+      }
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
       add(node.argument.literal.text, node, true); // `typeof import('./x')` in a type position
     }
@@ -104,6 +114,12 @@ export function importsOf(repo: string, file: string): { edges: ImportEdge[]; un
   };
   visit(sf);
   return { edges, unresolved };
+}
+
+/** True if `node` is inside a function body (it runs when the function is called, not at load). */
+function insideFunction(node: ts.Node): boolean {
+  for (let n = node.parent; n; n = n.parent) if (ts.isFunctionLike(n)) return true;
+  return false;
 }
 
 function isAllTypeNamedImports(clause: ts.ImportClause): boolean {

@@ -24,7 +24,9 @@ export const PARTS: Readonly<Record<string, PartRule>> = {
   'src/paths': { role: "where the harness's own files are (package root, entry points, stub sources)", mayImport: [], foundation: true },
   'src/rendezvous': { role: 'file rendezvous between processes (plain files)', mayImport: [] },
   'src/trace': { role: 'stub traces: Chrome trace JSON and the happens-before check', mayImport: [] },
-  'src/audit/mutants.ts': { role: 'the public names of the stub mutants', mayImport: [] },
+  'src/mutants': { role: 'the public names of the stub mutants', mayImport: [] },
+  'src/suggest': { role: 'spelling suggestions for error messages', mayImport: [] },
+  'src/ts-hook': { role: 'the TypeScript require hook and Jest transform (plain JavaScript, loaded by path)', mayImport: [] },
   'src/acl': { role: 'the koffi binding of libascendcl', mayImport: ['src/rendezvous'] },
   'src/orchestrator': {
     role: 'one forked OS process per role',
@@ -32,22 +34,22 @@ export const PARTS: Readonly<Record<string, PartRule>> = {
   },
   'src/scenario': {
     role: 'the scenario DSL: declarations, plans, templates, running a scenario from Jest',
-    mayImport: ['src/acl', 'src/orchestrator', 'src/rendezvous', 'src/audit/mutants.ts'],
+    mayImport: ['src/acl', 'src/orchestrator', 'src/rendezvous', 'src/mutants', 'src/suggest'],
   },
   harness: {
-    role: 'everything that runs inside device processes and their worker threads: process entry points, the scenario role and thread entries, role contexts; the TypeScript hook',
-    mayImport: ['src/scenario', 'src/acl', 'src/orchestrator', 'src/rendezvous'],
+    role: 'everything that runs inside device processes and their worker threads: process entry points, the scenario role and thread entries, role contexts',
+    mayImport: ['src/scenario', 'src/acl', 'src/orchestrator', 'src/rendezvous', 'src/ts-hook'],
   },
-  'src/audit': { role: 'the mutant audit: verdicts and table', mayImport: ['src/scenario', 'src/audit/mutants.ts'] },
-  'src/config': { role: 'cann-harness.config.ts: defineConfig and its validation', mayImport: ['src/scenario', 'harness'] },
+  'src/audit': { role: 'the mutant audit: verdicts and table', mayImport: ['src/scenario', 'src/mutants'] },
+  'src/config': { role: 'cann-harness.config.ts: defineConfig and its validation', mayImport: ['src/suggest', 'src/ts-hook'] },
   'src/report': { role: 'failure reports and the summary reporter', mayImport: ['src/orchestrator', 'src/trace'] },
   'src/jest': {
     role: 'Jest integration (setup, probe, one test per scenario)',
-    mayImport: ['src/acl', 'src/orchestrator', 'src/report', 'src/scenario', 'src/audit/mutants.ts', 'src/config'],
+    mayImport: ['src/acl', 'src/orchestrator', 'src/report', 'src/scenario', 'src/mutants', 'src/config'],
   },
   'src/cli': {
     role: 'the cann-harness command',
-    mayImport: ['src/rendezvous', 'src/trace', 'src/acl', 'src/orchestrator', 'harness', 'src/scenario', 'src/report', 'src/jest', 'src/audit', 'src/audit/mutants.ts', 'src/config'],
+    mayImport: ['src/rendezvous', 'src/trace', 'src/acl', 'src/orchestrator', 'harness', 'src/scenario', 'src/report', 'src/jest', 'src/audit', 'src/mutants', 'src/config', 'src/ts-hook'],
   },
   'src/index.ts': {
     role: 'the public API that specs import',
@@ -57,7 +59,7 @@ export const PARTS: Readonly<Record<string, PartRule>> = {
     role: "the entry of the compiled package's device-process bundle: the device process with the public index, one library instance",
     mayImport: ['harness', 'src/index.ts'],
   },
-  bin: { role: 'the installed command', mayImport: ['src/cli', 'harness'] },
+  bin: { role: 'the installed command', mayImport: ['src/cli', 'src/ts-hook'] },
   specs: { role: "user-style spec files: the public API only", mayImport: ['src/index.ts'] },
   bench: { role: 'benchmarks', mayImport: ['src/index.ts', 'src/orchestrator', 'src/rendezvous', 'src/trace'] },
   'jest.config.ts': { role: 'the Jest configuration (builds on the preset)', mayImport: ['src/jest'] },
@@ -67,9 +69,11 @@ export const PARTS: Readonly<Record<string, PartRule>> = {
     mayImport: [
       'src/rendezvous',
       'src/trace',
-      'src/audit/mutants.ts',
+      'src/mutants',
+      'src/suggest',
       'src/audit',
       'src/config',
+      'src/ts-hook',
       'src/acl',
       'src/orchestrator',
       'harness',
@@ -109,3 +113,38 @@ export interface KnownViolation {
 }
 
 export const KNOWN_VIOLATIONS: readonly KnownViolation[] = [];
+
+/**
+ * Load-time rules: what a process kind never loads at startup, checked over the imports that run
+ * when a file is loaded (type imports and `require()` inside a function do not; ./imports.ts).
+ * `entries` are the files a process kind starts from; `never` lists packages, files or folders.
+ */
+export interface LoadRule {
+  name: string;
+  entries: readonly string[];
+  never: readonly string[];
+  /** Files inside a `never` folder that the entries may load (shared with the process kind). */
+  except?: readonly string[];
+  why: string;
+}
+
+export const LOAD_RULES: readonly LoadRule[] = [
+  {
+    name: 'importing src/acl never loads koffi',
+    // src/index.ts: the public API, which Jest's process and every device process load with a spec.
+    entries: ['src/acl/index.ts', 'src/index.ts'],
+    never: ['koffi', 'src/acl/native.ts'],
+    why: 'koffi and the native library load in loadAcl() only, so a process that never calls ACL (Jest, the CLI, the parent of the device processes) never loads them',
+  },
+  {
+    name: 'a device process never loads the orchestrator',
+    // The device process, the role entry it loads for a scenario, a role's worker threads, the
+    // precheck child; and the public API, which the role's spec file loads there.
+    entries: ['harness/device-process.ts', 'harness/scenario/role-entry.ts', 'harness/scenario/thread-worker.js', 'harness/precheck.ts', 'src/index.ts'],
+    never: ['src/orchestrator', 'src/jest/register.ts', 'src/report', 'src/cli'],
+    // What both sides of the message pipe share: its messages, errors on the wire, JSON checks,
+    // hang-request files, mark clocks and the role context type.
+    except: ['src/orchestrator/protocol.ts', 'src/orchestrator/wire-error.ts', 'src/orchestrator/json-value.ts', 'src/orchestrator/hang-files.ts', 'src/orchestrator/mark-time.ts', 'src/orchestrator/types.ts'],
+    why: 'the orchestrator starts and watches device processes; loading it there costs start-up time and would let device code reach around its parent',
+  },
+];

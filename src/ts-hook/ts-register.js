@@ -1,6 +1,6 @@
 /**
- * `node -r harness/ts-register.js`: lets `require` load TypeScript (.ts, .tsx) through the harness's
- * one transform (harness/typescript-transform.js, esbuild's transformSync with a disk cache).
+ * `node -r src/ts-hook/ts-register.js`: lets `require` load TypeScript (.ts, .tsx) through the harness's
+ * one transform (src/ts-hook/typescript-transform.js, esbuild's transformSync with a disk cache).
  * Preloaded by every device process and precheck child. With the compiled package only the user's
  * spec files (and what they import) go through it; in a source checkout the harness's own files too.
  * A plain require hook (what `pirates` does), with Node's own source-map support for stack traces.

@@ -1,6 +1,6 @@
 /**
  * The one TypeScript transform of the harness: esbuild's `transformSync` (a supported, public API),
- * used by the device processes' require hook (harness/ts-register.js) and, as a Jest transformer, by
+ * used by the device processes' require hook (src/ts-hook/ts-register.js) and, as a Jest transformer, by
  * the Jest preset and `cann-harness run`. So a spec file is compiled the same way in Jest and in
  * every device process that loads it again.
  *
@@ -26,8 +26,8 @@ function findCacheDir() {
   for (let dir = __dirname; path.dirname(dir) !== dir; dir = path.dirname(dir)) {
     if (path.basename(dir) === 'node_modules') return path.join(dir, '.cache', 'cann-harness-ts');
   }
-  // A source checkout: <repo>/harness (or <repo>/dist/harness) -> <repo>/node_modules.
-  let root = path.resolve(__dirname, '..');
+  // A source checkout: <repo>/src/ts-hook (or <repo>/dist/src/ts-hook) -> <repo>/node_modules.
+  let root = path.resolve(__dirname, '..', '..');
   if (path.basename(root) === 'dist') root = path.dirname(root);
   return path.join(root, 'node_modules', '.cache', 'cann-harness-ts');
 }

@@ -1,0 +1,2 @@
+/** The types of ./sequencer.js that the TypeScript tests use. */
+export declare const STUB_FREE: RegExp;
