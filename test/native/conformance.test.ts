@@ -13,7 +13,6 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { leakedShm, liveGroupMembers, shmEntries, waitUntil } from '../support/leftovers';
-import { enterExclusive, leaveExclusive } from '../support/stub-gate';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
 const CASE_TIMEOUT_MS = 30_000; // the runner's own watchdog fails a case after 20 s
@@ -136,9 +135,8 @@ const suite = loadSuite();
 
 describe(`native stub conformance suite (${suite.flavor})`, () => {
   // Each case checks that nothing new is left in /dev/shm: no other test file may use the stub
-  // meanwhile (its objects would count here, and its aclInit would reclaim a leak of ours).
-  beforeAll(enterExclusive, 30 * 60_000);
-  afterAll(leaveExclusive);
+  // meanwhile (its objects would count here, and its aclInit would reclaim a leak of ours), so this
+  // file holds the stub gate exclusively (test/support/stub-gate-setup.ts).
   if (suite.problem) {
     test('the conformance runner is built', () => {
       throw new Error(suite.problem);

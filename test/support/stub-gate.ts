@@ -12,12 +12,12 @@
  * claims the writer file, then waits for the readers that came before it to leave. Files of dead
  * processes are ignored. Without the variable (a nested or single-file run) the gate does nothing.
  *
- * Known limit: the other files' own leak checks (leakedShmOf over the objects of their own runs)
- * run beside each other, so an object one of them leaks can be reclaimed by another file's aclInit
- * before its check looks. Holding the gate exclusively in each of them would serialise the suite;
- * the real fix is a per-run name prefix for the stub's objects (the stub reclaiming only its own).
+ * The files with leak checks of their own (leakedShmOf over the objects of their own runs) hold the
+ * gate exclusively too: another file's aclInit could reclaim their leak before the check looks.
+ * A per-run name prefix for the stub's objects (the stub reclaiming only its own) would let them
+ * run beside the others.
  */
-import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { isRunning, waitUntil } from './leftovers';
 
@@ -67,10 +67,15 @@ export async function enterExclusive(): Promise<void> {
   const dir = gateDir();
   if (!dir) return;
   for (;;) {
+    // written whole under a name of our own, then linked: the writer file never exists without its pid
+    const mine = path.join(dir, `writer-${process.pid}`);
+    writeFileSync(mine, String(process.pid));
     try {
-      writeFileSync(path.join(dir, 'writer'), String(process.pid), { flag: 'wx' });
+      linkSync(mine, path.join(dir, 'writer'));
+      rmSync(mine, { force: true });
       break;
     } catch (e) {
+      rmSync(mine, { force: true });
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       if (otherWriter(dir) === null) rmSync(path.join(dir, 'writer'), { force: true }); // its holder died
       else await waitUntil(() => otherWriter(dir) === null, FOREVER_MS);
