@@ -23,7 +23,7 @@ export function checkReportDir(dir: string): string {
 }
 
 /** Starts serving; resolves with the server and its URL once it listens. */
-export function serveReport(dir: string, port = 0): Promise<{ server: Server; url: string }> {
+export async function serveReport(dir: string, port = 0): Promise<{ server: Server; url: string }> {
   const root = checkReportDir(dir);
   const server = createServer((req, res) => {
     let rel: string;
