@@ -170,7 +170,7 @@ test('setup without a compiler fails with one clear error naming the fix (exit 2
 });
 
 test("an installed project's Jest config can name the HTML reporter as 'cann-ipc-harness/html': reports/html/index.html and a page per scenario", async () => {
-  const r = await run('npx', ['jest', '--reporters', 'default', '--reporters', 'cann-ipc-harness/html', 'fan-out']);
+  const r = await run('npx', ['jest', 'fan-out', '--reporters', 'default', '--reporters', 'cann-ipc-harness/html']); // the pattern first: --reporters takes every value after it
   expectOk(r, 'npx jest --reporters cann-ipc-harness/html');
   expect(r.stdout).toContain(`HTML report: ${path.join('reports', 'html', 'index.html')}`);
   const index = readFileSync(path.join(project, 'reports', 'html', 'index.html'), 'utf8');
