@@ -123,6 +123,7 @@ browserTest('the wait-for graph of a deadlock names both roles, the cycle drawn 
   expect(names).toEqual(expect.arrayContaining(['producer', 'consumer']));
   expect(await page.$$eval('svg.wait-graph .wg-edge.cycle', (e) => e.length)).toBe(2);
   expect(await page.isVisible('svg.timeline')).toBe(true);
+  await page.locator('#wait-graph svg').screenshot({ path: path.join(screenshots, 'wait-graph.png') }); // the README's picture
   expect(errors).toEqual([]);
 });
 
@@ -135,6 +136,7 @@ browserTest('a passing run with --trace: one arrow per record → wait pair in t
   const pairs = releasePairs(passingKept[0]);
   expect(pairs).toBe(2); // one record released both consumers
   expect(await page.$$eval('svg.timeline path.arrow', (a) => a.length)).toBe(pairs);
+  await page.locator('#timeline').screenshot({ path: path.join(screenshots, 'timeline.png') }); // the README's picture
   expect(await page.$$eval('svg.timeline .lane-label', (l) => l.map((x) => x.textContent))).toEqual([expect.stringMatching(/^producer@dev0/), expect.stringMatching(/^consumer-0@dev1/), expect.stringMatching(/^consumer-1@dev2/)]);
   expect([...indexErrors, ...errors]).toEqual([]);
 });

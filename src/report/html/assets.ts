@@ -153,7 +153,7 @@ export const SCENARIO_JS = String.raw`
   }
 
   function waitGraph(g, host) {
-    var n = g.nodes.length, W = Math.max(420, 140 * Math.min(n, 8)), H = n > 2 ? W * 0.7 : 200, R = Math.min(W, H) / 2 - 50;
+    var n = g.nodes.length, W = Math.max(520, 140 * Math.min(n, 8), 36 * n), H = n > 2 ? W * 0.7 : 160, R = Math.min(W, H) / 2 - 50;
     var svg = el('svg', { width: W, height: H, 'class': 'wait-graph' }, host);
     var defs = el('defs', {}, svg);
     [['wg-head', '#57606a'], ['wg-head-cycle', '#cf222e']].forEach(function (d) {
@@ -162,11 +162,11 @@ export const SCENARIO_JS = String.raw`
     });
     var pos = {};
     g.nodes.forEach(function (node, i) {
-      // Two roles side by side, more on a circle.
-      var a = (n === 2 ? Math.PI : -Math.PI / 2) + (2 * Math.PI * i) / Math.max(n, 1);
-      pos[node.name] = n === 1 ? [W / 2, H / 2] : [W / 2 + R * Math.cos(a) * (n === 2 ? 1.4 : 1), H / 2 + R * Math.sin(a)];
+      // One role in the middle, two side by side, more on a circle.
+      var a = -Math.PI / 2 + (2 * Math.PI * i) / Math.max(n, 1);
+      pos[node.name] = n === 1 ? [W / 2, H / 2] : n === 2 ? [W / 2 + (i === 0 ? -150 : 150), H / 2] : [W / 2 + R * Math.cos(a), H / 2 + R * Math.sin(a)];
     });
-    var BOX_W = 120, BOX_H = 36;
+    var BOX_W = n > 12 ? 80 : 120, BOX_H = 36; // many roles: smaller boxes on a larger circle
     g.edges.forEach(function (e) {
       var p = pos[e.from], q = pos[e.to];
       if (!p || !q) return;
@@ -183,7 +183,7 @@ export const SCENARIO_JS = String.raw`
       var grp = el('g', { 'class': node.inCycle ? 'wg-node cycle' : 'wg-node' }, svg);
       el('rect', { x: p[0] - BOX_W / 2, y: p[1] - BOX_H / 2, width: BOX_W, height: BOX_H, rx: 6, fill: node.inCycle ? '#ffebe9' : '#f6f8fa', stroke: node.inCycle ? '#cf222e' : '#8c959f', 'stroke-width': node.inCycle ? 2 : 1 }, grp);
       var t = el('text', { x: p[0], y: p[1] + (node.call ? -2 : 4), 'text-anchor': 'middle', 'font-size': 13, 'font-weight': 600 }, grp); t.textContent = node.name;
-      if (node.call) { var c = el('text', { x: p[0], y: p[1] + 12, 'text-anchor': 'middle', 'font-size': 9, fill: '#656d76' }, grp); c.textContent = node.call.length > 24 ? node.call.slice(0, 23) + '…' : node.call; }
+      if (node.call) { var c = el('text', { x: p[0], y: p[1] + 12, 'text-anchor': 'middle', 'font-size': 9, fill: '#656d76' }, grp); var name = node.call.split('(')[0]; c.textContent = name.length > 22 ? name.slice(0, 21) + '…' : name; }
       hover(grp, node.name + (node.call ? '\nin ' + node.call : '') + (node.inCycle ? '\npart of the deadlock' : ''));
     });
   }
