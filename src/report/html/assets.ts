@@ -90,6 +90,8 @@ export const SCENARIO_JS = String.raw`
       top += 6;
     });
     var height = top + 4;
+    var labelGroup = null;
+    wrap.addEventListener('scroll', function () { if (labelGroup) labelGroup.setAttribute('transform', 'translate(' + wrap.scrollLeft + ',0)'); });
     function draw() {
       var plot = Math.max(200, (wrap.clientWidth - LABEL - 24) * zoom);
       var span = Math.max(tl.endT, 1) * 1.02;
@@ -106,10 +108,6 @@ export const SCENARIO_JS = String.raw`
       }
       tl.lanes.forEach(function (lane, li) {
         el('rect', { x: 0, y: laneTop[li], width: LABEL + plot + 16, height: HEAD - 2, fill: '#f6f8fa' }, svg);
-        var h = el('text', { x: 4, y: laneTop[li] + 12, 'font-size': 12, 'font-weight': 600, 'class': 'lane-label' }, svg); h.textContent = lane.label;
-        lane.rows.forEach(function (row, ri) {
-          var r = el('text', { x: 14, y: y[li + '/' + ri] + 11, 'font-size': 10, fill: '#656d76' }, svg); r.textContent = row.label;
-        });
       });
       tl.bars.forEach(function (b) {
         var top = y[b[0] + '/' + b[1]] + 2, h = ROW - 4;
@@ -126,7 +124,7 @@ export const SCENARIO_JS = String.raw`
       tl.arrows.forEach(function (a) {
         var x1 = x(a[2]), y1 = y[a[0] + '/' + a[1]] + ROW / 2, x2 = x(a[5]), y2 = y[a[3] + '/' + a[4]] + ROW / 2;
         var mid = Math.max(x1, x2) + 12;
-        var p = el('path', { d: 'M' + x1 + ',' + y1 + ' C' + mid + ',' + y1 + ' ' + mid + ',' + y2 + ' ' + x2 + ',' + y2, fill: 'none', stroke: '#cf222e', 'stroke-width': 1.2, 'marker-end': 'url(#arrowhead)', 'class': 'arrow' }, svg);
+        var p = el('path', { d: 'M' + x1 + ',' + y1 + ' C' + mid + ',' + y1 + ' ' + mid + ',' + y2 + ' ' + x2 + ',' + y2, fill: 'none', stroke: '#cf222e', 'stroke-width': 1.2, 'stroke-opacity': tl.arrows.length > 16 ? 0.4 : 1, 'marker-end': 'url(#arrowhead)', 'class': 'arrow' }, svg);
         hover(p, 'record in ' + tl.lanes[a[0]].label + ' released a wait in ' + tl.lanes[a[3]].label + '\nrecord at ' + fmt(a[2]) + ', wait ended at ' + fmt(a[5]));
       });
       [[tl.failureT, '#cf222e', 'first failure'], [tl.deadlineT, '#9a6700', 'deadline']].forEach(function (v) {
@@ -135,6 +133,18 @@ export const SCENARIO_JS = String.raw`
         var t = el('text', { x: x(v[0]) + 3, y: v[2] === 'deadline' ? 26 : 34, 'font-size': 10, fill: v[1], 'text-anchor': x(v[0]) > LABEL + plot - 80 ? 'end' : 'start' }, svg); t.textContent = v[2];
         hover(line, v[2] + ' at ' + fmt(v[0]));
       });
+      // The labels stay in view when the zoomed plot scrolls sideways.
+      var labels = el('g', { 'class': 'labels' }, svg);
+      el('rect', { x: 0, y: 0, width: LABEL - 4, height: height, fill: '#fff', opacity: 0.92 }, labels);
+      tl.lanes.forEach(function (lane, li) {
+        el('rect', { x: 0, y: laneTop[li], width: LABEL - 4, height: HEAD - 2, fill: '#f6f8fa' }, labels);
+        var h = el('text', { x: 4, y: laneTop[li] + 12, 'font-size': 12, 'font-weight': 600, 'class': 'lane-label' }, labels); h.textContent = lane.label;
+        lane.rows.forEach(function (row, ri) {
+          var r = el('text', { x: 14, y: y[li + '/' + ri] + 11, 'font-size': 10, fill: '#656d76' }, labels); r.textContent = row.label;
+        });
+      });
+      labelGroup = labels;
+      labels.setAttribute('transform', 'translate(' + wrap.scrollLeft + ',0)');
       host.querySelector('.zoom-level').textContent = Math.round(zoom * 100) + '%';
     }
     host.querySelector('.zoom-in').addEventListener('click', function () { zoom = Math.min(zoom * 2, 1024); draw(); });
