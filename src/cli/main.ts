@@ -9,7 +9,7 @@ import chalk from 'chalk';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { AclMode } from '../orchestrator';
 import { collectDoctorReport, formatDoctorReport } from './doctor';
-import { auditCommand } from './audit';
+import { DEFAULT_AUDIT_HTML_DIR, auditCommand } from './audit';
 import { parseMutantList } from '../audit/mutants';
 import { parseJitterUs, parseRepeatEach, parseRetries, parseShard } from '../jest/repeat';
 import * as path from 'node:path';
@@ -138,7 +138,9 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option('-t, --test-name-pattern <regex>', 'only scenarios whose name matches this regular expression')
     .option('--strict', 'exit 1 when a scenario survives wait-noop without declaring it (audit: { expectSurvive, reason })')
     .option('--json', 'print the table as JSON on stdout (progress goes to stderr)')
+    .option('--html [dir]', `also write the matrix as an HTML page to dir (default ${DEFAULT_AUDIT_HTML_DIR})`)
     .action(async (patterns: string[], opts) => {
+      if (opts.html === true) opts.html = DEFAULT_AUDIT_HTML_DIR;
       checkPatterns(patterns);
       const config = projectConfig(opts.config);
       setExitCode(await auditCommand(patterns, { ...opts, specs: opts.specs ?? config.specs ?? DEFAULT_SPECS }));

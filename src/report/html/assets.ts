@@ -28,6 +28,7 @@ th { background: var(--bg2); font-weight: 600; }
 .tl-wrap { overflow: auto; border: 1px solid var(--line); max-height: 720px; position: relative; }
 .tl-wrap svg { display: block; }
 .tip { position: fixed; pointer-events: none; background: #1f2328; color: #fff; padding: 4px 8px; border-radius: 4px; font-size: 12px; white-space: pre; z-index: 10; display: none; }
+.m-good { background: #dafbe1; } .m-bad { background: #ffebe9; color: var(--fail); font-weight: 600; } .m-neutral { color: var(--muted); }
 .legend span { margin-right: 12px; } .sw { display: inline-block; width: 12px; height: 10px; vertical-align: middle; margin-right: 4px; }
 `;
 

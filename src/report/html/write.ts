@@ -20,7 +20,7 @@ function scriptJson(value: unknown): string {
   return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 }
 
-function page(title: string, body: string, script: string, data?: { id: string; value: unknown }): string {
+export function page(title: string, body: string, script: string, data?: { id: string; value: unknown }): string {
   return [
     '<!doctype html>',
     '<html lang="en"><head><meta charset="utf-8">',
@@ -31,7 +31,7 @@ function page(title: string, body: string, script: string, data?: { id: string; 
     `<style>${CSS}</style></head><body>`,
     body,
     data ? `<script type="application/json" id="${data.id}">${scriptJson(data.value)}</script>` : '',
-    `<script>${script}</script>`,
+    script ? `<script>${script}</script>` : '',
     '</body></html>',
   ].join('\n');
 }
