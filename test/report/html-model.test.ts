@@ -31,7 +31,7 @@ test('rows: failed first, then flaky, passed, skipped (with its reason and no pa
   );
   expect(index.rows.map((r) => r.status)).toEqual(['failed', 'flaky', 'passed', 'skipped']);
   expect(index.rows[1].repetition).toBe('2/3');
-  expect(index.rows[3]).toMatchObject({ page: null, reason: 'needs 9 devices, 8 available' });
+  expect(index.rows[3]).toMatchObject({ title: 's', page: null, reason: 'needs 9 devices, 8 available' });
   expect(index.totals).toEqual({ passed: 1, failed: 1, skipped: 1, flaky: 1, loadErrors: 0 });
   expect(scenarios.map((s) => s.row.title)).toEqual(['f', 'r [repeat 2/3]', 'p']);
   expect(renderIndex(index)).toContain('needs 9 devices, 8 available');

@@ -144,7 +144,7 @@ export function buildModels(cases: CaseResult[], records: ScenarioRecord[], run:
     const row: IndexRow = {
       id,
       file: c.file,
-      title: c.title,
+      title: c.skipReason ? c.title.replace(/\s*\[skip: [^\]]*\]$/, '') : c.title, // the reason has its own place
       status: c.status,
       durationMs: c.durationMs,
       attempts: c.attempts,
