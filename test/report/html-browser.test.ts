@@ -137,6 +137,15 @@ browserTest('a passing run with --trace: one arrow per record → wait pair in t
   expect(pairs).toBe(2); // one record released both consumers
   expect(await page.$$eval('svg.timeline path.arrow', (a) => a.length)).toBe(pairs);
   await page.locator('#timeline').screenshot({ path: path.join(screenshots, 'timeline.png') }); // the README's picture
+  // Hover details and zoom.
+  const wait = page.locator('svg.timeline rect.bar').last();
+  await wait.hover();
+  expect(await page.textContent('.tip')).toMatch(/^ipc_wait .*\nrole: consumer-\d@dev\d .*\n.*\nstart .*, took /);
+  const width = () => page.$eval('svg.timeline', (svg) => Number(svg.getAttribute('width')));
+  const before = await width();
+  await page.click('.zoom-in');
+  expect(await width()).toBeGreaterThan(before + 500); // the plot doubled (the label column did not)
+  expect(await page.$$eval('svg.timeline path.arrow', (a) => a.length)).toBe(pairs); // redrawn, not added
   expect(await page.$$eval('svg.timeline .lane-label', (l) => l.map((x) => x.textContent))).toEqual([expect.stringMatching(/^producer@dev0/), expect.stringMatching(/^consumer-0@dev1/), expect.stringMatching(/^consumer-1@dev2/)]);
   expect([...indexErrors, ...errors]).toEqual([]);
 });
