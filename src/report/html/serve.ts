@@ -48,6 +48,10 @@ export async function serveReport(dir: string, port = 0): Promise<{ server: Serv
     res.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream' });
     createReadStream(file).pipe(res);
   });
+  // Bounded: a page is a few files, so a few connections and short requests are plenty.
+  server.maxConnections = 32;
+  server.requestTimeout = 10_000;
+  server.headersTimeout = 5_000;
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => {
