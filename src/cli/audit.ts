@@ -9,7 +9,8 @@ import * as path from 'node:path';
 import chalk from 'chalk';
 import type { AggregatedResult } from '@jest/test-result';
 import { MUTANTS, MUTANT_ENV, JITTER_ENV, type MutantName } from '../mutants';
-import { auditFails, buildAuditRows, formatAuditTable, type AuditInput, type TestOutcome } from '../audit/report';
+import { auditFails, buildAuditRows, cellText, formatAuditTable, type AuditCell, type AuditInput, type AuditRow, type TestOutcome } from '../audit/report';
+import type { MatrixCell, MatrixPage } from '../report/html/matrix';
 import { AUDIT_LOG_ENV, JITTER_US_ENV, REPEAT_EACH_ENV } from '../jest/repeat';
 import { UsageError, jestConfig, noSpecsMatched, prepareRun, runJest } from './run';
 import { ENV } from '../env';
@@ -20,6 +21,34 @@ export interface AuditCommandOptions {
   testNamePattern?: string;
   strict?: boolean;
   json?: boolean;
+  /** Also write the matrix as an HTML page into this folder. */
+  html?: string;
+}
+
+export const DEFAULT_AUDIT_HTML_DIR = 'reports/html-audit';
+
+/** The matrix page's data: each verdict as good (killed), bad (an undeclared survivor, a failing baseline) or neither. */
+export function auditMatrix(rows: AuditRow[], mutants: readonly MutantName[], cwd = process.cwd()): MatrixPage {
+  const kind = (c: AuditCell | undefined): MatrixCell['kind'] => (c?.verdict === 'killed' ? 'good' : c?.verdict === 'survived' && !c.expected ? 'bad' : 'neutral');
+  const run = rows.filter((r) => r.testsItsWaits !== null);
+  return {
+    columns: [...mutants],
+    rows: rows.map((r) => ({
+      file: path.relative(cwd, r.file),
+      scenario: r.scenario,
+      baseline: { text: r.baseline, kind: r.baseline === 'failed' ? 'bad' : r.baseline === 'passed' ? 'good' : 'neutral' },
+      cells: mutants.map((m) => ({ text: cellText(r.mutants[m]), kind: kind(r.mutants[m]) })),
+      remarks: [
+        ...r.problems.map((text) => ({ bad: true, text })),
+        ...(r.declaration && mutants.some((m) => r.mutants[m]?.expected) ? [{ bad: false, text: `declared survivor: ${r.declaration.reason}` }] : []),
+        ...r.notes.map((text) => ({ bad: false, text })),
+      ],
+    })),
+    summary: [
+      'killed: failed under the mutant, as it should (hb: the happens-before check flagged it); SURVIVED: passed anyway, so the scenario does not notice that broken behaviour; survived (declared): the scenario says why in audit.expectSurvive.',
+      `${run.filter((r) => r.testsItsWaits).length} of ${run.length} scenarios run are killed by wait-noop: they test their waits.`,
+    ],
+  };
 }
 
 export async function auditCommand(patterns: string[], opts: AuditCommandOptions): Promise<number> {
@@ -64,6 +93,12 @@ export async function auditCommand(patterns: string[], opts: AuditCommandOptions
       process.stdout.write(`${JSON.stringify({ mutants, seconds, scenarios: rows }, null, 2)}\n`);
     } else {
       process.stdout.write(`\n${formatAuditTable(rows, mutants)}\n${chalk.dim(`audit took ${seconds.toFixed(1)} s`)}\n`);
+    }
+    if (opts.html) {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { writeMatrixReport } = require('../report/html/matrix') as typeof import('../report/html/matrix');
+      const file = writeMatrixReport(path.resolve(opts.html), auditMatrix(rows, mutants));
+      progress(`HTML report: ${path.relative(process.cwd(), file) || file}`);
     }
     return auditFails(rows, opts.strict ?? false) ? 1 : 0;
   } finally {

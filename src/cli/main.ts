@@ -3,12 +3,13 @@
  *   cann-harness run [patterns...]   run the scenario suite (stub mode unless real hardware is found)
  *   cann-harness trace <dir>         build trace.json from a scenario directory
  *   cann-harness doctor              what would run here, and why
+ *   cann-harness show-report [dir]   serve an HTML report (run --html) on 127.0.0.1
  */
 import chalk from 'chalk';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { AclMode } from '../orchestrator';
 import { collectDoctorReport, formatDoctorReport } from './doctor';
-import { auditCommand } from './audit';
+import { DEFAULT_AUDIT_HTML_DIR, auditCommand } from './audit';
 import { parseMutantList } from '../mutants';
 import { parseJitterUs, parseRepeatEach, parseRetries, parseShard } from '../jest/repeat';
 import * as path from 'node:path';
@@ -18,6 +19,8 @@ import { ConfigError, applyConfig, type LoadedConfig } from '../config';
 import { setupCommand } from './setup';
 import { packageVersion } from '../acl/stub-build';
 import { traceCommand } from './trace';
+import { DEFAULT_HTML_DIR } from '../report/html/reporter';
+import { NoReportError, serveReport } from '../report/html/serve';
 import { MODES, modeFromEnv } from '../env';
 
 const DEFAULT_JITTER_US = 200;
@@ -100,8 +103,10 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option('--list', 'list the selected scenarios with the devices and roles each needs, without running them')
     .option('--repeat-each <n>', 'run every scenario n times (soak); each repetition is its own test', validated((t) => parseRepeatEach(t)))
     .option('--jitter [max_us]', 'seeded stub jitter: delay each stream task by up to max_us (default 200) microseconds, a fresh seed per repetition', validated((t) => parseJitterUs(t)))
+    .option('--html [dir]', `write the HTML report (index.html, opens from the file system) to dir (default ${DEFAULT_HTML_DIR})`)
     .action(async (patterns: string[], opts) => {
       checkPatterns(patterns);
+      if (opts.html === true) opts.html = DEFAULT_HTML_DIR;
       if (opts.jitter === true) opts.jitter = DEFAULT_JITTER_US;
       if (opts.grep !== undefined && opts.testNamePattern !== undefined) throw new UsageError('give -t or --grep, not both (they are the same option)');
       const config = projectConfig(opts.config); // before the mode: the config may set it
@@ -133,7 +138,9 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option('-t, --test-name-pattern <regex>', 'only scenarios whose name matches this regular expression')
     .option('--strict', 'exit 1 when a scenario survives wait-noop without declaring it (audit: { expectSurvive, reason })')
     .option('--json', 'print the table as JSON on stdout (progress goes to stderr)')
+    .option('--html [dir]', `also write the matrix as an HTML page to dir (default ${DEFAULT_AUDIT_HTML_DIR})`)
     .action(async (patterns: string[], opts) => {
+      if (opts.html === true) opts.html = DEFAULT_AUDIT_HTML_DIR;
       checkPatterns(patterns);
       const config = projectConfig(opts.config);
       setExitCode(await auditCommand(patterns, { ...opts, specs: opts.specs ?? config.specs ?? DEFAULT_SPECS }));
@@ -153,6 +160,15 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .argument('<dir>', 'the scenario directory (printed as "scenario directory kept at ...")')
     .action((dir: string) => {
       process.stdout.write(`${traceCommand(dir)}\n`);
+    });
+
+  program
+    .command('show-report')
+    .description(`serve an HTML report on 127.0.0.1 and print its URL (Ctrl-C stops it)`)
+    .argument('[dir]', `the report's folder (default ${DEFAULT_HTML_DIR})`, DEFAULT_HTML_DIR)
+    .option('--port <n>', 'port to listen on (default: any free port)', validated((t) => parsePort(t)))
+    .action(async (dir: string, opts: { port?: number }) => {
+      await showReport(dir, opts.port);
     });
 
   program
@@ -187,4 +203,33 @@ export async function main(argv: string[] = process.argv): Promise<number> {
     process.stderr.write(`${chalk.red('cann-harness failed:')} ${(e as Error).stack ?? String(e)}\n`);
     return 1;
   }
+}
+
+function parsePort(text: string): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n > 65535) throw new Error(`--port ${text}: give a port number, 0..65535`);
+  return n;
+}
+
+/** Serves the report until SIGINT or SIGTERM, then closes the server (and its open connections). */
+async function showReport(dir: string, port: number | undefined): Promise<void> {
+  let served: Awaited<ReturnType<typeof serveReport>>;
+  try {
+    served = await serveReport(dir, port);
+  } catch (e) {
+    if (e instanceof NoReportError) throw new UsageError(e.message);
+    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new UsageError(`--port ${port}: already in use; give another, or none for any free port`);
+    throw e;
+  }
+  process.stdout.write(`serving ${path.resolve(dir)} at ${served.url} (Ctrl-C stops it)\n`);
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      served.server.closeAllConnections();
+      served.server.close(() => resolve());
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
 }

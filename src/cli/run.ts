@@ -13,7 +13,7 @@ import type { AclMode, PrecheckResult } from '../orchestrator';
 import { installSessionGuard, uninstallSessionGuard } from '../orchestrator/session-guard';
 import { NO_RUNTIME_HINT, PROBE_ENV, REQUIRE_DEVICES_ENV, probeDevices } from '../jest/probe';
 import { JITTER_US_ENV, REPEAT_EACH_ENV, RETRIES_ENV, SHARD_ENV, type Shard } from '../jest/repeat';
-import { JUNIT_REPORTER, SUMMARY_REPORTER, basePreset, junitReporterOptions } from '../jest/preset';
+import { HTML_REPORTER, JUNIT_REPORTER, SUMMARY_REPORTER, basePreset, junitReporterOptions } from '../jest/preset';
 import { defaultTimeoutMs } from '../scenario/plan';
 import { formatRepetitionReport, formatRetried, repetitionReport, retriedThenPassed } from './repetitions';
 import { startProgress } from '../report/progress';
@@ -56,6 +56,8 @@ export interface RunCommandOptions {
   retries?: number;
   /** Only scenarios whose name matches this regular expression (Jest's -t). */
   testNamePattern?: string;
+  /** Write the HTML report to this folder. */
+  html?: string;
 }
 
 export function describeProbe(p: PrecheckResult): string {
@@ -164,6 +166,7 @@ export async function runCommand(patterns: string[], opts: RunCommandOptions): P
   const config = jestConfig(specs, [
     [SUMMARY_REPORTER, junit ? { junitFile: path.relative(process.cwd(), junit) } : {}],
     ...(junit ? [[JUNIT_REPORTER, junitReporterOptions(junit)]] : []),
+    ...(opts.html ? [[HTML_REPORTER, { outputFolder: path.resolve(opts.html) }]] : []),
   ]);
   // Which scenarios run long, and each role's state (src/report/progress.ts); silent while all is quick.
   const progress = startProgress();

@@ -14,6 +14,8 @@ export { TYPESCRIPT_TRANSFORM };
 export const SUMMARY_REPORTER = srcFile('report/summary-reporter');
 /** jest-junit with skip reasons and load errors (src/report/junit-reporter.ts), by absolute path. */
 export const JUNIT_REPORTER = srcFile('report/junit-reporter');
+/** The HTML report (src/report/html/reporter.ts), by absolute path; users name it 'cann-ipc-harness/html'. */
+export const HTML_REPORTER = srcFile('report/html/reporter');
 
 export interface HarnessPreset {
   roots?: string[];

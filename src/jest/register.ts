@@ -7,6 +7,7 @@ import { appendFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { failureFrame, formatScenarioFailure } from '../report/failure';
 import { logIntervalSamples } from '../report/intervals';
+import { htmlWantsTraces, recordScenarioRun } from '../report/html/record';
 import { duplicateScenario } from '../scenario/scenario';
 import { measuredIntervals, runScenario } from '../scenario/run';
 import type { ScenarioFocus } from '../scenario/sink';
@@ -71,18 +72,27 @@ export function registerScenarioTest(plan: ScenarioPlan<any>, focus: ScenarioFoc
     const seed = rep.jitterMaxUs ? freshJitterSeed() : null;
     const jitter = seed !== null ? `${seed}:${rep.jitterMaxUs}` : null;
     const labels = [rep.total > 1 ? `repeat ${rep.index}/${rep.total}` : null, jitter ? `jitter seed ${seed}` : null].filter(Boolean);
+    const title = labels.length ? `${plan.name} [${labels.join(', ')}]` : plan.name;
     jestTest(
-      labels.length ? `${plan.name} [${labels.join(', ')}]` : plan.name,
+      title,
       async () => {
+        const mode = probe.ok ? probe.mode : requestedMode();
         const result = await runScenario(plan, {
           specFile,
-          mode: probe.ok ? probe.mode : requestedMode(),
+          mode,
           echo: envOn(ENV.echo),
           env: jitter ? { [ENV.stubJitter]: jitter } : undefined,
           deferRemoval: plan.verify !== undefined, // a failed verify keeps the directory like any failure
+          collectTraces: htmlWantsTraces() || undefined,
         });
         const replay = jitter ? `\n\njitter seed ${seed} (ACL_STUB_JITTER=${jitter}); replay with:\n  ${replayCommand(specFile, plan.name, jitter)}` : '';
-        if (!result.ok) throw new ScenarioFailure(formatScenarioFailure(plan.name, result) + replay, failureFrame(result) ?? declaredAt);
+        // For the HTML report (a no-op without it): what the roles did, whatever verify() says next.
+        const record = (verifyError?: string) =>
+          recordScenarioRun({ specFile, title, scenario: plan.name, mode, jitter, replay: replayCommand(specFile, plan.name, jitter), verifyError, run: result });
+        if (!result.ok) {
+          record();
+          throw new ScenarioFailure(formatScenarioFailure(plan.name, result) + replay, failureFrame(result) ?? declaredAt);
+        }
         // Lazily, like runScenario: spec files are loaded again in device processes.
         // eslint-disable-next-line @typescript-eslint/no-require-imports
         const { settleDeferredRun } = require('../orchestrator') as typeof import('../orchestrator');
@@ -91,10 +101,12 @@ export function registerScenarioTest(plan: ScenarioPlan<any>, focus: ScenarioFoc
           await plan.verify?.(result);
           settleDeferredRun(result, false);
         } catch (e) {
+          record(e instanceof Error ? e.message : String(e));
           settleDeferredRun(result, true, `scenario "${plan.name}" (verify failed)`);
           if (e instanceof Error) e.message += `${result.kept ? `\n\nscenario directory kept at ${result.dir}` : ''}${replay}`;
           throw e;
         }
+        record();
         // Only passing runs count for the interval percentiles of `cann-harness run`.
         const file = path.relative(process.cwd(), specFile);
         logIntervalSamples(measuredIntervals(result).flatMap(({ from, to, intervals }) => intervals.map(({ role, ms }) => ({ file, scenario: plan.name, from, to, role, ms }))));

@@ -92,10 +92,10 @@ export function freshJitterSeed(): number {
 }
 
 /** The one command that runs this scenario again with exactly this jitter. */
-export function replayCommand(specFile: string, scenario: string, jitter: string, cwd = process.cwd()): string {
+export function replayCommand(specFile: string, scenario: string, jitter: string | null, cwd = process.cwd()): string {
   const specsDir = path.relative(cwd, path.dirname(specFile)) || '.';
   const file = `${escapeRegex(path.basename(specFile))}$`;
-  return `ACL_STUB_JITTER=${jitter} npx cann-harness run --specs ${shellQuote(specsDir)} ${shellQuote(file)} -t ${shellQuote(`^${escapeRegex(scenario)}$`)}`;
+  return `${jitter !== null ? `ACL_STUB_JITTER=${jitter} ` : ''}npx cann-harness run --specs ${shellQuote(specsDir)} ${shellQuote(file)} -t ${shellQuote(`^${escapeRegex(scenario)}$`)}`;
 }
 
 export function escapeRegex(s: string): string {

@@ -36,6 +36,8 @@ export interface RunScenarioOptions {
   env?: Record<string, string>;
   /** See RunOptions.deferRemoval (the Jest integration keeps the directory when verify fails). */
   deferRemoval?: boolean;
+  /** Keep the stub's trace files in the result (RunResult.traces), e.g. for the HTML report. */
+  collectTraces?: boolean;
 }
 
 export async function runScenario(plan: ScenarioPlan<any>, opts: RunScenarioOptions): Promise<ScenarioResult> {
@@ -49,6 +51,7 @@ export async function runScenario(plan: ScenarioPlan<any>, opts: RunScenarioOpti
     echo: opts.echo,
     onEvent: opts.onEvent,
     deferRemoval: opts.deferRemoval,
+    collectTraces: opts.collectTraces,
     checkHappensBefore: happensBeforeWanted(opts.mode),
     roles: plan.roles.map((role) => ({
       name: role.name,

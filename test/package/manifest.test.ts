@@ -31,6 +31,15 @@ test('the LICENSE file holds the terms the manifest names (Apache-2.0)', () => {
 
 const packable = existsSync(path.join(repoRoot, 'dist', 'src', 'index.js')) ? test : test.skip; // dist/ comes from `npm ci` (prepare)
 
+packable("the HTML reporter is exported as 'cann-ipc-harness/html' (reporters: ['default', 'cann-ipc-harness/html']), and shipped", () => {
+  const html = (manifest.exports as Record<string, { default: string; types: string }>)['./html'];
+  expect(html).toEqual({ types: './dist/src/report/html/reporter.d.ts', default: './dist/src/report/html/reporter.js' });
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const reporter = require(path.join(repoRoot, html.default)) as { default: unknown };
+  expect(typeof reporter.default).toBe('function'); // Jest takes a module's default export as the reporter class
+  expect(existsSync(path.join(repoRoot, html.types))).toBe(true);
+});
+
 packable('npm pack lists only what users need: no tests, specs, benches, source maps or build output', () => {
   const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   const files = (JSON.parse(out) as { files: { path: string }[] }[])[0].files.map((f) => f.path);

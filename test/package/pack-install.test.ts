@@ -172,3 +172,13 @@ test('setup without a compiler fails with one clear error naming the fix (exit 2
   // The stub built earlier is still there: a failed rebuild never removes a working one.
   expect(existsSync(path.join(cacheDir, 'stub', `${repoPackage.version}-${process.platform}-${process.arch}`, 'build', 'lib64', 'libascendcl.so'))).toBe(true);
 });
+
+test("an installed project's Jest config can name the HTML reporter as 'cann-ipc-harness/html': reports/html/index.html and a page per scenario", async () => {
+  const r = await run('npx', ['jest', 'fan-out', '--reporters', 'default', '--reporters', 'cann-ipc-harness/html']); // the pattern first: --reporters takes every value after it
+  expectOk(r, 'npx jest --reporters cann-ipc-harness/html');
+  expect(r.stdout).toContain(`HTML report: ${path.join('reports', 'html', 'index.html')}`);
+  const index = readFileSync(path.join(project, 'reports', 'html', 'index.html'), 'utf8');
+  expect(index).toContain('fan-out from an installed package');
+  const page = readFileSync(path.join(project, 'reports', 'html', 'scenarios', '0.html'), 'utf8');
+  expect(page).toMatch(/data-role="consumer-1"/);
+});

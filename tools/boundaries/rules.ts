@@ -61,7 +61,7 @@ export const PARTS: Readonly<Record<string, PartRule>> = {
   },
   bin: { role: 'the installed command', mayImport: ['src/cli', 'src/ts-hook'] },
   specs: { role: "user-style spec files: the public API only", mayImport: ['src/index.ts'] },
-  bench: { role: 'benchmarks', mayImport: ['src/index.ts', 'src/orchestrator', 'src/rendezvous', 'src/trace'] },
+  bench: { role: 'benchmarks', mayImport: ['src/index.ts', 'src/orchestrator', 'src/rendezvous', 'src/trace', 'src/report'] },
   'jest.config.ts': { role: 'the Jest configuration (builds on the preset)', mayImport: ['src/jest'] },
   tools: { role: 'repository tooling (this check)', mayImport: [] },
   test: {

@@ -1,0 +1,80 @@
+/** The HTML report's page data and markup, without a browser (test/report/html-browser.test.ts opens the pages). */
+import type { RunResult } from '../../src/orchestrator';
+import { buildModels, type CaseResult, type RunInfo } from '../../src/report/html/model';
+import { HTML_RECORD_SCHEMA, type ScenarioRecord } from '../../src/report/html/record';
+import { renderIndex, renderScenario } from '../../src/report/html/write';
+
+const info: RunInfo = { mode: 'stub', library: '/lib/libascendcl.so', devices: 8, durationMs: 1200, startedAt: 0, rerun: 'npx cann-harness run --html', loadErrors: [] };
+
+function tc(title: string, status: CaseResult['status'], extra: Partial<CaseResult> = {}): CaseResult {
+  return { specFile: '/p/a.spec.ts', file: 'a.spec.ts', title, status, durationMs: 10, attempts: 1, failureMessages: [], ...extra };
+}
+
+function role(name: string, pid: number, over: Partial<RunResult['roles'][number]> = {}): RunResult['roles'][number] {
+  return { name, device: 0, index: 0, pid, status: 'passed', exitCode: 0, signal: null, durationMs: 5, stdout: '', stderr: '', marks: [], ...over };
+}
+
+function record(title: string, run: Partial<ScenarioRecord['run']>): ScenarioRecord {
+  return {
+    schema: HTML_RECORD_SCHEMA, specFile: '/p/a.spec.ts', title, scenario: title, mode: 'stub', jitter: null, replay: 'npx cann-harness run', writtenAt: 1,
+    run: { ok: true, dir: '/tmp/x', kept: false, timedOut: false, durationMs: 5, roles: [], ...run },
+  };
+}
+
+const line = (o: Record<string, unknown>) => JSON.stringify({ tid: 1, device: 0, stream: 1, event: 1, slot: 0, gen: 1, ipc: 'ab', task: 1, ...o });
+
+test('rows: failed first, then flaky, passed, skipped (with its reason and no page); totals count each', () => {
+  const { index, scenarios } = buildModels(
+    [tc('p', 'passed'), tc('s [skip: needs 9 devices, 8 available]', 'skipped', { skipReason: 'needs 9 devices, 8 available' }), tc('f', 'failed'), tc('r [repeat 2/3]', 'flaky', { attempts: 2 })],
+    [],
+    info,
+  );
+  expect(index.rows.map((r) => r.status)).toEqual(['failed', 'flaky', 'passed', 'skipped']);
+  expect(index.rows[1].repetition).toBe('2/3');
+  expect(index.rows[3]).toMatchObject({ title: 's', page: null, reason: 'needs 9 devices, 8 available' });
+  expect(index.totals).toEqual({ passed: 1, failed: 1, skipped: 1, flaky: 1, loadErrors: 0 });
+  expect(scenarios.map((s) => s.row.title)).toEqual(['f', 'r [repeat 2/3]', 'p']);
+  expect(renderIndex(index)).toContain('needs 9 devices, 8 available');
+});
+
+test('the timeline: one lane per role in role order, a bar per task with its queue time, one arrow per record → wait it released', () => {
+  const traces = [
+    { pid: 20, role: 'consumer', jsonl: [line({ t: 1000, pid: 20, op: 'submit', kind: 'ipc_wait' }), line({ t: 2000, pid: 20, op: 'start', kind: 'ipc_wait' }), line({ t: 9000, pid: 20, op: 'end', kind: 'ipc_wait' })].join('\n') },
+    { pid: 10, role: 'producer', jsonl: [line({ t: 3000, pid: 10, op: 'submit', kind: 'ipc_record' }), line({ t: 3000, pid: 10, op: 'start', kind: 'ipc_record' }), line({ t: 8000, pid: 10, op: 'end', kind: 'ipc_record' })].join('\n') },
+  ];
+  const { scenarios } = buildModels([tc('t', 'passed')], [record('t', { roles: [role('producer', 10), role('consumer', 20)], traces })], info);
+  const tl = scenarios[0].timeline!;
+  expect(tl.lanes.map((l) => l.label)).toEqual(['producer@dev0 (pid 10)', 'consumer@dev0 (pid 20)']);
+  expect(tl.bars.find((b) => b[6] === 'ipc_wait')).toEqual([1, 0, 1, 7, 1, 'ipc_wait ev1 slot 0', 'ipc_wait', 0]);
+  expect(tl.arrows).toHaveLength(1);
+  expect(tl.arrows[0][0]).toBe(0); // from the producer's lane
+  expect(tl.arrows[0][3]).toBe(1); // to the consumer's
+});
+
+test('a wait that ended without its record (timeout) gets no arrow', () => {
+  const traces = [
+    { pid: 20, role: 'consumer', jsonl: [line({ t: 2000, pid: 20, op: 'start', kind: 'ipc_wait' }), line({ t: 9000, pid: 20, op: 'end', kind: 'ipc_wait', note: 'timeout' })].join('\n') },
+    { pid: 10, role: 'producer', jsonl: [line({ t: 3000, pid: 10, op: 'start', kind: 'ipc_record' }), line({ t: 8000, pid: 10, op: 'end', kind: 'ipc_record' })].join('\n') },
+  ];
+  const { scenarios } = buildModels([tc('t', 'failed')], [record('t', { ok: false, roles: [role('producer', 10), role('consumer', 20)], traces })], info);
+  expect(scenarios[0].timeline!.arrows).toEqual([]);
+});
+
+test('the wait-for graph: a deadlock of two roles is two edges, both in the cycle', () => {
+  const waitGraph = { chains: [{ roles: ['a', 'b'], deadlock: true, text: 'deadlock: a awaits x from b ← b ... ← (back to a)' }], deadlock: true, lines: ['wait-for graph'], calls: {}, sources: {} };
+  const { scenarios } = buildModels([tc('t', 'failed')], [record('t', { ok: false, timedOut: true, roles: [role('a', 1), role('b', 2)], waitGraph })], info);
+  expect(scenarios[0].waitGraph!.edges).toEqual([
+    { from: 'a', to: 'b', inCycle: true },
+    { from: 'b', to: 'a', inCycle: true },
+  ]);
+  expect(scenarios[0].waitGraph!.nodes.every((n) => n.inCycle)).toBe(true);
+});
+
+test("a role's output is text on the page, never markup, also inside the page's data", () => {
+  const evil = '</script><script>alert(1)</script><b>x</b>';
+  const { scenarios } = buildModels([tc(evil, 'failed')], [record(evil, { ok: false, roles: [role('a', 1, { status: 'failed', stdout: evil, error: { message: evil } })] })], info);
+  const html = renderScenario(scenarios[0]);
+  expect(html).not.toContain('<script>alert(1)');
+  expect(html).not.toContain('<b>x</b>');
+  expect(html).toContain('&lt;/script&gt;&lt;script&gt;alert(1)');
+});
