@@ -36,6 +36,8 @@
 #define COPY_ATTEMPTS 100
 #define LIVE_VIEW_FIRST_BYTES (64 * 1024)
 #define LIVE_VIEW_MAX_BYTES (16 * 1024 * 1024)
+/* How long an orphan waits for each shared object's lock before it dies anyway. */
+#define RELEASE_LOCK_MS 200
 
 _Static_assert(CANNHARNESS_CALL_RECORD_BYTES % 8 == 0, "records are copied in 8-byte words");
 static _Alignas(8) unsigned char records[RECORD_SLOTS][CANNHARNESS_CALL_RECORD_BYTES];
@@ -85,10 +87,32 @@ static int remove_entry(const char *path, const struct stat *st, int type, struc
     return 0;
 }
 
-static void die_orphaned(void)
+typedef int (*release_fn)(int timeout_ms);
+
+/* The stub's shared objects (cannstub/release.h): left before we die, so
+ * that the last process out unlinks each one instead of leaving it in
+ * /dev/shm until some later aclInit. A library without the call (real
+ * CANN) cleans up after its processes itself. */
+static void release_shared_objects(const char *file)
+{
+    if (!file[0])
+        return;
+    void *lib = dlopen(file, RTLD_LAZY | RTLD_NOLOAD);
+    if (!lib)
+        return;
+    release_fn release = (release_fn)(uintptr_t)dlsym(lib, "cannstub_release_shared");
+    if (release)
+        release(RELEASE_LOCK_MS);
+    dlclose(lib);
+}
+
+/* file: the ACL library this process loaded ("" if none), copied by the
+ * caller (which may hold state_lock). */
+static void die_orphaned(const char *file)
 {
     if (cfg.dir[0] && !cfg.keep)
         nftw(cfg.dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    release_shared_objects(file);
     pid_t self = getpid();
     kill(-self, SIGKILL); /* we lead our group (forked detached); fails harmlessly if we do not */
     kill(self, SIGKILL);
@@ -406,8 +430,13 @@ static void *watch_main(void *arg)
     (void)arg;
     struct timespec poll = {0, CANNHARNESS_WATCH_POLL_MS * 1000000L};
     for (;;) {
-        if (getppid() != cfg.expected_ppid)
-            die_orphaned();
+        if (getppid() != cfg.expected_ppid) {
+            char file[PATH_MAX];
+            pthread_mutex_lock(&state_lock);
+            strcpy(file, library);
+            pthread_mutex_unlock(&state_lock);
+            die_orphaned(file);
+        }
         if (cfg.dir[0] && cfg.role[0])
             serve_hang_request();
         nanosleep(&poll, NULL);
@@ -436,7 +465,7 @@ HOLD_EXPORT int cannharness_watch_start(int expected_ppid, const char *dir, int 
     strcpy(cfg.role, role ? role : "");
     /* The parent may have died while we were starting: then getppid() never changes again. */
     if (getppid() != expected_ppid)
-        die_orphaned();
+        die_orphaned(library); /* state_lock is ours */
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_attr_setstacksize(&attr, 256 * 1024);

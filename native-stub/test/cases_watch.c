@@ -45,7 +45,7 @@ static int exists(const char *path)
 
 /* In the orphan (a fork of the middle role, no exec): leads its own group,
  * with a sleeping child in it, then starts the watchdog. Never returns. */
-static void run_orphan(const char *scenario, int keep, int at_start, pid_t middle, const char *status_dir)
+static void run_orphan(const char *scenario, int keep, int at_start, int with_ipc, pid_t middle, const char *status_dir)
 {
     signal(SIGALRM, SIG_DFL);
     alarm(ORPHAN_ALARM_S);
@@ -61,6 +61,19 @@ static void run_orphan(const char *scenario, int keep, int at_start, pid_t middl
         while (getppid() == middle)
             sleep_ms(1);
     }
+    if (with_ipc) {
+        /* after the sleeper's fork: a process that initialised the runtime never forks */
+        aclrtEvent event = NULL;
+        aclrtIpcEventHandle handle;
+        if (aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS ||
+            aclrtCreateEventExWithFlag(&event, ACL_EVENT_IPC) != ACL_SUCCESS ||
+            aclrtIpcGetEventHandle(event, &handle) != ACL_SUCCESS)
+            _exit(4);
+        Dl_info info;
+        if (!dladdr((void *)aclInit, &info) || !info.dli_fname || cannharness_watch_set_library(info.dli_fname) != 0)
+            _exit(5);
+        publish_bytes(status_dir, "handle", &handle, sizeof handle);
+    }
     int rc = cannharness_watch_start((int)middle, scenario, keep, NULL);
     if (at_start)
         _exit(3); /* an orphan at start must never return from the call */
@@ -70,7 +83,8 @@ static void run_orphan(const char *scenario, int keep, int at_start, pid_t middl
         pause();
 }
 
-/* args: scenario dir, keep (0/1), mode ("running" or "at_start"), status dir. */
+/* args: scenario dir, keep (0/1), mode ("running", "at_start" or "with_ipc":
+ * running, with an IPC event), status dir. */
 CT_ROLE(watch_middle)
 {
     int at_start = strcmp(argv[2], "at_start") == 0;
@@ -79,7 +93,7 @@ CT_ROLE(watch_middle)
     if (orphan < 0)
         CT_FAIL("fork: %s", strerror(errno));
     if (orphan == 0)
-        run_orphan(argv[0], atoi(argv[1]), at_start, self, argv[3]);
+        run_orphan(argv[0], atoi(argv[1]), at_start, strcmp(argv[2], "with_ipc") == 0, self, argv[3]);
     if (!at_start)
         await_flag(argv[3], "watching", PEER_TIMEOUT_MS);
     return 0; /* the orphan is re-parented to the case: it must notice and die */
@@ -127,6 +141,24 @@ CT_CASE(watch_orphan_removes_dir_and_kills_group)
     char kept[PATH_CAP];
     path_join(kept, r.outside, "kept");
     CT_TRUE(exists(kept)); /* the symlink was removed, never followed */
+}
+
+/* The orphan leaves its IPC event's shared object before it dies (issue #20
+ * item 2): with no other user, the object is gone with the orphan, not
+ * left in /dev/shm until some later aclInit reclaims it. This case calls no
+ * aclInit itself, so nothing else can have removed it. */
+CT_CASE(watch_orphan_releases_its_ipc_objects)
+{
+    struct orphan_run r;
+    orphan_once(&r, "0", "with_ipc");
+    CT_EQ(128 + SIGKILL, r.orphan_exit);
+    CT_EQ(128 + SIGKILL, r.sleeper_exit);
+    aclrtIpcEventHandle handle;
+    CT_EQ(sizeof handle, await_file(case_dir(), "handle", &handle, sizeof handle, PEER_TIMEOUT_MS));
+    declare_owned(&handle);
+    if (stub_object_exists(&handle))
+        CT_FAIL("the orphan died and left its IPC event's object in /dev/shm");
+    CT_TRUE(!exists(r.scenario));
 }
 
 CT_CASE(watch_orphan_keep_leaves_dir)
