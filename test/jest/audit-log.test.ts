@@ -5,7 +5,7 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { appendAuditDeclaration, createAuditLog, readAuditDeclarations } from '../../src/jest/audit-log';
+import { appendAuditDeclaration, createAuditLog, readAuditDeclarations, type LoggedDeclaration } from '../../src/jest/audit-log';
 
 let base: string;
 beforeEach(() => {
@@ -13,8 +13,8 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(base, { recursive: true, force: true }));
 
-const declared = { specFile: '/x/a.spec.ts', scenario: 'declared', audit: { expectSurvive: ['wait-noop'], reason: 'a copy of a sample' } };
-const plain = { specFile: '/x/a.spec.ts', scenario: 'plain', audit: null };
+const declared: LoggedDeclaration = { specFile: '/x/a.spec.ts', scenario: 'declared', audit: { expectSurvive: ['wait-noop'], reason: 'a copy of a sample' } };
+const plain: LoggedDeclaration = { specFile: '/x/a.spec.ts', scenario: 'plain', audit: null };
 
 test('the log is created empty in a private directory, and reads back what was appended', () => {
   const log = createAuditLog(base);
