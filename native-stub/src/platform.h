@@ -104,9 +104,9 @@ void *plat_shm_create(const char *name, size_t size);
 void *plat_shm_open(const char *name, size_t min_size, size_t *size_out, uint64_t *age_ns);
 /* Whether an object may be reclaimed by this process: its owner is this
  * process's user and nobody else can write it (mode 0600, as created).
- * Returns 1, 0 with *why set (another owner, wider mode, not a regular
- * file), or -1 with errno when it cannot be looked at (e.g. EACCES for
- * another user's private object, ENOENT when it is gone). */
+ * Returns 1, 0 with *why set (another owner and others may open it, a
+ * wider mode, not a regular file), or -1 with errno: EACCES for another
+ * user's private object (nothing to say), ENOENT when it is gone. */
 int plat_shm_is_own(const char *name, char *why, size_t why_len);
 void plat_shm_unmap(void *addr, size_t size);
 int plat_shm_unlink(const char *name);

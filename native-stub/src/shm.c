@@ -396,8 +396,7 @@ STUB_EXPORT int cannstub_release_shared(int timeout_ms)
  * changed between versions). */
 #define SHM_COMMON_PREFIX offsetof(struct shm_header, users)
 
-/* How long reclaim (and a release on the way out) waits for the lock of an
- * object: its holders hold it for microseconds, so a lock held this long is
+/* How long reclaim waits for the lock of an object: its holders hold it for microseconds, so a lock held this long is
  * a hostile or stopped holder's, and waiting on would hang every aclInit. */
 #define SHM_FOREIGN_LOCK_MS 250
 
