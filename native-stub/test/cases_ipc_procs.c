@@ -898,12 +898,12 @@ CT_CASE(procs_reclaim_leaves_objects_of_another_stub_version_alone)
  * one's lock. An object whose lock some live process holds, or whose lock
  * bytes are garbage, must neither hang nor abort it: reclaim leaves it
  * alone and says so on stderr, one line. The objects here have the current
- * layout and one user, a pid that cannot exist: without the lock problem,
- * reclaim would remove them. */
+ * layout and one user, this process: alive, so that another checkout's
+ * reclaim on this machine (which may not check what this one does) keeps
+ * them too. Reclaim meets the owner, mode and lock before the users. */
 #define FAKE_OBJECT_SIZE (1u << 20) /* more than the header with its users table */
 #define FAKE_LOCK_OFFSET 32
 #define FAKE_USERS_OFFSET (FAKE_LOCK_OFFSET + sizeof(pthread_mutex_t) + 16 + 8)
-#define NO_SUCH_PID 2147480000 /* above any pid_max: kill() says ESRCH */
 
 struct fake_object {
     char name[64];
@@ -926,7 +926,7 @@ static void make_fake_object(struct fake_object *o, int garble_lock, mode_t mode
     CT_TRUE(map != MAP_FAILED);
     uint64_t magic = OTHER_VERSION_MAGIC, size = FAKE_OBJECT_SIZE;
     uint32_t ready = 1, users_used = 1;
-    int32_t dead = NO_SUCH_PID;
+    int32_t self = (int32_t)getpid();
     memcpy(map, &magic, 8);
     memcpy(map + 8, &ready, 4);
     memcpy(map + 16, &id, 8);
@@ -942,7 +942,7 @@ static void make_fake_object(struct fake_object *o, int garble_lock, mode_t mode
         pthread_mutexattr_destroy(&attr);
     }
     memcpy(map + FAKE_USERS_OFFSET - 4, &users_used, 4);
-    memcpy(map + FAKE_USERS_OFFSET, &dead, 4);
+    memcpy(map + FAKE_USERS_OFFSET, &self, 4);
     munmap(map, FAKE_OBJECT_SIZE);
 }
 
@@ -1012,7 +1012,7 @@ CT_CASE(procs_reclaim_survives_garbled_lock_bytes)
 }
 
 /* An object others may write (a stranger could have made it, or may change
- * it under us) is not reclaimed, however dead its users look. */
+ * it under us) is not ours to judge: left alone, and named. */
 CT_CASE(procs_reclaim_leaves_objects_others_can_write_alone)
 {
     ct_set_watchdog(25);
