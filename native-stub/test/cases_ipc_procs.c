@@ -908,7 +908,13 @@ CT_CASE(procs_reclaim_leaves_objects_of_another_stub_version_alone)
 struct fake_object {
     char name[64];
     char path[96];
+    void *map;
 };
+
+static void unmap_fake_object(void *map)
+{
+    munmap(map, FAKE_OBJECT_SIZE);
+}
 
 static void make_fake_object(struct fake_object *o, int garble_lock, mode_t mode)
 {
@@ -943,7 +949,10 @@ static void make_fake_object(struct fake_object *o, int garble_lock, mode_t mode
     }
     memcpy(map + FAKE_USERS_OFFSET - 4, &users_used, 4);
     memcpy(map + FAKE_USERS_OFFSET, &self, 4);
-    munmap(map, FAKE_OBJECT_SIZE);
+    /* Kept mapped until the case ends: leak checks of other runs on this
+     * machine then see it in use, not left behind. */
+    o->map = map;
+    ct_on_cleanup(unmap_fake_object, map);
 }
 
 /* args: object name, status dir. Holds the object's lock until killed. */
