@@ -3,7 +3,8 @@
  *  - a native watchdog thread (libcannharness_hold.so, native-stub/hold/watch.c) that polls our
  *    parent pid: it keeps working while the main thread is blocked inside a native call or spinning
  *    in a tight loop (where no JS event can be delivered), and costs no JavaScript isolate;
- *  - the same poll on an unref'd main-thread timer, in case the watchdog could not start.
+ *  - the same poll on an unref'd main-thread timer, only when the watchdog could not start (the
+ *    watchdog releases the stub's shared objects before the kill; a racing poll would not).
  * The watchdog also answers hang reports (hang-watch.ts): it is the thread that still runs when the
  * main thread does not.
  * Any of them removes the scenario directory (the parent can no longer do it; honours
@@ -62,7 +63,7 @@ function orphanedInfo(): Orphaned {
  * native call or a busy loop; a hang report's answer from this process). A JavaScript worker as a
  * fallback would cost every process 10-12 MiB for a broken install that one rebuild fixes.
  */
-function startWatchdog(ppid: number): void {
+function startWatchdog(ppid: number): boolean {
   let reason: string;
   try {
     // Loaded here, not at import: a binding that cannot load (koffi, the library) becomes the warning.
@@ -70,7 +71,7 @@ function startWatchdog(ppid: number): void {
     const { startNativeWatchdog } = require('../src/acl/watchdog') as typeof import('../src/acl/watchdog');
     const o = orphanedInfo();
     const started = startNativeWatchdog({ expectedParent: ppid, dir: o.dir, keep: o.keep, role: process.env[ENV.role] });
-    if (started.ok) return;
+    if (started.ok) return true;
     reason = started.reason;
   } catch (e) {
     reason = e instanceof Error ? e.message : String(e);
@@ -80,13 +81,16 @@ function startWatchdog(ppid: number): void {
       `orchestrator dies while its event loop is free, but not while it is blocked in a native call or a busy loop, ` +
       `and a hang report gets no answer from it. Fix: \`npm run build:stub\` (or set ${ENV.holdLibrary}).\n`,
   );
+  return false;
 }
 
 export function watchParent(): void {
   const ppid = expectedParent();
   // The parent may have died while we were still starting: then nothing would ever change.
   if (process.ppid !== ppid) dieWithGroup(orphanedInfo());
-  startWatchdog(ppid);
+  // The native watchdog releases the stub's shared objects before it kills us: a main-thread poll
+  // racing it would SIGKILL first and leave them in /dev/shm. So the poll is only the fallback.
+  if (startWatchdog(ppid)) return;
   setInterval(() => {
     if (process.ppid !== ppid) dieWithGroup(orphanedInfo());
   }, POLL_MS).unref();

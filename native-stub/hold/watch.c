@@ -36,6 +36,8 @@
 #define COPY_ATTEMPTS 100
 #define LIVE_VIEW_FIRST_BYTES (64 * 1024)
 #define LIVE_VIEW_MAX_BYTES (16 * 1024 * 1024)
+/* How long an orphan waits for each shared object's lock before it dies anyway. */
+#define RELEASE_LOCK_MS 200
 
 _Static_assert(CANNHARNESS_CALL_RECORD_BYTES % 8 == 0, "records are copied in 8-byte words");
 static _Alignas(8) unsigned char records[RECORD_SLOTS][CANNHARNESS_CALL_RECORD_BYTES];
@@ -51,6 +53,66 @@ static struct {
 static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
 static int started;           /* under state_lock */
 static char library[PATH_MAX]; /* under state_lock; "" until set */
+
+/* ---- fault injection (tests only; README-stub.md) ----
+ * CANNHARNESS_WATCH_FAULT=<point>[:<nth>][,...], read by cannharness_watch_start:
+ * <point> fails on its nth use only (1-based), or on every use without
+ * <nth>, so that each error path below runs on purpose. */
+enum fault_point {
+    FAULT_THREAD,        /* pthread_create of the watchdog thread: EAGAIN */
+    FAULT_TEXT_ALLOC,    /* growing the answer's text: out of memory */
+    FAULT_VIEW_ALLOC,    /* the live view's buffer: out of memory */
+    FAULT_VIEW_LOCK,     /* cannstub_live_view gave up on the runtime lock (-2) */
+    FAULT_VIEW_HUGE,     /* the live view does not fit even 16 MiB */
+    FAULT_ANSWER_OPEN,   /* creating the answer's temp file: EACCES */
+    FAULT_ANSWER_WRITE,  /* writing it: ENOSPC */
+    FAULT_ANSWER_RENAME, /* renaming it into place: EACCES */
+    FAULT_POINTS
+};
+static const char *const fault_names[FAULT_POINTS] = {"thread",    "text-alloc",  "view-alloc",   "view-lock",
+                                                      "view-huge", "answer-open", "answer-write", "answer-rename"};
+/* Set before the thread starts; uses counted by the one thread that meets each point. */
+static struct {
+    int armed;
+    long nth; /* 0: every use */
+    long uses;
+} faults[FAULT_POINTS];
+static int faults_configured; /* under state_lock */
+
+/* Parses CANNHARNESS_WATCH_FAULT; -EINVAL for a point or count it does not know. */
+static int configure_faults(void)
+{
+    const char *spec = getenv("CANNHARNESS_WATCH_FAULT");
+    memset(faults, 0, sizeof faults);
+    while (spec && *spec) {
+        size_t len = strcspn(spec, ",");
+        size_t name_len = strcspn(spec, ",:");
+        int point = -1;
+        for (int i = 0; i < FAULT_POINTS; i++)
+            if (strlen(fault_names[i]) == name_len && strncmp(spec, fault_names[i], name_len) == 0)
+                point = i;
+        if (point < 0)
+            return -EINVAL;
+        faults[point].armed = 1;
+        if (name_len < len) {
+            char *end = NULL;
+            faults[point].nth = strtol(spec + name_len + 1, &end, 10);
+            if (end != spec + len || faults[point].nth <= 0)
+                return -EINVAL;
+        }
+        spec += len + (spec[len] == ',');
+    }
+    return 0;
+}
+
+/* 1 when this use of point must fail. */
+static int fault(enum fault_point point)
+{
+    if (!faults[point].armed)
+        return 0;
+    long use = ++faults[point].uses;
+    return faults[point].nth == 0 || faults[point].nth == use;
+}
 
 HOLD_EXPORT void *cannharness_call_records(void)
 {
@@ -85,10 +147,32 @@ static int remove_entry(const char *path, const struct stat *st, int type, struc
     return 0;
 }
 
-static void die_orphaned(void)
+typedef int (*release_fn)(int timeout_ms);
+
+/* The stub's shared objects (cannstub/release.h): left before we die, so
+ * that the last process out unlinks each one instead of leaving it in
+ * /dev/shm until some later aclInit. A library without the call (real
+ * CANN) cleans up after its processes itself. */
+static void release_shared_objects(const char *file)
+{
+    if (!file[0])
+        return;
+    void *lib = dlopen(file, RTLD_LAZY | RTLD_NOLOAD);
+    if (!lib)
+        return;
+    release_fn release = (release_fn)(uintptr_t)dlsym(lib, "cannstub_release_shared");
+    if (release)
+        release(RELEASE_LOCK_MS);
+    dlclose(lib);
+}
+
+/* file: the ACL library this process loaded ("" if none), copied by the
+ * caller (which may hold state_lock). */
+static void die_orphaned(const char *file)
 {
     if (cfg.dir[0] && !cfg.keep)
         nftw(cfg.dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    release_shared_objects(file);
     pid_t self = getpid();
     kill(-self, SIGKILL); /* we lead our group (forked detached); fails harmlessly if we do not */
     kill(self, SIGKILL);
@@ -110,7 +194,7 @@ static void text_add(struct text *t, const char *s, size_t n)
         size_t cap = t->cap ? t->cap : 4096;
         while (t->len + n + 1 > cap)
             cap *= 2;
-        char *grown = realloc(t->data, cap);
+        char *grown = fault(FAULT_TEXT_ALLOC) ? NULL : realloc(t->data, cap);
         if (!grown) {
             t->failed = 1;
             return;
@@ -312,23 +396,33 @@ static void text_live_view(struct text *t)
         return;
     }
     char *buf = NULL;
-    int n = -1;
+    int n = -1, out_of_memory = 0, fits = 0;
     size_t size = LIVE_VIEW_FIRST_BYTES;
     for (; size <= LIVE_VIEW_MAX_BYTES; size *= 4) {
-        char *grown = realloc(buf, size);
-        if (!grown)
+        char *grown = fault(FAULT_VIEW_ALLOC) ? NULL : realloc(buf, size);
+        if (!grown) {
+            out_of_memory = 1;
             break;
+        }
         buf = grown;
-        n = view(buf, size);
-        if (n < 0 || (size_t)n < size)
+        n = fault(FAULT_VIEW_LOCK) ? -2 : view(buf, size);
+        if (n >= 0 && fault(FAULT_VIEW_HUGE))
+            n = (int)size; /* as a view that did not fit */
+        if (n < 0)
             break;
+        if ((size_t)n < size) {
+            fits = 1;
+            break;
+        }
     }
-    if (n == -2)
+    if (out_of_memory)
+        text_unavailable(t, "memory ran out for the live view");
+    else if (n == -2)
         text_unavailable(t, "the stub runtime lock stayed held (cannstub_live_view gave up)");
     else if (n < 0)
         text_unavailable(t, "cannstub_live_view failed");
-    else if ((size_t)n >= size || !buf)
-        text_unavailable(t, "the live view is larger than 16 MiB (or memory ran out)");
+    else if (!fits) /* (size has grown past the last try here: n is never compared with it) */
+        text_unavailable(t, "the live view is larger than 16 MiB");
     else {
         text_str(t, "{\"json\":");
         text_json_string(t, buf, (size_t)n);
@@ -340,29 +434,36 @@ static void text_live_view(struct text *t)
 
 /* ---- hang requests ---- */
 
+/* Writes path through path.tmp, renamed into place. The temp name is made
+ * afresh and exclusively, never through a link someone left there (the
+ * scenario directory is writable by role code); on any failure it is
+ * removed, so a failed answer leaves nothing behind. */
 static int write_file_atomically(const char *path, const char *data, size_t len)
 {
     char tmp[ANSWER_PATH_CAP + 8];
-    int rc = -1;
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    unlink(tmp); /* a leftover (or a planted link): removed, not followed */
+    int fd = -1;
+    if (fault(FAULT_ANSWER_OPEN))
+        errno = EACCES;
+    else
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0)
-        goto out;
+        return -1;
     size_t done = 0;
     while (done < len) {
-        ssize_t n = write(fd, data + done, len - done);
+        ssize_t n = fault(FAULT_ANSWER_WRITE) ? (errno = ENOSPC, -1) : write(fd, data + done, len - done);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
             break;
         done += (size_t)n;
     }
-    if (close(fd) != 0 || done != len) {
+    int rc = -1;
+    if (close(fd) == 0 && done == len)
+        rc = fault(FAULT_ANSWER_RENAME) ? (errno = EACCES, -1) : rename(tmp, path);
+    if (rc != 0)
         unlink(tmp);
-        goto out;
-    }
-    rc = rename(tmp, path);
-out:
     return rc;
 }
 
@@ -406,8 +507,13 @@ static void *watch_main(void *arg)
     (void)arg;
     struct timespec poll = {0, CANNHARNESS_WATCH_POLL_MS * 1000000L};
     for (;;) {
-        if (getppid() != cfg.expected_ppid)
-            die_orphaned();
+        if (getppid() != cfg.expected_ppid) {
+            char file[PATH_MAX];
+            pthread_mutex_lock(&state_lock);
+            strcpy(file, library);
+            pthread_mutex_unlock(&state_lock);
+            die_orphaned(file);
+        }
         if (cfg.dir[0] && cfg.role[0])
             serve_hang_request();
         nanosleep(&poll, NULL);
@@ -430,20 +536,26 @@ HOLD_EXPORT int cannharness_watch_start(int expected_ppid, const char *dir, int 
         rc = -EALREADY;
         goto out;
     }
+    if (!faults_configured) { /* once: a start that failed on purpose keeps its counts */
+        rc = configure_faults();
+        if (rc != 0)
+            goto out;
+        faults_configured = 1;
+    }
     cfg.expected_ppid = expected_ppid;
     cfg.keep = keep;
     strcpy(cfg.dir, dir ? dir : "");
     strcpy(cfg.role, role ? role : "");
     /* The parent may have died while we were starting: then getppid() never changes again. */
     if (getppid() != expected_ppid)
-        die_orphaned();
+        die_orphaned(library); /* state_lock is ours */
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_attr_setstacksize(&attr, 256 * 1024);
     /* The thread inherits this mask: every signal stays with the process's other threads. */
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    rc = -pthread_create(&thread, &attr, watch_main, NULL);
+    rc = fault(FAULT_THREAD) ? -EAGAIN : -pthread_create(&thread, &attr, watch_main, NULL);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&attr);
     if (rc == 0) {

@@ -54,7 +54,8 @@ int cannharness_watch_set_library(const char *path);
  * reports), keep != 0 leaves it in place, role names the answers (NULL: no
  * hang reports). Checks the parent once before it returns: an orphan never
  * returns from this call. Returns 0; -EALREADY if a watchdog already runs
- * (it keeps its arguments); -EINVAL (expected_ppid <= 0, empty dir or role);
+ * (it keeps its arguments); -EINVAL (expected_ppid <= 0, empty dir or role,
+ * or a CANNHARNESS_WATCH_FAULT it does not understand: a test hook);
  * -ENAMETOOLONG (dir or role too long); or pthread_create's error, negated.
  */
 int cannharness_watch_start(int expected_ppid, const char *dir, int keep, const char *role);

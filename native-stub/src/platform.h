@@ -61,6 +61,12 @@ int plat_shared_lock_init(struct plat_shared_lock *lock);
  * unrecoverable. Any other failure aborts. */
 int plat_shared_lock_lock(struct plat_shared_lock *lock);
 void plat_shared_lock_mark_consistent(struct plat_shared_lock *lock);
+/* Locks a shared lock that this process cannot vouch for (an object found
+ * in /dev/shm), waiting at most timeout_ms. Returns 0 or 1 as
+ * plat_shared_lock_lock; otherwise never aborts and returns -1 with *why
+ * set: bytes that are not a lock made by plat_shared_lock_init (garbled),
+ * held for longer than timeout_ms, or unrecoverable. */
+int plat_shared_lock_lock_foreign(struct plat_shared_lock *lock, int timeout_ms, const char **why);
 /* Aborts on failure (unlocking a lock the caller does not hold). */
 void plat_shared_lock_unlock(struct plat_shared_lock *lock);
 
@@ -96,6 +102,12 @@ void *plat_shm_create(const char *name, size_t size);
  * smaller than min_size. *age_ns receives the time since its last status
  * change (creation), for reclaiming objects whose creator died mid-create. */
 void *plat_shm_open(const char *name, size_t min_size, size_t *size_out, uint64_t *age_ns);
+/* Whether an object may be reclaimed by this process: its owner is this
+ * process's user and nobody else can write it (mode 0600, as created).
+ * Returns 1, 0 with *why set (another owner and others may open it, a
+ * wider mode, not a regular file), or -1 with errno: EACCES for another
+ * user's private object (nothing to say), ENOENT when it is gone. */
+int plat_shm_is_own(const char *name, char *why, size_t why_len);
 void plat_shm_unmap(void *addr, size_t size);
 int plat_shm_unlink(const char *name);
 /* Calls fn(name, ctx) for every existing object whose name starts with

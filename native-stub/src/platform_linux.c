@@ -141,6 +141,55 @@ void plat_shared_lock_unlock(struct plat_shared_lock *lock)
     SYNC_CHECKED("pthread_mutex_unlock (shared)", pthread_mutex_unlock(shared_mutex(lock)));
 }
 
+/* The mutex type word glibc keeps in a mutex (__data.__kind): robust and
+ * process-shared flags. Anything else in a lock we did not make means its
+ * bytes are not a lock of ours, and glibc may abort on them. */
+static int expected_kind(void)
+{
+    pthread_mutex_t probe;
+    struct plat_shared_lock *as_lock = (struct plat_shared_lock *)(void *)&probe;
+    if (plat_shared_lock_init(as_lock) != 0)
+        return -1;
+    int kind = probe.__data.__kind;
+    pthread_mutex_destroy(&probe);
+    return kind;
+}
+
+int plat_shared_lock_lock_foreign(struct plat_shared_lock *lock, int timeout_ms, const char **why)
+{
+    pthread_mutex_t *m = shared_mutex(lock);
+    int kind = __atomic_load_n(&m->__data.__kind, __ATOMIC_RELAXED);
+    if (kind != expected_kind()) {
+        *why = "its lock's bytes are not a robust process-shared mutex (garbled)";
+        return -1;
+    }
+    /* Polled with trylock rather than pthread_mutex_timedlock: holders keep
+     * it for microseconds, and ThreadSanitizer does not see a timedlock that
+     * returns EOWNERDEAD as taken (its later unlock would be reported). */
+    uint64_t deadline = plat_monotonic_ns() + (uint64_t)(timeout_ms < 0 ? 0 : timeout_ms) * 1000000ull;
+    for (;;) {
+        int rc = pthread_mutex_trylock(m);
+        if (rc == 0)
+            return 0;
+        if (rc == EOWNERDEAD)
+            return 1;
+        if (rc == ENOTRECOVERABLE) {
+            *why = "its lock is unrecoverable";
+            return -1;
+        }
+        if (rc != EBUSY) {
+            *why = "its lock's state is invalid (garbled)";
+            return -1;
+        }
+        if (plat_monotonic_ns() >= deadline) {
+            *why = "its lock stayed held for the whole wait (by a live process, or a stopped one)";
+            return -1;
+        }
+        struct timespec pause = {0, 1000000};
+        nanosleep(&pause, NULL);
+    }
+}
+
 int plat_cond_init_monotonic(pthread_cond_t *cv)
 {
     pthread_condattr_t attr;
@@ -305,6 +354,34 @@ void *plat_shm_open(const char *name, size_t min_size, size_t *size_out, uint64_
     if (size_out)
         *size_out = (size_t)st.st_size;
     return p;
+}
+
+int plat_shm_is_own(const char *name, char *why, size_t why_len)
+{
+    char path[PLAT_SHM_NAME_MAX + 16];
+    snprintf(path, sizeof path, "/dev/shm%s", name); /* glibc's home of POSIX shm names */
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return -1;
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(why, why_len, "it is not a regular file");
+        return 0;
+    }
+    if (st.st_uid != geteuid() && (st.st_mode & 066) == 0) {
+        errno = EACCES; /* another user's private object: theirs to reclaim, nothing to say */
+        return -1;
+    }
+    if (st.st_uid != geteuid()) {
+        snprintf(why, why_len, "it belongs to uid %u, not to this user (uid %u)", (unsigned)st.st_uid,
+                 (unsigned)geteuid());
+        return 0;
+    }
+    if ((st.st_mode & 077) != 0) {
+        snprintf(why, why_len, "its mode %04o lets other users in (the stub creates 0600)",
+                 (unsigned)(st.st_mode & 07777));
+        return 0;
+    }
+    return 1;
 }
 
 void plat_shm_unmap(void *addr, size_t size)

@@ -4,6 +4,8 @@
  */
 #include "shm.h"
 
+#include "cannstub/release.h"
+
 #include "errors.h"
 #include "sync.h"
 
@@ -11,6 +13,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,17 +109,22 @@ static void unlink_unused(struct shm_header *hdr, const char *name)
     plat_shm_unlink(name);
 }
 
+/* The lock was taken from an owner that died holding it (EOWNERDEAD). */
+static void repair_after_owner_death(struct shm_header *hdr, shm_repair_fn repair)
+{
+    stub_log(LOG_WARN, "a process died holding the lock of IPC object %016llx: repairing", (unsigned long long)hdr->id);
+    prune_dead_users(hdr);
+    if (repair)
+        repair(hdr);
+    plat_shared_lock_mark_consistent(&hdr->lock);
+}
+
 /* Locks hdr; if the previous owner died inside, repairs users and payload. */
 static void lock_header(struct shm_header *hdr, shm_repair_fn repair)
 {
     int rc = plat_shared_lock_lock(&hdr->lock);
     if (rc == 1) {
-        stub_log(LOG_WARN, "a process died holding the lock of IPC object %016llx: repairing",
-                 (unsigned long long)hdr->id);
-        prune_dead_users(hdr);
-        if (repair)
-            repair(hdr);
-        plat_shared_lock_mark_consistent(&hdr->lock);
+        repair_after_owner_death(hdr, repair);
     } else if (rc < 0) {
         /* unrecoverable (ENOTRECOVERABLE): nothing sane to do but report */
         stub_log(LOG_ERROR, "lock of IPC object %016llx is unrecoverable", (unsigned long long)hdr->id);
@@ -294,14 +302,9 @@ void shm_mark_creator_gone(struct shm_object *obj)
     shm_unlock(obj);
 }
 
-/* Leaves the users table; unlinks when this was the last user. Called with
- * list_lock held. */
-static void leave(struct shm_object *obj, const struct plat_process_id *self)
+/* leave(), with obj's lock held. */
+static void leave_locked(struct shm_object *obj, const struct plat_process_id *self)
 {
-    if (obj->detached)
-        return;
-    obj->detached = 1;
-    shm_lock(obj);
     if (obj->is_creator)
         obj->hdr->creator_gone = 1;
     remove_user(obj->hdr, self);
@@ -312,6 +315,17 @@ static void leave(struct shm_object *obj, const struct plat_process_id *self)
         }
         unlink_unused(obj->hdr, obj->name);
     }
+}
+
+/* Leaves the users table; unlinks when this was the last user. Called with
+ * list_lock held. */
+static void leave(struct shm_object *obj, const struct plat_process_id *self)
+{
+    if (obj->detached)
+        return;
+    obj->detached = 1;
+    shm_lock(obj);
+    leave_locked(obj, self);
     shm_unlock(obj);
 }
 
@@ -348,13 +362,64 @@ void shm_detach_all(void)
     sync_unlock(&list_lock);
 }
 
+/* cannstub/release.h: an orphaned device process, about to SIGKILL itself,
+ * leaves every object first, so that the last one out unlinks it (issue #20
+ * item 2). Never blocks longer than timeout_ms per lock: the main thread may
+ * be anywhere, and a process that hangs here would never die. */
+STUB_EXPORT int cannstub_release_shared(int timeout_ms)
+{
+    struct plat_process_id self;
+    plat_self_process_id(&self);
+    if (plat_mutex_lock_timeout(&list_lock, timeout_ms < 0 ? 0 : timeout_ms) != 0)
+        return -1;
+    int left = 0;
+    for (struct shm_object *o = objects; o; o = o->next) {
+        if (o->detached)
+            continue;
+        const char *why = NULL;
+        int rc = plat_shared_lock_lock_foreign(&o->hdr->lock, timeout_ms < 0 ? 0 : timeout_ms, &why);
+        if (rc < 0) {
+            left++;
+            continue;
+        }
+        if (rc == 1)
+            repair_after_owner_death(o->hdr, o->repair);
+        o->detached = 1;
+        leave_locked(o, &self);
+        plat_shared_lock_unlock(&o->hdr->lock);
+    }
+    sync_unlock(&list_lock);
+    return left;
+}
+
 /* The header fields every stub version shares (the users table's size has
  * changed between versions). */
 #define SHM_COMMON_PREFIX offsetof(struct shm_header, users)
 
+/* How long reclaim waits for the lock of an object: its holders hold it for microseconds, so a lock held this long is
+ * a hostile or stopped holder's, and waiting on would hang every aclInit. */
+#define SHM_FOREIGN_LOCK_MS 250
+
+/* One line on stderr, whatever ACL_STUB_LOG says: an object that stops
+ * reclaim is a problem for the machine's owner to see (README-stub.md). */
+static void say_left_alone(const char *name, const char *why)
+{
+    fprintf(stderr, "[acl-stub] left /dev/shm%s alone: %s (not reclaimed; remove it if it is stale)\n", name, why);
+}
+
 static void reclaim_one(const char *name, void *ctx)
 {
     shm_repair_fn repair = *(shm_repair_fn *)ctx;
+    char why[160];
+    /* Only our own objects: another user's (or one others can write) is not
+     * ours to unlink or to lock. /dev/shm is sticky, so nobody else can put
+     * another object under a name that is ours between here and the open. */
+    int own = plat_shm_is_own(name, why, sizeof why);
+    if (own <= 0) {
+        if (own == 0)
+            say_left_alone(name, why);
+        return; /* gone, or another user's private object: not ours to judge */
+    }
     size_t actual = 0;
     uint64_t age = 0;
     void *map = plat_shm_open(name, SHM_COMMON_PREFIX, &actual, &age);
@@ -370,6 +435,9 @@ static void reclaim_one(const char *name, void *ctx)
         /* creator died mid-create; another magic is not ours to judge */
         if ((hdr->magic == 0 || hdr->magic == SHM_MAGIC) && age > SHM_UNREADY_GRACE_NS)
             plat_shm_unlink(name);
+        else if (hdr->magic != 0 && hdr->magic != SHM_MAGIC)
+            stub_log(LOG_INFO, "left %s alone: not a stub object (magic %016llx)", name,
+                     (unsigned long long)hdr->magic);
         plat_shm_unmap(map, actual);
         return;
     }
@@ -377,10 +445,21 @@ static void reclaim_one(const char *name, void *ctx)
      * second checkout running at the same time) is left to that version:
      * this one cannot read its users. */
     if (actual != hdr->size || actual < sizeof(struct shm_header)) {
+        stub_log(LOG_INFO, "left %s alone: %zu bytes, its header says %llu (another stub version?)", name, actual,
+                 (unsigned long long)hdr->size);
         plat_shm_unmap(map, actual);
         return;
     }
-    lock_header(hdr, repair);
+    /* Never block on a lock nobody here made, nor trust its bytes. */
+    const char *lock_why = NULL;
+    int rc = plat_shared_lock_lock_foreign(&hdr->lock, SHM_FOREIGN_LOCK_MS, &lock_why);
+    if (rc < 0) {
+        say_left_alone(name, lock_why);
+        plat_shm_unmap(map, actual);
+        return;
+    }
+    if (rc == 1)
+        repair_after_owner_death(hdr, repair);
     if (!any_live_user(hdr)) {
         unlink_unused(hdr, name);
         stub_log(LOG_INFO, "reclaimed %s: all its users are dead", name);

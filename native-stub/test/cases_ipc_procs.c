@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -889,4 +890,142 @@ CT_CASE(procs_reclaim_leaves_objects_of_another_stub_version_alone)
     expect_exit(spawn_program(tool, argv, NULL, NULL, NULL), 0, PEER_TIMEOUT_MS);
     if (access(path, F_OK) != 0)
         CT_FAIL("cannstub_reclaim removed %s, an object of another stub version", path);
+}
+
+/* --------------------------------------- hostile or broken objects (issue #20) */
+
+/* aclInit reclaims the stub's objects whose users all died by taking each
+ * one's lock. An object whose lock some live process holds, or whose lock
+ * bytes are garbage, must neither hang nor abort it: reclaim leaves it
+ * alone and says so on stderr, one line. The objects here have the current
+ * layout and one user, this process: alive, so that another checkout's
+ * reclaim on this machine (which may not check what this one does) keeps
+ * them too. Reclaim meets the owner, mode and lock before the users. */
+#define FAKE_OBJECT_SIZE (1u << 20) /* more than the header with its users table */
+#define FAKE_LOCK_OFFSET 32
+#define FAKE_USERS_OFFSET (FAKE_LOCK_OFFSET + sizeof(pthread_mutex_t) + 16 + 8)
+
+struct fake_object {
+    char name[64];
+    char path[96];
+    void *map;
+};
+
+static void unmap_fake_object(void *map)
+{
+    munmap(map, FAKE_OBJECT_SIZE);
+}
+
+static void make_fake_object(struct fake_object *o, int garble_lock, mode_t mode)
+{
+    uint64_t id = now_ns() ^ ((uint64_t)getpid() << 40) ^ (garble_lock ? 0x5a5a000000ull : 0);
+    snprintf(o->name, sizeof o->name, "/cannstub-ev-%016llx", (unsigned long long)id);
+    snprintf(o->path, sizeof o->path, "/dev/shm%s", o->name);
+    int fd = shm_open(o->name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    CT_TRUE(fd >= 0);
+    ct_on_cleanup(unlink_fake_object, o->name);
+    printf("ct-owned-path: %s\n", o->path);
+    fflush(stdout);
+    CT_TRUE(ftruncate(fd, FAKE_OBJECT_SIZE) == 0 && fchmod(fd, mode) == 0);
+    unsigned char *map = mmap(NULL, FAKE_OBJECT_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    CT_TRUE(map != MAP_FAILED);
+    uint64_t magic = OTHER_VERSION_MAGIC, size = FAKE_OBJECT_SIZE;
+    uint32_t ready = 1, users_used = 1;
+    int32_t self = (int32_t)getpid();
+    memcpy(map, &magic, 8);
+    memcpy(map + 8, &ready, 4);
+    memcpy(map + 16, &id, 8);
+    memcpy(map + 24, &size, 8);
+    if (garble_lock) {
+        memset(map + FAKE_LOCK_OFFSET, 0xa5, sizeof(pthread_mutex_t));
+    } else {
+        pthread_mutexattr_t attr;
+        pthread_mutexattr_init(&attr);
+        pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
+        pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST);
+        CT_EQ(0, pthread_mutex_init((pthread_mutex_t *)(void *)(map + FAKE_LOCK_OFFSET), &attr));
+        pthread_mutexattr_destroy(&attr);
+    }
+    memcpy(map + FAKE_USERS_OFFSET - 4, &users_used, 4);
+    memcpy(map + FAKE_USERS_OFFSET, &self, 4);
+    /* Kept mapped until the case ends: leak checks of other runs on this
+     * machine then see it in use, not left behind. */
+    o->map = map;
+    ct_on_cleanup(unmap_fake_object, map);
+}
+
+/* args: object name, status dir. Holds the object's lock until killed. */
+CT_ROLE(fake_lock_holder)
+{
+    int fd = shm_open(argv[0], O_RDWR, 0);
+    if (fd < 0)
+        CT_FAIL("shm_open %s: %s", argv[0], strerror(errno));
+    unsigned char *map = mmap(NULL, FAKE_OBJECT_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    CT_TRUE(map != MAP_FAILED);
+    CT_EQ(0, pthread_mutex_lock((pthread_mutex_t *)(void *)(map + FAKE_LOCK_OFFSET)));
+    publish_flag(argv[1], "holding");
+    for (;;)
+        pause();
+}
+
+/* aclInit and aclFinalize, nothing else: a run's start. */
+CT_ROLE(init_only)
+{
+    (void)argv;
+    acl_init_only();
+    acl_down();
+    return 0;
+}
+
+/* Runs aclInit in a new process (stderr to a log) and expects it to end
+ * well within the case's time, leave the object in place and name it. */
+static void expect_init_leaves_alone(const struct fake_object *o, const char *why_part)
+{
+    char log[PATH_CAP], text[4096];
+    path_join(log, case_dir(), "init.log");
+    const char *argv[] = {self_exe(), "--role", "init_only", NULL};
+    int code = wait_exit(spawn_program(self_exe(), argv, NULL, NULL, log), PEER_TIMEOUT_MS);
+    size_t n = await_file(case_dir(), "init.log", text, sizeof text - 1, PEER_TIMEOUT_MS);
+    text[n] = '\0';
+    if (code != 0)
+        CT_FAIL("aclInit beside %s ended with code %d (128+6 is SIGABRT); its output:\n%s", o->path, code, text);
+    if (access(o->path, F_OK) != 0)
+        CT_FAIL("aclInit removed %s, an object it must leave alone (%s)", o->path, why_part);
+    char want[160];
+    snprintf(want, sizeof want, "left %s alone: ", o->path);
+    if (!strstr(text, want) || !strstr(text, why_part))
+        CT_FAIL("aclInit did not say it left %s alone (%s); its output:\n%s", o->path, why_part, text);
+}
+
+CT_CASE(procs_reclaim_does_not_block_on_a_lock_held_by_a_live_process)
+{
+    ct_set_watchdog(25);
+    static struct fake_object o;
+    make_fake_object(&o, 0, 0600);
+    const char *args[] = {o.name, case_dir(), NULL};
+    pid_t holder = spawn_role("fake_lock_holder", args, NULL);
+    await_flag(case_dir(), "holding", PEER_TIMEOUT_MS);
+    expect_init_leaves_alone(&o, "its lock stayed held");
+    kill(holder, SIGKILL);
+    CT_EQ(128 + SIGKILL, wait_exit(holder, PEER_TIMEOUT_MS));
+}
+
+CT_CASE(procs_reclaim_survives_garbled_lock_bytes)
+{
+    ct_set_watchdog(25);
+    static struct fake_object o;
+    make_fake_object(&o, 1, 0600);
+    expect_init_leaves_alone(&o, "garbled");
+}
+
+/* An object others may write (a stranger could have made it, or may change
+ * it under us) is not ours to judge: left alone, and named. */
+CT_CASE(procs_reclaim_leaves_objects_others_can_write_alone)
+{
+    ct_set_watchdog(25);
+    static struct fake_object o;
+    make_fake_object(&o, 0, 0622);
+    expect_init_leaves_alone(&o, "lets other users in");
 }

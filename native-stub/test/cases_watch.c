@@ -45,7 +45,7 @@ static int exists(const char *path)
 
 /* In the orphan (a fork of the middle role, no exec): leads its own group,
  * with a sleeping child in it, then starts the watchdog. Never returns. */
-static void run_orphan(const char *scenario, int keep, int at_start, pid_t middle, const char *status_dir)
+static void run_orphan(const char *scenario, int keep, int at_start, int with_ipc, pid_t middle, const char *status_dir)
 {
     signal(SIGALRM, SIG_DFL);
     alarm(ORPHAN_ALARM_S);
@@ -61,6 +61,19 @@ static void run_orphan(const char *scenario, int keep, int at_start, pid_t middl
         while (getppid() == middle)
             sleep_ms(1);
     }
+    if (with_ipc) {
+        /* after the sleeper's fork: a process that initialised the runtime never forks */
+        aclrtEvent event = NULL;
+        aclrtIpcEventHandle handle;
+        if (aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS ||
+            aclrtCreateEventExWithFlag(&event, ACL_EVENT_IPC) != ACL_SUCCESS ||
+            aclrtIpcGetEventHandle(event, &handle) != ACL_SUCCESS)
+            _exit(4);
+        Dl_info info;
+        if (!dladdr((void *)aclInit, &info) || !info.dli_fname || cannharness_watch_set_library(info.dli_fname) != 0)
+            _exit(5);
+        publish_bytes(status_dir, "handle", &handle, sizeof handle);
+    }
     int rc = cannharness_watch_start((int)middle, scenario, keep, NULL);
     if (at_start)
         _exit(3); /* an orphan at start must never return from the call */
@@ -70,7 +83,8 @@ static void run_orphan(const char *scenario, int keep, int at_start, pid_t middl
         pause();
 }
 
-/* args: scenario dir, keep (0/1), mode ("running" or "at_start"), status dir. */
+/* args: scenario dir, keep (0/1), mode ("running", "at_start" or "with_ipc":
+ * running, with an IPC event), status dir. */
 CT_ROLE(watch_middle)
 {
     int at_start = strcmp(argv[2], "at_start") == 0;
@@ -79,7 +93,7 @@ CT_ROLE(watch_middle)
     if (orphan < 0)
         CT_FAIL("fork: %s", strerror(errno));
     if (orphan == 0)
-        run_orphan(argv[0], atoi(argv[1]), at_start, self, argv[3]);
+        run_orphan(argv[0], atoi(argv[1]), at_start, strcmp(argv[2], "with_ipc") == 0, self, argv[3]);
     if (!at_start)
         await_flag(argv[3], "watching", PEER_TIMEOUT_MS);
     return 0; /* the orphan is re-parented to the case: it must notice and die */
@@ -127,6 +141,24 @@ CT_CASE(watch_orphan_removes_dir_and_kills_group)
     char kept[PATH_CAP];
     path_join(kept, r.outside, "kept");
     CT_TRUE(exists(kept)); /* the symlink was removed, never followed */
+}
+
+/* The orphan leaves its IPC event's shared object before it dies (issue #20
+ * item 2): with no other user, the object is gone with the orphan, not
+ * left in /dev/shm until some later aclInit reclaims it. This case calls no
+ * aclInit itself, so nothing else can have removed it. */
+CT_CASE(watch_orphan_releases_its_ipc_objects)
+{
+    struct orphan_run r;
+    orphan_once(&r, "0", "with_ipc");
+    CT_EQ(128 + SIGKILL, r.orphan_exit);
+    CT_EQ(128 + SIGKILL, r.sleeper_exit);
+    aclrtIpcEventHandle handle;
+    CT_EQ(sizeof handle, await_file(case_dir(), "handle", &handle, sizeof handle, PEER_TIMEOUT_MS));
+    declare_owned(&handle);
+    if (stub_object_exists(&handle))
+        CT_FAIL("the orphan died and left its IPC event's object in /dev/shm");
+    CT_TRUE(!exists(r.scenario));
 }
 
 CT_CASE(watch_orphan_keep_leaves_dir)
@@ -305,4 +337,133 @@ CT_CASE(watch_hang_request_answered_with_escaped_json)
     ask(hang_dir, answer_name, "6", answer);
     free(answer);
     free(b64);
+}
+
+/* ---- error paths, each made to happen (CANNHARNESS_WATCH_FAULT, watch.c) ---- */
+
+struct fault_watch {
+    char hang_dir[PATH_CAP];
+    char answer_name[PATH_CAP];
+    char *answer;
+};
+
+static void free_answer(void *p)
+{
+    free(p);
+}
+
+/* Starts this process's watchdog with the fault points `faults`, the stub
+ * as its library, and a scenario directory with a hang/ folder. */
+static void start_fault_watch(struct fault_watch *w, const char *faults)
+{
+    char scenario[PATH_CAP];
+    CT_TRUE(setenv("CANNHARNESS_WATCH_FAULT", faults, 1) == 0);
+    w->answer = malloc(ANSWER_CAP);
+    CT_TRUE(w->answer != NULL);
+    ct_on_cleanup(free_answer, w->answer);
+    make_dir(case_dir(), "scenario");
+    path_join(scenario, case_dir(), "scenario");
+    make_dir(scenario, "hang");
+    path_join(w->hang_dir, scenario, "hang");
+    snprintf(w->answer_name, sizeof w->answer_name, "r.%d.json", (int)getpid());
+    CT_OK(cannharness_watch_set_library(library_of((void *)aclInit)));
+    CT_EQ(0, cannharness_watch_start((int)getppid(), scenario, 0, "r"));
+}
+
+/* Request `id` gets no answer: none appears while the watchdog polls
+ * several times, and no temp file is left behind. */
+static void expect_unanswered(struct fault_watch *w, const char *id)
+{
+    char tmp_name[PATH_CAP + 8];
+    publish_bytes(w->hang_dir, "request", id, strlen(id));
+    sleep_ms(6 * CANNHARNESS_WATCH_POLL_MS);
+    if (file_exists(w->hang_dir, w->answer_name))
+        CT_FAIL("request %s was answered despite the fault", id);
+    snprintf(tmp_name, sizeof tmp_name, "%s.tmp", w->answer_name);
+    if (file_exists(w->hang_dir, tmp_name))
+        CT_FAIL("a failed answer to request %s left %s behind", id, tmp_name);
+}
+
+CT_CASE(watch_fault_thread_create_fails_and_a_later_start_works)
+{
+    CT_TRUE(setenv("CANNHARNESS_WATCH_FAULT", "thread:1", 1) == 0);
+    CT_EQ(-EAGAIN, cannharness_watch_start((int)getppid(), NULL, 0, NULL));
+    CT_EQ(0, cannharness_watch_start((int)getppid(), NULL, 0, NULL)); /* nothing half-started */
+    CT_EQ(-EALREADY, cannharness_watch_start((int)getppid(), NULL, 0, NULL));
+}
+
+CT_CASE(watch_fault_unknown_point_is_refused)
+{
+    CT_TRUE(setenv("CANNHARNESS_WATCH_FAULT", "thread,bogus", 1) == 0);
+    CT_EQ(-EINVAL, cannharness_watch_start((int)getppid(), NULL, 0, NULL));
+    CT_TRUE(setenv("CANNHARNESS_WATCH_FAULT", "thread:0", 1) == 0);
+    CT_EQ(-EINVAL, cannharness_watch_start((int)getppid(), NULL, 0, NULL));
+}
+
+/* Out of memory while building an answer: it is dropped, and the next
+ * request is answered (the watchdog thread lives on). */
+CT_CASE(watch_fault_answer_text_out_of_memory)
+{
+    struct fault_watch w;
+    start_fault_watch(&w, "text-alloc:1");
+    expect_unanswered(&w, "1");
+    ask(w.hang_dir, w.answer_name, "2", w.answer);
+}
+
+CT_CASE(watch_fault_live_view_out_of_memory)
+{
+    struct fault_watch w;
+    start_fault_watch(&w, "view-alloc:1");
+    ask(w.hang_dir, w.answer_name, "1", w.answer);
+    expect_contains(w.answer, "\"live\":{\"unavailable\":\"memory ran out for the live view\"}");
+    ask(w.hang_dir, w.answer_name, "2", w.answer);
+    expect_contains(w.answer, "\"live\":{\"json\":");
+}
+
+CT_CASE(watch_fault_live_view_lock_timeout)
+{
+    struct fault_watch w;
+    start_fault_watch(&w, "view-lock:1");
+    ask(w.hang_dir, w.answer_name, "1", w.answer);
+    expect_contains(w.answer,
+                    "\"live\":{\"unavailable\":\"the stub runtime lock stayed held (cannstub_live_view gave up)\"}");
+}
+
+CT_CASE(watch_fault_live_view_over_16_mib)
+{
+    struct fault_watch w;
+    start_fault_watch(&w, "view-huge");
+    ask(w.hang_dir, w.answer_name, "1", w.answer);
+    expect_contains(w.answer, "\"live\":{\"unavailable\":\"the live view is larger than 16 MiB\"}");
+}
+
+/* An answer that cannot be created, written or renamed into place is
+ * dropped without a trace; the next one is answered. */
+CT_CASE(watch_fault_answer_unwritable)
+{
+    struct fault_watch w;
+    start_fault_watch(&w, "answer-open:1,answer-write:1,answer-rename:1"); /* each point counts its own uses */
+    expect_unanswered(&w, "1"); /* open */
+    expect_unanswered(&w, "2"); /* write */
+    expect_unanswered(&w, "3"); /* rename */
+    ask(w.hang_dir, w.answer_name, "4", w.answer);
+}
+
+/* A link planted at the answer's temp name is removed, never written through. */
+CT_CASE(watch_answer_never_follows_a_planted_link)
+{
+    struct fault_watch w;
+    char tmp_name[PATH_CAP + 8], link_path[PATH_CAP], victim[PATH_CAP];
+    start_fault_watch(&w, "");
+    struct stat before, after;
+    publish_flag(case_dir(), "victim");
+    path_join(victim, case_dir(), "victim");
+    CT_TRUE(stat(victim, &before) == 0);
+    snprintf(tmp_name, sizeof tmp_name, "%s.tmp", w.answer_name);
+    path_join(link_path, w.hang_dir, tmp_name);
+    CT_TRUE(symlink(victim, link_path) == 0);
+    ask(w.hang_dir, w.answer_name, "1", w.answer);
+    CT_TRUE(stat(victim, &after) == 0);
+    CT_EQ(before.st_size, after.st_size);
+    CT_EQ(before.st_mtim.tv_nsec, after.st_mtim.tv_nsec);
 }

@@ -3,14 +3,12 @@
  * (ACL_STUB_MUTANT), then the table of scenario x mutant -> killed or survived (src/audit/report.ts).
  * Always stub mode: mutants exist only in the stub.
  */
-import { readFileSync, rmSync } from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import chalk from 'chalk';
 import type { AggregatedResult } from '@jest/test-result';
 import { MUTANTS, MUTANT_ENV, JITTER_ENV, type MutantName } from '../mutants';
 import { auditFails, buildAuditRows, cellText, formatAuditTable, type AuditCell, type AuditInput, type AuditRow, type TestOutcome } from '../audit/report';
 import type { MatrixCell, MatrixPage } from '../report/html/matrix';
+import { createAuditLog, readAuditDeclarations } from '../jest/audit-log';
 import { AUDIT_LOG_ENV, JITTER_US_ENV, REPEAT_EACH_ENV } from '../jest/repeat';
 import { UsageError, jestConfig, noSpecsMatched, prepareRun, runJest } from './run';
 import { ENV } from '../env';
@@ -59,8 +57,8 @@ export async function auditCommand(patterns: string[], opts: AuditCommandOptions
   const prepared = await prepareRun({ mode: 'stub', specs: opts.specs }, progress);
   if (!prepared) return 1;
   const mutants = opts.mutants ?? [...MUTANTS];
-  const log = path.join(os.tmpdir(), `cann-harness-audit-${process.pid}.jsonl`);
-  process.env[AUDIT_LOG_ENV] = log;
+  const log = createAuditLog();
+  process.env[AUDIT_LOG_ENV] = log.file;
   process.env[ENV.keep] = '0'; // scenarios killed on purpose leave no directories
   const started = Date.now();
   try {
@@ -86,7 +84,7 @@ export async function auditCommand(patterns: string[], opts: AuditCommandOptions
     }
     const input: AuditInput = { mutants, baseline, perMutant: {}, declarations: [] };
     for (const m of mutants) input.perMutant[m] = (await run(m)) ?? [];
-    input.declarations = readDeclarations(log);
+    input.declarations = readAuditDeclarations(log.file);
     const rows = buildAuditRows(input);
     const seconds = (Date.now() - started) / 1000;
     if (opts.json) {
@@ -103,7 +101,7 @@ export async function auditCommand(patterns: string[], opts: AuditCommandOptions
     return auditFails(rows, opts.strict ?? false) ? 1 : 0;
   } finally {
     delete process.env[AUDIT_LOG_ENV];
-    rmSync(log, { force: true });
+    log.remove();
   }
 }
 
@@ -116,15 +114,4 @@ function toOutcomes(results: AggregatedResult): TestOutcome[] {
       failureText: tc.failureMessages.join('\n'),
     })),
   );
-}
-
-/** Each scenario logs its declaration once per Jest run; the first copy is enough. */
-function readDeclarations(file: string): AuditInput['declarations'] {
-  let text = '';
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return [];
-  }
-  return text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as AuditInput['declarations'][number]);
 }

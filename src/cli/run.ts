@@ -11,6 +11,7 @@ import { StubBuildError } from '../acl/stub-build';
 import { buildStubIfNeeded } from '../acl/stub-setup';
 import type { AclMode, PrecheckResult } from '../orchestrator';
 import { installSessionGuard, uninstallSessionGuard } from '../orchestrator/session-guard';
+import { removeDeadRunLeftovers } from '../orchestrator/dead-runs';
 import { NO_RUNTIME_HINT, PROBE_ENV, REQUIRE_DEVICES_ENV, probeDevices } from '../jest/probe';
 import { JITTER_US_ENV, REPEAT_EACH_ENV, RETRIES_ENV, SHARD_ENV, type Shard } from '../jest/repeat';
 import { HTML_REPORTER, JUNIT_REPORTER, SUMMARY_REPORTER, basePreset, junitReporterOptions } from '../jest/preset';
@@ -85,6 +86,8 @@ export async function prepareRun(
     if (e instanceof StubBuildError) throw new UsageError(e.message); // set-up error: exit 2
     throw e;
   }
+  // A killed earlier run's directories and shared memory: gone before this run makes its own.
+  removeDeadRunLeftovers((line) => say(`${chalk.bold('cann-harness')} ${line}`));
   say(`${chalk.bold('cann-harness')} ${chalk.dim('probing devices...')}`);
   const probe = await probeDevices(opts.mode);
   say(`${chalk.bold('cann-harness')} ${describeProbe(probe)}`);

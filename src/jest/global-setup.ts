@@ -8,6 +8,7 @@
  * skipping every scenario would let `npm test` pass having run none of them.
  */
 import { installSessionGuard } from '../orchestrator/session-guard';
+import { removeDeadRunLeftovers } from '../orchestrator/dead-runs';
 import { stubTamperingNotice } from '../mutants';
 import { buildStubIfNeeded } from '../acl/stub-setup';
 import { PROBE_ENV, parseProbe, probeDevices, requestedMode, requiredDevices, unusableRuntimeMessage } from './probe';
@@ -18,6 +19,8 @@ export default async function globalSetup(): Promise<void> {
   installSessionGuard();
   requiredDevices(); // a malformed CANN_HARNESS_REQUIRE_DEVICES fails the run up front
   const existing = process.env[PROBE_ENV];
+  // `cann-harness run` (which set the probe) did this already, before creating its own directories.
+  if (!existing) removeDeadRunLeftovers((line) => process.stderr.write(`\n[cann-harness] ${line}\n`));
   if (!existing) buildStubIfNeeded(requestedMode(), (line) => process.stderr.write(`\n[cann-harness] ${line}\n`));
   const probe = existing ? parseProbe(existing) : await probeDevices();
   if (!existing) process.env[PROBE_ENV] = JSON.stringify(probe);

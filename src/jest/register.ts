@@ -3,7 +3,6 @@
  * machine has too few devices, otherwise run through the orchestrator, failing with a readable
  * report when a role fails, then checked by the scenario's verify().
  */
-import { appendFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { failureFrame, formatScenarioFailure } from '../report/failure';
 import { logIntervalSamples } from '../report/intervals';
@@ -12,6 +11,7 @@ import { duplicateScenario } from '../scenario/scenario';
 import { measuredIntervals, runScenario } from '../scenario/run';
 import type { ScenarioFocus } from '../scenario/sink';
 import type { ScenarioPlan, ScenarioResult } from '../scenario/types';
+import { appendAuditDeclaration } from './audit-log';
 import { currentProbe, deviceGate, requestedMode } from './probe';
 import { AUDIT_LOG_ENV, freshJitterSeed, repetitionsFromEnv, replayCommand, shardFromEnv, shardOfScenario } from './repeat';
 import { ENV, envOn } from '../env';
@@ -67,7 +67,7 @@ export function registerScenarioTest(plan: ScenarioPlan<any>, focus: ScenarioFoc
     return;
   }
   const auditLog = process.env[AUDIT_LOG_ENV];
-  if (auditLog) appendFileSync(auditLog, `${JSON.stringify({ specFile, scenario: plan.name, audit: plan.audit ?? null })}\n`);
+  if (auditLog) appendAuditDeclaration(auditLog, { specFile, scenario: plan.name, audit: plan.audit ?? null });
   for (const rep of repetitionsFromEnv()) {
     const seed = rep.jitterMaxUs ? freshJitterSeed() : null;
     const jitter = seed !== null ? `${seed}:${rep.jitterMaxUs}` : null;

@@ -30,11 +30,19 @@ export function settleDeferredRun(result: RunResult, laterCheckFailed: boolean, 
   result.removalDeferred = false;
   if (laterCheckFailed && !envOff(ENV.keep)) {
     result.kept = true;
-    writePostMortem(result.dir, result.roles, result);
+    keepPostMortem(result, label);
     process.stderr.write(`[cann-harness] ${label}: scenario directory kept at ${result.dir}\n`);
   } else {
     removeScenarioDir(result.dir);
   }
+}
+
+/** Writes a kept directory's post-mortem; what could not be written goes into the result and to stderr. */
+function keepPostMortem(result: RunResult, label: string, endNs?: bigint): void {
+  const problems = writePostMortem(result.dir, result.roles, result, endNs);
+  if (problems.length === 0) return;
+  result.postMortemProblems = problems;
+  process.stderr.write(`[cann-harness] ${label}: post-mortem in ${result.dir} incomplete, not written: ${problems.join(', ')}\n`);
 }
 
 export async function runRoles(opts: RunOptions): Promise<RunResult> {
@@ -157,7 +165,7 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   if (deadlineNs !== undefined) result.deadlineNs = deadlineNs.toString();
   if (timeline.length) result.timeline = timeline;
   if (kept) {
-    writePostMortem(dir, results, result, deadlineNs);
+    keepPostMortem(result, label, deadlineNs);
     // A failure's report names its kept directory (result.summary, the Jest message); only a
     // passing run kept on request has nowhere else to say where it is.
     if (ok) process.stderr.write(`[cann-harness] ${label}: scenario directory kept at ${dir}\n`);

@@ -1,5 +1,6 @@
 /** The per-run scenario directory: created with `tmp`, removed after the run unless kept. */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as tmp from 'tmp';
@@ -58,22 +59,82 @@ export function keepRequested(keepDir: boolean | undefined, env: NodeJS.ProcessE
   return keepDir === true || envOn(ENV.keep, env) || envOn(ENV.trace, env);
 }
 
-/** When a directory is kept, leave the logs and the result next to the rendezvous files. */
-export function writePostMortem(dir: string, roles: RoleResult[], result: unknown, endNs?: bigint): void {
+/**
+ * Writes `file` without following a link someone planted at its name: the data goes to a new file
+ * made exclusively under a random name (O_EXCL | O_NOFOLLOW), which is then renamed over the name
+ * (a rename replaces a symlink, never what it points at).
+ */
+export function writeOwnFile(file: string, data: string): void {
+  const tmp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
   try {
-    const logs = path.join(dir, LAYOUT.logs);
-    // Not recursive: if the directory is gone (removed by a watchdog, or by hand), it stays gone.
-    mkdirSync(logs);
-    for (const r of roles) {
-      writeFileSync(path.join(logs, `${r.name}.stdout.log`), r.stdout);
-      writeFileSync(path.join(logs, `${r.name}.stderr.log`), r.stderr);
-    }
-    writeFileSync(path.join(dir, 'result.json'), JSON.stringify(result, null, 2));
-    // CANN_HARNESS_TRACE=0 (config trace: 'never'): no timeline; `cann-harness trace <dir>` can build it later.
-    if (!envOff(ENV.trace)) writeTimeline(dir, roles, endNs);
-  } catch {
-    /* the directory is kept for inspection; missing logs are not worth failing the run */
+    writeFileSync(fd, data);
+  } finally {
+    closeSync(fd);
   }
+  try {
+    renameSync(tmp, file);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+}
+
+function reason(e: unknown): string {
+  const err = e as NodeJS.ErrnoException;
+  return err.code ?? err.message;
+}
+
+/**
+ * When a directory is kept, leave the logs and the result next to the rendezvous files. Never
+ * follows a link planted in the directory (role code can write there). Returns what could not be
+ * written, one phrase each (empty when everything was); the report shows them.
+ */
+export function writePostMortem(dir: string, roles: RoleResult[], result: unknown, endNs?: bigint): string[] {
+  const problems: string[] = [];
+  const logs = path.join(dir, LAYOUT.logs);
+  let logsUsable = false;
+  try {
+    // Not recursive: if the directory is gone (removed by a watchdog, or by hand), it stays gone.
+    mkdirSync(logs, { mode: 0o755 });
+    logsUsable = true;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return ['the scenario directory was removed meanwhile'];
+    if (code === 'EEXIST') {
+      // Made by a role: use it if it is a real directory, never where a link points.
+      const st = lstatSync(logs);
+      if (st.isDirectory()) logsUsable = true;
+      else problems.push(`logs/ (something else already had the name: a ${st.isSymbolicLink() ? 'symbolic link' : 'file'})`);
+    } else {
+      problems.push(`logs/ (${reason(e)})`);
+    }
+  }
+  if (logsUsable) {
+    for (const r of roles) {
+      for (const [stream, text] of [['stdout', r.stdout], ['stderr', r.stderr]] as const) {
+        try {
+          writeOwnFile(path.join(logs, `${r.name}.${stream}.log`), text);
+        } catch (e) {
+          problems.push(`logs/${r.name}.${stream}.log (${reason(e)})`);
+        }
+      }
+    }
+  }
+  try {
+    writeOwnFile(path.join(dir, 'result.json'), JSON.stringify(result, null, 2));
+  } catch (e) {
+    problems.push(`result.json (${reason(e)})`);
+  }
+  // CANN_HARNESS_TRACE=0 (config trace: 'never'): no timeline; `cann-harness trace <dir>` can build it later.
+  if (!envOff(ENV.trace)) {
+    try {
+      writeTimeline(dir, roles, endNs);
+    } catch (e) {
+      problems.push(`trace.json (${reason(e)})`);
+    }
+  }
+  return problems;
 }
 
 /**
@@ -86,7 +147,7 @@ export function writeTimeline(dir: string, roles: Pick<RoleResult, 'name' | 'pid
   if (traces.length === 0) return null;
   const marks = roles.map((r) => ({ role: r.name, pid: r.pid, marks: r.marks }));
   const file = path.join(dir, 'trace.json');
-  writeFileSync(file, JSON.stringify(toChromeTrace(traces, marks, { endNs: endNs === undefined ? undefined : Number(endNs) })));
+  writeOwnFile(file, JSON.stringify(toChromeTrace(traces, marks, { endNs: endNs === undefined ? undefined : Number(endNs) })));
   return file;
 }
 

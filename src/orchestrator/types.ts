@@ -180,6 +180,8 @@ export interface RunResult {
    * (the clock of the stub's trace lines and of marks). A string because it exceeds 2^53.
    */
   deadlineNs?: string;
+  /** Only when the directory was kept and part of its post-mortem could not be written: what, and why. */
+  postMortemProblems?: string[];
 }
 
 export interface PrecheckOptions {

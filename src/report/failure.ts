@@ -16,7 +16,7 @@ export const LOG_TAIL_LINES = 12;
 
 type AnyRole = Pick<RoleResult, 'name' | 'device' | 'pid' | 'status' | 'exitCode' | 'signal' | 'durationMs' | 'error' | 'stdout' | 'stderr' | 'waitingFor'> &
   Partial<Pick<RoleResult, 'failedAtNs' | 'errorWhileStopping' | 'consequenceOf' | 'outputLoss' | 'cancelledTasks'>>;
-type AnyRun = Pick<RunResult, 'ok' | 'dir' | 'kept' | 'timedOut' | 'durationMs' | 'happensBefore'> & Partial<Pick<RunResult, 'firstFailure' | 'waitGraph' | 'timeline'>> & { roles: AnyRole[] };
+type AnyRun = Pick<RunResult, 'ok' | 'dir' | 'kept' | 'timedOut' | 'durationMs' | 'happensBefore'> & Partial<Pick<RunResult, 'firstFailure' | 'waitGraph' | 'timeline' | 'postMortemProblems'>> & { roles: AnyRole[] };
 
 /**
  * Roles that failed, crashed or timed out (not those stopped because of them): the first failure
@@ -86,7 +86,8 @@ export function formatScenarioFailure(name: string, run: AnyRun): string {
   lines.push('');
   lines.push(
     run.kept
-      ? `kept directory: ${run.dir} (${keptContents(run.dir)})`
+      ? `kept directory: ${run.dir} (${keptContents(run.dir)})` +
+          (run.postMortemProblems?.length ? `; not written: ${run.postMortemProblems.join(', ')}` : '')
       : `scenario directory ${run.dir} was removed (set CANN_HARNESS_KEEP=1 to keep it)`,
   );
   return lines.join('\n');

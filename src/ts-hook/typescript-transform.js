@@ -13,7 +13,8 @@
  * process ~2 MiB.) Entries are written to a temporary name and renamed (concurrent processes never
  * read half an entry); any cache problem (read-only tree, corrupt entry) falls back to a plain transform.
  * The cache lives in the nearest node_modules/.cache/cann-harness-ts (the repository's own
- * node_modules in a source checkout, the user's project's when installed).
+ * node_modules in a source checkout, the user's project's when installed), or CANN_HARNESS_TS_CACHE.
+ * It is created 0700; a cache directory someone else could write to is refused with an error.
  */
 'use strict';
 const fs = require('node:fs');
@@ -32,16 +33,40 @@ function findCacheDir() {
   return path.join(root, 'node_modules', '.cache', 'cann-harness-ts');
 }
 
+/**
+ * Why `dir` must not be used as the cache, or null. Whatever is in an entry runs in the Jest process
+ * and in every device process, so, as ssh with its keys, the harness refuses a directory that
+ * anyone but the user could have written to: a symlink, another owner, or group/other write.
+ */
+function untrustedReason(dir, st) {
+  if (st.isSymbolicLink()) return 'it is a symbolic link';
+  if (!st.isDirectory()) return 'it is not a directory';
+  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+  if (uid !== undefined && st.uid !== uid) return `it belongs to uid ${st.uid}, not to this user (uid ${uid})`;
+  if ((st.mode & 0o022) !== 0) return `its mode ${(st.mode & 0o7777).toString(8).padStart(4, '0')} lets group or others write to it`;
+  return null;
+}
+
 let cacheDir; // undefined: not looked at yet; null: unusable
 function usableCacheDir() {
   if (cacheDir !== undefined) return cacheDir;
-  cacheDir = findCacheDir();
+  const dir = findCacheDir();
+  let st;
   try {
-    fs.mkdirSync(cacheDir, { recursive: true });
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    st = fs.lstatSync(dir);
   } catch {
-    cacheDir = null;
+    return (cacheDir = null); // read-only tree: transform without a cache
   }
-  return cacheDir;
+  const why = untrustedReason(dir, st);
+  if (why) {
+    throw new Error(
+      `cann-harness: refusing the TypeScript compile cache ${dir}: ${why}, and code stored there would run in ` +
+        `every test process. Fix: use a directory only you can write (chmod go-w ${dir} if it is yours, or set ` +
+        `CANN_HARNESS_TS_CACHE to a private directory), or remove it to start a fresh cache.`,
+    );
+  }
+  return (cacheDir = dir);
 }
 
 let esbuild;

@@ -1,10 +1,10 @@
 /**
  * src/ts-hook/ts-register.js (the device processes' TypeScript require hook: esbuild transformSync with cached
  * transforms): an edited file is never served stale, a hit is served from the cache, and stack
- * traces still point at TypeScript lines.
+ * traces still point at TypeScript lines; a cache directory that others could write to is refused.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
@@ -18,12 +18,18 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Loads `file` in a fresh node with the loader and prints what `probe` evaluates to. */
-function load(file: string, probe: string): string {
-  const r = spawnSync(process.execPath, ['-r', loader, '-e', `const m = require(${JSON.stringify(file)}); console.log(${probe})`], {
+/** Loads `file` in a fresh node with the loader (env added to ours) and returns how it ended. */
+function run(file: string, probe: string, env: NodeJS.ProcessEnv = {}): { status: number | null; stdout: string; stderr: string } {
+  return spawnSync(process.execPath, ['-r', loader, '-e', `const m = require(${JSON.stringify(file)}); console.log(${probe})`], {
     encoding: 'utf8',
     timeout: 30_000,
+    env: { ...process.env, ...env },
   });
+}
+
+/** Loads `file` in a fresh node with the loader and prints what `probe` evaluates to. */
+function load(file: string, probe: string, env: NodeJS.ProcessEnv = {}): string {
+  const r = run(file, probe, env);
   if (r.status !== 0) throw new Error(`node exited ${r.status}: ${r.stderr}`);
   return r.stdout.trim();
 }
@@ -108,4 +114,60 @@ test('stack traces of cached modules point at the TypeScript lines', () => {
   } finally {
     for (const f of entriesWith(tag)) rmSync(f, { force: true });
   }
+});
+
+describe('a cache directory that someone else could have written to is refused (CANN_HARNESS_TS_CACHE)', () => {
+  /** A cache made privately (0700, by the hook), whose one entry then gets a line that must never run. */
+  function plantedCache(): { cache: string; file: string } {
+    const cache = path.join(dir, 'cache');
+    const file = path.join(dir, 'victim.ts');
+    writeFileSync(file, 'export const v: number = 1;\n');
+    expect(load(file, 'm.v', { CANN_HARNESS_TS_CACHE: cache })).toBe('1');
+    expect(statSync(cache).mode & 0o777).toBe(0o700); // created private
+    const [entry] = readdirSync(cache);
+    const text = readFileSync(path.join(cache, entry), 'utf8');
+    writeFileSync(path.join(cache, entry), `${text}\nconsole.log('PLANTED');\n`);
+    expect(load(file, 'm.v', { CANN_HARNESS_TS_CACHE: cache })).toBe('PLANTED\n1'); // a private cache is trusted
+    return { cache, file };
+  }
+
+  function expectRefused(cache: string, file: string, why: RegExp): void {
+    const r = run(file, 'm.v', { CANN_HARNESS_TS_CACHE: cache });
+    expect(r.stdout).not.toContain('PLANTED');
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain(`refusing the TypeScript compile cache ${cache}: `);
+    expect(r.stderr).toMatch(why);
+    expect(r.stderr).toContain('Fix: use a directory only you can write');
+  }
+
+  test('writable by group or others', () => {
+    const { cache, file } = plantedCache();
+    chmodSync(cache, 0o777);
+    expectRefused(cache, file, /its mode 0777 lets group or others write to it/);
+    chmodSync(cache, 0o720);
+    expectRefused(cache, file, /its mode 0720 lets group or others write to it/);
+  });
+
+  test('a symbolic link to a cache', () => {
+    const { cache, file } = plantedCache();
+    const link = path.join(dir, 'link');
+    symlinkSync(cache, link);
+    expectRefused(link, file, /it is a symbolic link/);
+  });
+
+  const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  (asRoot ? test : test.skip)('owned by another user (needs root to chown)', () => {
+    const { cache, file } = plantedCache();
+    chownSync(cache, 65534, 65534);
+    expectRefused(cache, file, /it belongs to uid 65534, not to this user \(uid 0\)/);
+  });
+
+  test('a missing cache directory is created private, parents included', () => {
+    const cache = path.join(dir, 'a', 'b');
+    const file = path.join(dir, 'fresh.ts');
+    writeFileSync(file, 'export const v: number = 3;\n');
+    mkdirSync(path.join(dir, 'a'), { mode: 0o700 });
+    expect(load(file, 'm.v', { CANN_HARNESS_TS_CACHE: cache })).toBe('3');
+    expect(statSync(cache).mode & 0o777).toBe(0o700);
+  });
 });

@@ -165,8 +165,11 @@ test('run: a declared interval whose mark never comes fails that scenario, namin
   }
 }, 120_000);
 
-test('audit: scenario x mutant table as JSON; an undeclared wait-noop survivor fails --strict', async () => {
-  const r = await cli(['audit', '--specs', path.join(__dirname, 'fixtures', 'audit'), '--mutants', 'wait-noop', '--strict', '--json']);
+test('audit: scenario x mutant table as JSON; an undeclared wait-noop survivor fails --strict, even with a forged declaration planted in the temp dir', async () => {
+  // Run through a forger that plants a declaration excusing the undeclared survivor at the log name
+  // the audit once used (<tmp>/cann-harness-audit-<pid>.jsonl): the verdict must not change.
+  const forger = path.join(__dirname, 'fixtures', 'audit-forger', 'forge-then-audit.js');
+  const r = await runCommand(process.execPath, [forger, 'audit', '--specs', path.join(__dirname, 'fixtures', 'audit'), '--mutants', 'wait-noop', '--strict', '--json'], { cwd: repoRoot, env: {} });
   const report = JSON.parse(r.stdout);
   const rows = Object.fromEntries(report.scenarios.map((s: { scenario: string }) => [s.scenario, s]));
   expect(report.mutants).toEqual(['wait-noop']);
