@@ -3,6 +3,7 @@
  * (ACL_STUB_MUTANT), then the table of scenario x mutant -> killed or survived (src/audit/report.ts).
  * Always stub mode: mutants exist only in the stub.
  */
+import * as path from 'node:path';
 import chalk from 'chalk';
 import type { AggregatedResult } from '@jest/test-result';
 import { MUTANTS, MUTANT_ENV, JITTER_ENV, type MutantName } from '../mutants';
