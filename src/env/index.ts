@@ -102,14 +102,3 @@ export function requiredDevicesFromEnv(env: NodeJS.ProcessEnv = process.env): nu
   return Number(raw.trim());
 }
 
-/** CANN_HARNESS_TIMEOUT_MS: undefined when unset. */
-export function timeoutMsFromEnv(maxMs: number, env: NodeJS.ProcessEnv = process.env): number | undefined {
-  const name = ENV.timeoutMs;
-  const text = env[name];
-  if (text === undefined || text === '') return undefined;
-  const ms = Number(text);
-  if (!/^\d+$/.test(text) || ms < 1 || ms > maxMs) {
-    throw new Error(`${name} must be a whole number of milliseconds between 1 and ${maxMs} (got "${text}"): fix it or unset it`);
-  }
-  return ms;
-}

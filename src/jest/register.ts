@@ -14,9 +14,8 @@ import type { ScenarioPlan, ScenarioResult } from '../scenario/types';
 import { currentProbe, deviceGate, requestedMode } from './probe';
 import { AUDIT_LOG_ENV, freshJitterSeed, repetitionsFromEnv, replayCommand, shardFromEnv, shardOfScenario } from './repeat';
 import { ENV, envOn } from '../env';
+import { jestTimeoutMs } from '../env/timeout';
 
-/** Margin over the scenario's own timeout: the orchestrator's grace period plus reporting. */
-const JEST_TIMEOUT_MARGIN_MS = 15_000;
 const namesByFile = new Map<string, Set<string>>();
 
 export class ScenarioFailure extends Error {
@@ -99,7 +98,7 @@ export function registerScenarioTest(plan: ScenarioPlan<any>, focus: ScenarioFoc
         const file = path.relative(process.cwd(), specFile);
         logIntervalSamples(measuredIntervals(result).flatMap(({ from, to, intervals }) => intervals.map(({ role, ms }) => ({ file, scenario: plan.name, from, to, role, ms }))));
       },
-      plan.timeoutMs + JEST_TIMEOUT_MARGIN_MS,
+      jestTimeoutMs(plan.timeoutMs),
     );
   }
 }

@@ -7,10 +7,9 @@ import { MUTANTS, isMutantName } from '../audit/mutants';
 import { parseSelector } from './marks';
 import { REPLICATED } from './types';
 import type { Params, PlannedRole, ReplicatedRole, RoleDeclaration, ScenarioDeclaration, ScenarioPlan } from './types';
-import { timeoutMsFromEnv } from '../env';
+import { defaultTimeoutMs, timeoutProblem } from '../env/timeout';
 
-export const DEFAULT_TIMEOUT_MS = 30_000;
-export const MAX_TIMEOUT_MS = 600_000;
+export { DEFAULT_TIMEOUT_MS, defaultTimeoutMs } from '../env/timeout';
 const SCENARIO_KEYS = ['devices', 'timeoutMs', 'params', 'roles', 'verify', 'intervals', 'audit'] as const;
 const ROLE_KEYS = ['device', 'run', 'threads', 'thread', 'env'] as const;
 /** Role names become file names in the scenario directory. */
@@ -27,11 +26,6 @@ export class ScenarioDeclarationError extends Error {
 }
 
 /** `consumers: replicate(3, (i) => ({ device: i + 1, run }))` */
-/** The default deadline: CANN_HARNESS_TIMEOUT_MS (set from the config file's timeoutMs), else 30 s. */
-export function defaultTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
-  return timeoutMsFromEnv(MAX_TIMEOUT_MS, env) ?? DEFAULT_TIMEOUT_MS;
-}
-
 export function replicate<P = any>(count: number, make: (i: number) => RoleDeclaration<P>): ReplicatedRole<P> {
   // Checked in planScenario, where the role's key is known and can be named in the message.
   return { [REPLICATED]: true, count, make };
@@ -63,11 +57,8 @@ export function planScenario<P = Params>(name: unknown, decl: ScenarioDeclaratio
   unknownKeys(decl, SCENARIO_KEYS, 'scenario', problems);
 
   const timeoutMs = decl.timeoutMs ?? defaultTimeoutMs();
-  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0 || timeoutMs > MAX_TIMEOUT_MS) {
-    problems.push(
-      `timeoutMs must be a whole number of milliseconds between 1 and ${MAX_TIMEOUT_MS} (got ${describe(decl.timeoutMs)}): e.g. timeoutMs: 20_000`,
-    );
-  }
+  const badTimeout = timeoutProblem(timeoutMs, 'timeoutMs', 'e.g. timeoutMs: 20_000');
+  if (badTimeout) problems.push(badTimeout);
   if (decl.verify !== undefined && typeof decl.verify !== 'function') {
     problems.push(`verify must be a function (got ${describe(decl.verify)}): verify: (result) => { expect(...) }`);
   }
