@@ -64,7 +64,13 @@ function judge(output: string): { misblame: string | null; shape: string | null 
   const dir = /kept directory: (\S+)/.exec(output)?.[1];
   if (!dir) return { misblame: `no kept directory in the output:\n${output.slice(-2000)}`, shape: null };
   try {
-    const result = JSON.parse(readFileSync(path.join(dir, 'result.json'), 'utf8')) as { firstFailure?: { role: string }; roles: RoleLike[] };
+    let text: string;
+    try {
+      text = readFileSync(path.join(dir, 'result.json'), 'utf8');
+    } catch (e) {
+      return { misblame: `${(e as Error).message}; the run said:\n${output.slice(-3000)}`, shape: null };
+    }
+    const result = JSON.parse(text) as { firstFailure?: { role: string }; roles: RoleLike[] };
     const first = result.firstFailure?.role;
     const misblame = first === 'producer' && output.includes('first failure: role producer') ? null : `blamed ${first ?? 'nobody'}`;
     const odd: string[] = [];

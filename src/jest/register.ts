@@ -53,7 +53,7 @@ export function registerScenarioTest(plan: ScenarioPlan<any>, focus: ScenarioFoc
   }
   const jestTest = focus === 'only' ? test.only : test;
   const probe = currentProbe();
-  const gate = deviceGate(plan.devices, probe);
+  const gate = deviceGate(plan.devices, probe, process.env, plan.devicesSetBy);
   if (!gate.run && gate.skip) {
     test.skip(`${plan.name} [skip: ${gate.reason}]`, () => {});
     return;

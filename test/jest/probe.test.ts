@@ -6,6 +6,7 @@ const probe: PrecheckResult = { ok: true, mode: 'stub', library: '/x/libascendcl
 test('runs when enough devices, skips with the reason when not', () => {
   expect(deviceGate(8, probe, {})).toEqual({ run: true });
   expect(deviceGate(9, probe, {})).toEqual({ run: false, skip: true, reason: 'needs 9 devices, 8 available' });
+  expect(deviceGate(16, probe, {}, 'role far is on device 15')).toMatchObject({ skip: true, reason: 'needs 16 devices (role far is on device 15), 8 available' });
   expect(deviceGate(1, { ...probe, ipcSupported: false }, {})).toMatchObject({ skip: true, reason: 'IPC events are not supported by /x/libascendcl.so' });
   expect(deviceGate(1, { ...probe, ok: false, deviceCount: 0, error: 'no usable libascendcl\nmore' }, {})).toMatchObject({
     skip: true,
