@@ -305,6 +305,10 @@ export class RoleProcess {
     const { exitCode, exitSignal, spawnError } = this.host;
     if (spawnError) return `could not start the device process: ${spawnError.message}`;
     if (this.reported?.ok) return `reported success but then exited with code ${exitCode} signal ${exitSignal}`;
+    if (this.stopReason && this.saidWhileStopping?.ok) {
+      // Else it reads as "timeout: exit code 0", a contradiction with no reason given.
+      return `${this.stopDetail}; its body then finished with success while it was being stopped (exit code ${exitCode ?? '-'}), too late to count`;
+    }
     if (this.stopReason) return this.stopDetail;
     if (exitSignal) return `killed by signal ${exitSignal} before reporting a result`;
     return `exited with code ${exitCode} before reporting a result`;

@@ -132,3 +132,18 @@ test('a wait still in progress at the stop stays what the stopped role waited fo
   await role.finished;
   expect(role.result().waitingFor).toEqual({ what: 'handle "ev"', from: 'producer' });
 });
+
+test('a role whose body finished with success while it was being stopped at the deadline says so, not just "timeout: exit code 0"', async () => {
+  const child = scriptedChild();
+  const { role } = launch(child);
+  role.stop('timeout', 'still running when the 100 ms deadline of scenario "x" expired', 60_000);
+  says(child, { type: 'result', ok: true, value: 'done' });
+  child.emit('exit', 0, null);
+  child.emit('close', 0, null);
+  await role.finished;
+  const r = role.result();
+  expect(r).toMatchObject({ status: 'timeout', exitCode: 0 });
+  expect(r.error!.message).toBe(
+    'still running when the 100 ms deadline of scenario "x" expired; its body then finished with success while it was being stopped (exit code 0), too late to count',
+  );
+});
