@@ -51,6 +51,7 @@ const VARIABLES_BY_KEY = {
   retries: { name: 'CANN_HARNESS_RETRIES', setBy: 'harness', doc: '`run --retries N`, for the workers' },
   shard: { name: 'CANN_HARNESS_SHARD', setBy: 'harness', doc: '`run --shard i/n`, for the workers' },
   intervalsLog: { name: 'CANN_HARNESS_INTERVALS_LOG', setBy: 'harness', doc: "`cann-harness run`'s file of interval samples, for the workers" },
+  notesLog: { name: 'CANN_HARNESS_NOTES_LOG', setBy: 'harness', doc: "the run's file of notes (skips, passes with only no-op waits), for the workers" },
   auditLog: { name: 'CANN_HARNESS_AUDIT_LOG', setBy: 'harness', doc: "`cann-harness audit`'s file of audit declarations" },
   stubTestDieInLock: { name: 'ACL_STUB_TEST_DIE_IN_LOCK', setBy: 'harness', readInC: true, doc: "the C conformance suite's crash-while-locked test only" },
 } as const satisfies Record<string, EnvVariable>;

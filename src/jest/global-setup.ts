@@ -10,12 +10,14 @@
 import { installSessionGuard } from '../orchestrator/session-guard';
 import { stubTamperingNotice } from '../audit/mutants';
 import { buildStubIfNeeded } from '../acl/stub-setup';
+import { startRunNotes } from '../report/run-notes';
 import { PROBE_ENV, parseProbe, probeDevices, requestedMode, requiredDevices, unusableRuntimeMessage } from './probe';
 
 export default async function globalSetup(): Promise<void> {
   // Before any worker starts: workers and their device processes inherit the session id, so an
   // interrupt of this (Jest's main) process can find and stop them all (see session-guard.ts).
   installSessionGuard();
+  startRunNotes();
   requiredDevices(); // a malformed CANN_HARNESS_REQUIRE_DEVICES fails the run up front
   const existing = process.env[PROBE_ENV];
   if (!existing) buildStubIfNeeded(requestedMode(), (line) => process.stderr.write(`\n[cann-harness] ${line}\n`));

@@ -7,6 +7,7 @@ import { appendFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { failureFrame, formatScenarioFailure } from '../report/failure';
 import { logIntervalSamples } from '../report/intervals';
+import { addRunNote } from '../report/run-notes';
 import { duplicateScenario } from '../scenario/scenario';
 import { measuredIntervals, runScenario } from '../scenario/run';
 import type { ScenarioFocus } from '../scenario/sink';
@@ -56,6 +57,7 @@ export function registerScenarioTest(plan: ScenarioPlan<any>, focus: ScenarioFoc
   const gate = deviceGate(plan.devices, probe, process.env, plan.devicesSetBy);
   if (!gate.run && gate.skip) {
     test.skip(`${plan.name} [skip: ${gate.reason}]`, () => {});
+    addRunNote({ kind: 'skip', file: path.relative(process.cwd(), specFile), scenario: plan.name, reason: gate.reason });
     return;
   }
   if (!gate.run) {
@@ -94,13 +96,21 @@ export function registerScenarioTest(plan: ScenarioPlan<any>, focus: ScenarioFoc
           if (e instanceof Error) e.message += `${result.kept ? `\n\nscenario directory kept at ${result.dir}` : ''}${replay}`;
           throw e;
         }
-        // Only passing runs count for the interval percentiles of `cann-harness run`.
         const file = path.relative(process.cwd(), specFile);
+        if (onlyNoopWaits(plan, result)) addRunNote({ kind: 'noop-waits', file, scenario: plan.name, noopWaits: result.happensBefore!.stats.noopWaits });
+        // Only passing runs count for the interval percentiles of `cann-harness run`.
         logIntervalSamples(measuredIntervals(result).flatMap(({ from, to, intervals }) => intervals.map(({ role, ms }) => ({ file, scenario: plan.name, from, to, role, ms }))));
       },
       jestTimeoutMs(plan.timeoutMs),
     );
   }
+}
+
+/** Waits there were, and every one a no-op (the happens-before stats), in a scenario that did not declare it (audit.expectSurvive). */
+function onlyNoopWaits(plan: ScenarioPlan<any>, result: ScenarioResult): boolean {
+  const stats = result.happensBefore?.stats;
+  if (!stats || stats.waits > 0 || stats.noopWaits === 0) return false;
+  return !plan.audit?.expectSurvive.includes('wait-noop');
 }
 
 /** A declared interval (`intervals: [[from, to]]`): measured like result.between(), its failure named. */
