@@ -17,13 +17,13 @@ export default async function globalSetup(): Promise<void> {
   // Before any worker starts: workers and their device processes inherit the session id, so an
   // interrupt of this (Jest's main) process can find and stop them all (see session-guard.ts).
   installSessionGuard();
-  startRunNotes();
   requiredDevices(); // a malformed CANN_HARNESS_REQUIRE_DEVICES fails the run up front
   const existing = process.env[PROBE_ENV];
   if (!existing) buildStubIfNeeded(requestedMode(), (line) => process.stderr.write(`\n[cann-harness] ${line}\n`));
   const probe = existing ? parseProbe(existing) : await probeDevices();
   if (!existing) process.env[PROBE_ENV] = JSON.stringify(probe);
   if (!probe.ok) throw new Error(unusableRuntimeMessage(probe));
+  startRunNotes(); // only once the run will go ahead: a failed setup has no teardown to remove it
   const notice = stubTamperingNotice();
   if (existing) return; // the CLI probed, and printed these lines itself
   if (notice) process.stderr.write(`\n[cann-harness] NOTE: ${notice}\n`);

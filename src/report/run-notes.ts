@@ -17,7 +17,10 @@ export type RunNote =
 /** Global setup: a private file for this run's notes, named to the workers through the environment. */
 export function startRunNotes(env: NodeJS.ProcessEnv = process.env): void {
   // Always a fresh one: a value inherited from an outer run (a Jest run started by a test) is not ours.
-  env[ENV.notesLog] = path.join(mkdtempSync(path.join(os.tmpdir(), 'cann-harness-notes-')), 'notes.jsonl');
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'cann-harness-notes-'));
+  env[ENV.notesLog] = path.join(dir, 'notes.jsonl');
+  // A run interrupted before its teardown (Ctrl-C, a failing reporter) still leaves nothing.
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
 }
 
 /** In a test worker: one note (no-op outside a run that started the notes). */
