@@ -10,7 +10,7 @@
 import { installSessionGuard } from '../orchestrator/session-guard';
 import { stubTamperingNotice } from '../audit/mutants';
 import { buildStubIfNeeded } from '../acl/stub-setup';
-import { startRunNotes } from '../report/run-notes';
+import { startRunNotes } from './run-notes';
 import { PROBE_ENV, parseProbe, probeDevices, requestedMode, requiredDevices, unusableRuntimeMessage } from './probe';
 
 export default async function globalSetup(): Promise<void> {

@@ -5,7 +5,7 @@
  */
 import { reclaimStubLeftovers } from '../acl';
 import { uninstallSessionGuard } from '../orchestrator/session-guard';
-import { finishRunNotes } from '../report/run-notes';
+import { finishRunNotes } from './run-notes';
 
 export default function globalTeardown(): void {
   uninstallSessionGuard();

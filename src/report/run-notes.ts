@@ -3,46 +3,20 @@
  * skipped and why (the default Jest output shows a skip's title only with --verbose), and which
  * passed with every wait a no-op (they prove no synchronization). Test workers append one JSON
  * line per note to a file in a private directory the global setup made (mkdtemp: mode 0700,
- * a fresh name), named to them by CANN_HARNESS_NOTES_LOG; the teardown reads it and removes it.
+ * a fresh name), named to them by CANN_HARNESS_NOTES_LOG; the teardown reads it and removes it
+ * (src/jest/run-notes.ts: this file is loaded in the workers, that one only in Jest's main process).
  */
-import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
+import { appendFileSync } from 'node:fs';
 import { ENV } from '../env';
 
 export type RunNote =
   | { kind: 'skip'; file: string; scenario: string; reason: string }
   | { kind: 'noop-waits'; file: string; scenario: string; noopWaits: number };
 
-/** Global setup: a private file for this run's notes, named to the workers through the environment. */
-export function startRunNotes(env: NodeJS.ProcessEnv = process.env): void {
-  // Always a fresh one: a value inherited from an outer run (a Jest run started by a test) is not ours.
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'cann-harness-notes-'));
-  env[ENV.notesLog] = path.join(dir, 'notes.jsonl');
-  // A run interrupted before its teardown (Ctrl-C, a failing reporter) still leaves nothing.
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-}
-
 /** In a test worker: one note (no-op outside a run that started the notes). */
 export function addRunNote(note: RunNote, env: NodeJS.ProcessEnv = process.env): void {
   const log = env[ENV.notesLog];
   if (log) appendFileSync(log, `${JSON.stringify(note)}\n`); // one write with O_APPEND: workers' lines do not interleave
-}
-
-/** Global teardown: the notes as text (empty when there are none), and the file removed. */
-export function finishRunNotes(env: NodeJS.ProcessEnv = process.env): string {
-  const log = env[ENV.notesLog];
-  if (!log) return '';
-  delete env[ENV.notesLog];
-  let text = '';
-  try {
-    text = readFileSync(log, 'utf8');
-  } catch {
-    /* no note was written */
-  } finally {
-    rmSync(path.dirname(log), { recursive: true, force: true });
-  }
-  return formatRunNotes(text.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as RunNote));
 }
 
 export function formatRunNotes(notes: readonly RunNote[]): string {
