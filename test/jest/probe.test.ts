@@ -1,4 +1,5 @@
 import { deviceGate, parseProbe, requiredDevices } from '../../src/jest/probe';
+import { finishRunNotes } from '../../src/jest/run-notes';
 import type { PrecheckResult } from '../../src/orchestrator';
 
 const probe: PrecheckResult = { ok: true, mode: 'stub', library: '/x/libascendcl.so', reason: 'stub', deviceCount: 8, ipcSupported: true };
@@ -36,6 +37,7 @@ test('malformed settings are rejected with the fix', () => {
 test('global setup stops the run when no ACL runtime is usable at all (instead of skipping every scenario)', async () => {
   const { default: globalSetup } = await import('../../src/jest/global-setup');
   const saved = process.env.CANN_HARNESS_PROBE;
+  const savedNotes = process.env.CANN_HARNESS_NOTES_LOG;
   try {
     process.env.CANN_HARNESS_PROBE = JSON.stringify({ ...probe, ok: false, deviceCount: 0, error: 'the stub library /x does not exist. Build it with `npm run build:stub`' });
     await expect(globalSetup()).rejects.toThrow(
@@ -46,5 +48,7 @@ test('global setup stops the run when no ACL runtime is usable at all (instead o
   } finally {
     if (saved === undefined) delete process.env.CANN_HARNESS_PROBE;
     else process.env.CANN_HARNESS_PROBE = saved;
+    finishRunNotes(); // the passing setup made this run's notes file: the teardown's part
+    if (savedNotes !== undefined) process.env.CANN_HARNESS_NOTES_LOG = savedNotes;
   }
 });
