@@ -10,6 +10,7 @@
  */
 import { watchParent } from './parent-watch'; // first: guard against orphaning as early as possible
 import { toRoleError } from '../src/orchestrator/wire-error';
+import { roleFailureTime } from '../src/orchestrator/failure-time';
 import { unsendablePart } from '../src/orchestrator/json-value';
 import type { FromChild, Job } from '../src/orchestrator/protocol';
 import type { RoleBody } from '../src/orchestrator/types';
@@ -49,7 +50,8 @@ function finish(outcome: Outcome): void {
   if (finished) return;
   finished = true;
   // The moment of failure, before clean-up: the parent blames the earliest failure of a run by it.
-  if (!outcome.ok) outcome.error.tNs ??= now();
+  // A scenario role noted it where it was caught, before its own clean-up (failure-time.ts).
+  if (!outcome.ok) outcome.error.tNs ??= roleFailureTime() ?? now();
   unsent = outcome;
   if (handle) {
     try {

@@ -45,7 +45,9 @@ export function createRoleContext(job: Job, send: (m: FromChild) => void): RoleC
     }
   };
 
-  const rendezvous = new Rendezvous(job.dir, job.role, (waitingFor) => send({ type: 'waiting', waitingFor }));
+  const rendezvous = new Rendezvous(job.dir, job.role, (waitingFor) =>
+    send({ type: 'waiting', waitingFor, tNs: process.hrtime.bigint().toString() }),
+  );
 
   const ctx: RoleContext = {
     get acl() {

@@ -4,6 +4,7 @@
  * plus its worker threads if it declared `threads`.
  */
 import type { RoleContext } from '../../src/orchestrator';
+import { noteRoleFailure } from '../../src/orchestrator/failure-time';
 import { unsendablePart } from '../../src/orchestrator/json-value';
 import { guardAfterReturn } from './after-return';
 import { createScenarioContext } from './context';
@@ -49,6 +50,11 @@ export async function runScenarioRole(base: RoleContext, args: RoleEntryArgs): P
     if (value !== undefined) envelope.value = value;
     if (threads) envelope.threadValues = threads.values;
     return envelope;
+  } catch (e) {
+    // The moment of failure is now, before the clean-up below destroys the role's IPC events: other
+    // roles that then fail to open them must be blamed after this role, never before it.
+    noteRoleFailure();
+    throw e;
   } finally {
     guarded.close();
     cleanup();

@@ -43,7 +43,7 @@ export interface AclErrorInit {
   code: number;
   /** The C function that failed, e.g. 'aclrtIpcOpenEventHandle'. */
   call: string;
-  /** Short human summary of the arguments, e.g. 'handle=3f2a…'. */
+  /** Short human summary of the arguments, e.g. 'handle=cf2c1086d9b8825c, event=&out'. */
   args?: string;
   /** aclGetRecentErrMsg() right after the failure (null when the runtime had none). */
   recentErrMsg?: string | null;

@@ -88,9 +88,13 @@ export class IpcEventHandle {
     return this.#bytes.toString('hex');
   }
 
-  /** First 8 bytes (the part the real runtime uses) as hex, for error messages and logs. */
+  /**
+   * The handle's short name in messages and logs: its first 8 bytes (the part the runtime uses) as
+   * one little-endian 64-bit number in 16 hex digits. It is the one form of every message: the stub
+   * prints the same number for the same event (its IPC id, in its errors, traces and /dev/shm names).
+   */
   toShortHex(): string {
-    return `${this.#bytes.subarray(0, 8).toString('hex')}…`;
+    return this.#bytes.readBigUInt64LE(0).toString(16).padStart(16, '0');
   }
 
   equals(o: IpcEventHandle): boolean {

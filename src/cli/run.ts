@@ -15,7 +15,7 @@ import { removeDeadRunLeftovers } from '../orchestrator/dead-runs';
 import { NO_RUNTIME_HINT, PROBE_ENV, REQUIRE_DEVICES_ENV, probeDevices } from '../jest/probe';
 import { JITTER_US_ENV, REPEAT_EACH_ENV, RETRIES_ENV, SHARD_ENV, type Shard } from '../jest/repeat';
 import { HTML_REPORTER, JUNIT_REPORTER, SUMMARY_REPORTER, basePreset, junitReporterOptions } from '../jest/preset';
-import { defaultTimeoutMs } from '../scenario/plan';
+import { defaultTimeoutMs } from '../env/timeout';
 import { formatRepetitionReport, formatRetried, repetitionReport, retriedThenPassed } from './repetitions';
 import { startProgress } from '../report/progress';
 import { ENV } from '../env';

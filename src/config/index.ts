@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { closest } from '../suggest';
 import { ENV, MODES, type Mode } from '../env';
+import { timeoutProblem } from '../env/timeout';
 
 export interface HarnessConfig {
   /** Folder of the *.spec.ts files, relative to the config file (default `specs`). */
@@ -41,7 +42,6 @@ export function defineConfig(config: HarnessConfig): HarnessConfig {
 export const CONFIG_FILES = ['cann-harness.config.ts', 'cann-harness.config.js'] as const;
 const KEYS = ['specs', 'timeoutMs', 'devices', 'mode', 'tmpDir', 'keep', 'trace', 'reporters'] as const;
 const REPORTER_KEYS = ['junit'] as const;
-const MAX_TIMEOUT_MS = 600_000;
 const POLICY = ['on-failure', 'always', 'never'] as const;
 const CHOICES = [['mode', MODES], ['keep', POLICY], ['trace', POLICY]] as const;
 
@@ -87,8 +87,9 @@ export function validateConfig(value: unknown, file: string): LoadedConfig {
   const tmpDir = str('tmpDir');
   if (tmpDir) out.tmpDir = path.resolve(dir, tmpDir);
   if (c.timeoutMs !== undefined) {
-    if (Number.isInteger(c.timeoutMs) && (c.timeoutMs as number) > 0 && (c.timeoutMs as number) <= MAX_TIMEOUT_MS) out.timeoutMs = c.timeoutMs as number;
-    else problems.push(`${where}: timeoutMs must be a whole number of milliseconds between 1 and ${MAX_TIMEOUT_MS} (got ${JSON.stringify(c.timeoutMs)}): e.g. timeoutMs: 20_000`);
+    const problem = timeoutProblem(c.timeoutMs, 'timeoutMs', 'e.g. timeoutMs: 20_000');
+    if (problem) problems.push(`${where}: ${problem}`);
+    else out.timeoutMs = c.timeoutMs as number;
   }
   if (c.devices !== undefined) {
     if (Number.isInteger(c.devices) && (c.devices as number) >= 1) out.devices = c.devices as number;

@@ -53,6 +53,7 @@ const VARIABLES_BY_KEY = {
   shard: { name: 'CANN_HARNESS_SHARD', setBy: 'harness', doc: '`run --shard i/n`, for the workers' },
   intervalsLog: { name: 'CANN_HARNESS_INTERVALS_LOG', setBy: 'harness', doc: "`cann-harness run`'s file of interval samples, for the workers" },
   htmlData: { name: 'CANN_HARNESS_HTML_DATA', setBy: 'harness', doc: "the HTML reporter's folder of scenario records, for the workers" },
+  notesLog: { name: 'CANN_HARNESS_NOTES_LOG', setBy: 'harness', doc: "the run's file of notes (skips, passes with only no-op waits), for the workers" },
   auditLog: { name: 'CANN_HARNESS_AUDIT_LOG', setBy: 'harness', doc: "`cann-harness audit`'s file of audit declarations" },
   stubTestDieInLock: { name: 'ACL_STUB_TEST_DIE_IN_LOCK', setBy: 'harness', readInC: true, doc: "the C conformance suite's crash-while-locked test only" },
 } as const satisfies Record<string, EnvVariable>;
@@ -104,14 +105,3 @@ export function requiredDevicesFromEnv(env: NodeJS.ProcessEnv = process.env): nu
   return Number(raw.trim());
 }
 
-/** CANN_HARNESS_TIMEOUT_MS: undefined when unset. */
-export function timeoutMsFromEnv(maxMs: number, env: NodeJS.ProcessEnv = process.env): number | undefined {
-  const name = ENV.timeoutMs;
-  const text = env[name];
-  if (text === undefined || text === '') return undefined;
-  const ms = Number(text);
-  if (!/^\d+$/.test(text) || ms < 1 || ms > maxMs) {
-    throw new Error(`${name} must be a whole number of milliseconds between 1 and ${maxMs} (got "${text}"): fix it or unset it`);
-  }
-  return ms;
-}

@@ -11,6 +11,7 @@ import { installSessionGuard } from '../orchestrator/session-guard';
 import { removeDeadRunLeftovers } from '../orchestrator/dead-runs';
 import { stubTamperingNotice } from '../mutants';
 import { buildStubIfNeeded } from '../acl/stub-setup';
+import { startRunNotes } from './run-notes';
 import { PROBE_ENV, parseProbe, probeDevices, requestedMode, requiredDevices, unusableRuntimeMessage } from './probe';
 
 export default async function globalSetup(): Promise<void> {
@@ -25,6 +26,7 @@ export default async function globalSetup(): Promise<void> {
   const probe = existing ? parseProbe(existing) : await probeDevices();
   if (!existing) process.env[PROBE_ENV] = JSON.stringify(probe);
   if (!probe.ok) throw new Error(unusableRuntimeMessage(probe));
+  startRunNotes(); // only once the run will go ahead: a failed setup has no teardown to remove it
   const notice = stubTamperingNotice();
   if (existing) return; // the CLI probed, and printed these lines itself
   if (notice) process.stderr.write(`\n[cann-harness] NOTE: ${notice}\n`);

@@ -5,9 +5,11 @@
  */
 import { reclaimStubLeftovers } from '../acl';
 import { uninstallSessionGuard } from '../orchestrator/session-guard';
+import { finishRunNotes } from './run-notes';
 
 export default function globalTeardown(): void {
   uninstallSessionGuard();
+  process.stderr.write(finishRunNotes()); // after every reporter's summary: skips and no-op passes at the end
   const removed = reclaimStubLeftovers();
   if (removed.length > 0) {
     process.stderr.write(`[cann-harness] removed ${removed.length} shared-memory object(s) left by killed device processes\n`);

@@ -8,6 +8,7 @@
  */
 import * as path from 'node:path';
 import { applyConfig } from '../config';
+import { DEFAULT_TIMEOUT_MS, jestTimeoutMs } from '../env/timeout';
 import { TYPESCRIPT_TRANSFORM, srcModule as srcFile } from '../paths';
 
 export { TYPESCRIPT_TRANSFORM };
@@ -41,7 +42,7 @@ export function basePreset(timeoutMs?: number): HarnessPreset {
     // Registers the matchers (toHaveAllRolesSucceeded, toHaveMarkOrder).
     setupFilesAfterEnv: [srcFile('jest/setup')],
     // Above the scenario deadline, so that the harness (not Jest) reports a hung scenario.
-    testTimeout: Math.max(60_000, (timeoutMs ?? 0) + 30_000),
+    testTimeout: jestTimeoutMs(timeoutMs ?? DEFAULT_TIMEOUT_MS),
   };
 }
 

@@ -72,11 +72,12 @@ export type DeviceGate = { run: true } | { run: false; skip: true; reason: strin
  * CANN_HARNESS_REQUIRE_DEVICES=N promises N devices and the scenario needs no more than N: then
  * the missing devices are a failure of the runner, not a reason to skip.
  */
-export function deviceGate(needed: number, probe: PrecheckResult, env: NodeJS.ProcessEnv = process.env): DeviceGate {
+/** `setBy`: why the scenario needs that many ("role x is on device 15"), named in the reason. */
+export function deviceGate(needed: number, probe: PrecheckResult, env: NodeJS.ProcessEnv = process.env, setBy?: string): DeviceGate {
   let reason: string | null = null;
   if (!probe.ok) reason = `no usable ACL runtime: ${(probe.error ?? probe.reason).split('\n')[0]}`;
   else if (!probe.ipcSupported) reason = `IPC events are not supported by ${probe.library || 'the runtime'}`;
-  else if (needed > probe.deviceCount) reason = `needs ${needed} devices, ${probe.deviceCount} available`;
+  else if (needed > probe.deviceCount) reason = `needs ${needed} devices${setBy ? ` (${setBy})` : ''}, ${probe.deviceCount} available`;
   if (reason === null) return { run: true };
 
   const required = requiredDevices(env);

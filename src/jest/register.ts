@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { failureFrame, formatScenarioFailure } from '../report/failure';
 import { logIntervalSamples } from '../report/intervals';
 import { htmlWantsTraces, recordScenarioRun } from '../report/html/record';
+import { addRunNote } from '../report/run-notes';
 import { duplicateScenario } from '../scenario/scenario';
 import { measuredIntervals, runScenario } from '../scenario/run';
 import type { ScenarioFocus } from '../scenario/sink';
@@ -15,9 +16,8 @@ import { appendAuditDeclaration } from './audit-log';
 import { currentProbe, deviceGate, requestedMode } from './probe';
 import { AUDIT_LOG_ENV, freshJitterSeed, repetitionsFromEnv, replayCommand, shardFromEnv, shardOfScenario } from './repeat';
 import { ENV, envOn } from '../env';
+import { jestTimeoutMs } from '../env/timeout';
 
-/** Margin over the scenario's own timeout: the orchestrator's grace period plus reporting. */
-const JEST_TIMEOUT_MARGIN_MS = 15_000;
 const namesByFile = new Map<string, Set<string>>();
 
 export class ScenarioFailure extends Error {
@@ -55,9 +55,10 @@ export function registerScenarioTest(plan: ScenarioPlan<any>, focus: ScenarioFoc
   }
   const jestTest = focus === 'only' ? test.only : test;
   const probe = currentProbe();
-  const gate = deviceGate(plan.devices, probe);
+  const gate = deviceGate(plan.devices, probe, process.env, plan.devicesSetBy);
   if (!gate.run && gate.skip) {
     test.skip(`${plan.name} [skip: ${gate.reason}]`, () => {});
+    addRunNote({ kind: 'skip', file: path.relative(process.cwd(), specFile), scenario: plan.name, reason: gate.reason });
     return;
   }
   if (!gate.run) {
@@ -107,13 +108,21 @@ export function registerScenarioTest(plan: ScenarioPlan<any>, focus: ScenarioFoc
           throw e;
         }
         record();
-        // Only passing runs count for the interval percentiles of `cann-harness run`.
         const file = path.relative(process.cwd(), specFile);
+        if (onlyNoopWaits(plan, result)) addRunNote({ kind: 'noop-waits', file, scenario: plan.name, noopWaits: result.happensBefore!.stats.noopWaits });
+        // Only passing runs count for the interval percentiles of `cann-harness run`.
         logIntervalSamples(measuredIntervals(result).flatMap(({ from, to, intervals }) => intervals.map(({ role, ms }) => ({ file, scenario: plan.name, from, to, role, ms }))));
       },
-      plan.timeoutMs + JEST_TIMEOUT_MARGIN_MS,
+      jestTimeoutMs(plan.timeoutMs),
     );
   }
+}
+
+/** Waits there were, and every one a no-op (the happens-before stats), in a scenario that did not declare it (audit.expectSurvive). */
+function onlyNoopWaits(plan: ScenarioPlan<any>, result: ScenarioResult): boolean {
+  const stats = result.happensBefore?.stats;
+  if (!stats || stats.waits > 0 || stats.noopWaits === 0) return false;
+  return !plan.audit?.expectSurvive.includes('wait-noop');
 }
 
 /** A declared interval (`intervals: [[from, to]]`): measured like result.between(), its failure named. */

@@ -26,7 +26,8 @@ export interface Job {
 export type ToChild = { type: 'job'; job: Job };
 
 export type FromChild =
-  | { type: 'waiting'; waitingFor: WaitingFor | null }
+  /** tNs: when the wait started or ended, CLOCK_MONOTONIC ns by the device process's clock. */
+  | { type: 'waiting'; waitingFor: WaitingFor | null; tNs?: string }
   | { type: 'mark'; name: string; tNs: string }
   | { type: 'diagnosed'; file: string | null }
   | ({ type: 'result'; ok: true; value?: unknown } & ResultExtras)
@@ -47,6 +48,7 @@ function fromChildProblem(m: unknown): string | null {
   switch (m.type) {
     case 'waiting': {
       const w = m.waitingFor;
+      if (m.tNs !== undefined && !isDecimal(m.tNs)) return `"waiting".tNs is ${JSON.stringify(m.tNs)}, not a decimal string of nanoseconds`;
       if (w === null || (isObject(w) && typeof w.what === 'string' && (w.from === undefined || typeof w.from === 'string'))) return null;
       return `"waiting".waitingFor is ${JSON.stringify(w)}, not null or { what, from? }`;
     }

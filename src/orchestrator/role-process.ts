@@ -46,7 +46,10 @@ export class RoleProcess {
   private readonly stderr: OutputCapture;
   private readonly marks: { name: string; tNs: string }[] = [];
   private waitingFor: WaitingFor | null = null;
-  /** What it was waiting for when we stopped it (kept even if the wait ends while dying). */
+  /**
+   * What it was waiting for when we stopped it, by its own clock: a wait that ended before the stop
+   * (its message still on the way) is not shown, one that ends while it is dying still is.
+   */
   private waitingWhenStopped: WaitingFor | null = null;
   private reported?: { ok: true; value?: unknown } | { ok: false; error: RoleError };
   private unflushed?: { stdout: number; stderr: number };
@@ -144,6 +147,7 @@ export class RoleProcess {
       this.stopReason = 'stopped';
       this.stopDetail = 'the orchestrating process was interrupted';
       this.stoppedAtNs = process.hrtime.bigint();
+      this.waitingWhenStopped = this.waitingFor;
     }
     this.host.killNow();
   }
@@ -156,7 +160,7 @@ export class RoleProcess {
   }
 
   get currentWait(): WaitingFor | null {
-    return this.waitingWhenStopped ?? this.waitingFor;
+    return this.stoppedAtNs !== null ? this.waitingWhenStopped : this.waitingFor;
   }
 
   result(): RoleResult {
@@ -224,6 +228,7 @@ export class RoleProcess {
     switch (m.type) {
       case 'waiting':
         this.waitingFor = m.waitingFor;
+        if (this.stoppedAtNs !== null && m.tNs !== undefined && BigInt(m.tNs) < this.stoppedAtNs) this.waitingWhenStopped = m.waitingFor;
         this.launch.emit({ type: 'waiting', role: this.name, waitingFor: m.waitingFor });
         break;
       case 'diagnosed':
@@ -236,7 +241,7 @@ export class RoleProcess {
       case 'result':
         if (this.reported || this.saidWhileStopping) break;
         if (m.unflushed) this.unflushed = m.unflushed;
-        if (this.stopReason && !this.failedBeforeStop(m)) {
+        if (this.stopReason && !this.failedBeforeStop(m) && !this.ownAclFailure(m)) {
           // We already decided to stop it: what it says while dying (e.g. "The service was stopped"
           // when the group SIGTERM also took down esbuild's service process) is not its result.
           this.saidWhileStopping = m.ok ? { ok: true } : { ok: false, error: m.error };
@@ -253,6 +258,17 @@ export class RoleProcess {
    */
   private failedBeforeStop(m: Outcome): boolean {
     return !m.ok && m.error.tNs !== undefined && this.stoppedAtNs !== null && BigInt(m.error.tNs) < this.stoppedAtNs;
+  }
+
+  /**
+   * An ACL error a role stopped by fail-fast reports is its own failure too, whenever it arrives:
+   * our stop reaches the role only through SIGTERM, whose handler sends nothing new, so the ACL call
+   * failed on its own (typically on what the first failure destroyed). Counted as a failure, it is
+   * reported the same way whether its message came before or after our stop: as a consequence
+   * when it came after the first failure (blame.ts).
+   */
+  private ownAclFailure(m: Outcome): boolean {
+    return this.stopReason === 'stopped' && !m.ok && m.error.acl !== undefined;
   }
 
   /** Everything the process sent is in (host state 'closed'): decide its status, once. */
@@ -289,6 +305,10 @@ export class RoleProcess {
     const { exitCode, exitSignal, spawnError } = this.host;
     if (spawnError) return `could not start the device process: ${spawnError.message}`;
     if (this.reported?.ok) return `reported success but then exited with code ${exitCode} signal ${exitSignal}`;
+    if (this.stopReason && this.saidWhileStopping?.ok) {
+      // Else it reads as "timeout: exit code 0", a contradiction with no reason given.
+      return `${this.stopDetail}; its body then finished with success while it was being stopped (exit code ${exitCode ?? '-'}), too late to count`;
+    }
     if (this.stopReason) return this.stopDetail;
     if (exitSignal) return `killed by signal ${exitSignal} before reporting a result`;
     return `exited with code ${exitCode} before reporting a result`;

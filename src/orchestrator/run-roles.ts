@@ -118,7 +118,7 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
         const w = r.currentWait;
         const call = waitGraph?.calls[r.name];
         const waiting = w ? `; it was waiting for ${w.what}${w.from ? ` from role "${w.from}"` : ''}` : call ? `; it was in ${call.name}(${call.args})` : '';
-        r.stop('timeout', `still running when the ${opts.timeoutMs} ms deadline of "${label}" expired${waiting}`, graceMs);
+        r.stop('timeout', `still running when the ${opts.timeoutMs} ms deadline of ${label} expired${waiting}`, graceMs);
       }
     }, opts.timeoutMs);
 

@@ -7,7 +7,11 @@
  * ACL failures are recognised by shape (numeric `code` and string `call`), not by class, so this
  * never needs to load src/acl (or koffi); the `acl` part is AclError.toJSON()'s AclErrorInfo.
  */
+import { inspect, types } from 'node:util';
 import type { AclErrorInfo, RoleError } from './types';
+
+/** A thrown value that is not an Error, in full (inspect: bigints, cycles and undefined survive, unlike JSON). */
+const shown = (v: unknown): string => inspect(v, { depth: 6, breakLength: Infinity, maxStringLength: 2000 });
 
 function aclFields(e: Record<string, unknown>): AclErrorInfo | undefined {
   if (typeof e.code !== 'number' || typeof e.call !== 'string') return undefined;
@@ -27,20 +31,16 @@ export function toRoleError(thrown: unknown, prefix?: string): RoleError {
   const withPrefix = (m: string) => (prefix ? `${prefix}: ${m}` : m);
   if (thrown instanceof Error || (typeof thrown === 'object' && thrown !== null && 'message' in thrown)) {
     const e = thrown as Error & Record<string, unknown>;
-    const out: RoleError = { message: withPrefix(String(e.message)) };
+    // `throw { message, status }`: the object's other fields are part of what the role said.
+    const isError = thrown instanceof Error || types.isNativeError(thrown);
+    const out: RoleError = { message: withPrefix(isError ? String(e.message) : `${String(e.message)} (a non-Error object was thrown: ${shown(thrown)})`) };
     if (typeof e.stack === 'string') out.stack = e.stack;
     if (typeof e.name === 'string' && e.name !== 'Error') out.name = e.name;
     const acl = aclFields(e);
     if (acl) out.acl = acl;
     return out;
   }
-  let text: string;
-  try {
-    text = typeof thrown === 'string' ? thrown : JSON.stringify(thrown) ?? String(thrown);
-  } catch {
-    text = String(thrown);
-  }
-  return { message: withPrefix(`non-Error value thrown: ${text}`) };
+  return { message: withPrefix(`non-Error value thrown: ${typeof thrown === 'string' ? thrown : shown(thrown)}`) };
 }
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };

@@ -8,10 +8,11 @@ import { closest } from '../suggest';
 import { parseSelector } from './marks';
 import { REPLICATED } from './types';
 import type { Params, PlannedRole, ReplicatedRole, RoleDeclaration, ScenarioDeclaration, ScenarioPlan } from './types';
-import { timeoutMsFromEnv } from '../env';
+import { defaultTimeoutMs, timeoutProblem } from '../env/timeout';
 
-export const DEFAULT_TIMEOUT_MS = 30_000;
-export const MAX_TIMEOUT_MS = 600_000;
+export { DEFAULT_TIMEOUT_MS, defaultTimeoutMs } from '../env/timeout';
+/** CANN's device limit (runtime src/runtime/core/inc/spec/base_info.hpp, RT_MAX_DEV_NUM; the stub's too): ids 0..63. */
+export const MAX_DEVICES = 64;
 const SCENARIO_KEYS = ['devices', 'timeoutMs', 'params', 'roles', 'verify', 'intervals', 'audit'] as const;
 const ROLE_KEYS = ['device', 'run', 'threads', 'thread', 'env'] as const;
 /** Role names become file names in the scenario directory. */
@@ -28,11 +29,6 @@ export class ScenarioDeclarationError extends Error {
 }
 
 /** `consumers: replicate(3, (i) => ({ device: i + 1, run }))` */
-/** The default deadline: CANN_HARNESS_TIMEOUT_MS (set from the config file's timeoutMs), else 30 s. */
-export function defaultTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
-  return timeoutMsFromEnv(MAX_TIMEOUT_MS, env) ?? DEFAULT_TIMEOUT_MS;
-}
-
 export function replicate<P = any>(count: number, make: (i: number) => RoleDeclaration<P>): ReplicatedRole<P> {
   // Checked in planScenario, where the role's key is known and can be named in the message.
   return { [REPLICATED]: true, count, make };
@@ -64,11 +60,8 @@ export function planScenario<P = Params>(name: unknown, decl: ScenarioDeclaratio
   unknownKeys(decl, SCENARIO_KEYS, 'scenario', problems);
 
   const timeoutMs = decl.timeoutMs ?? defaultTimeoutMs();
-  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0 || timeoutMs > MAX_TIMEOUT_MS) {
-    problems.push(
-      `timeoutMs must be a whole number of milliseconds between 1 and ${MAX_TIMEOUT_MS} (got ${describe(decl.timeoutMs)}): e.g. timeoutMs: 20_000`,
-    );
-  }
+  const badTimeout = timeoutProblem(timeoutMs, 'timeoutMs', 'e.g. timeoutMs: 20_000');
+  if (badTimeout) problems.push(badTimeout);
   if (decl.verify !== undefined && typeof decl.verify !== 'function') {
     problems.push(`verify must be a function (got ${describe(decl.verify)}): verify: (result) => { expect(...) }`);
   }
@@ -81,15 +74,25 @@ export function planScenario<P = Params>(name: unknown, decl: ScenarioDeclaratio
   const intervals = checkIntervals(decl.intervals, roles, problems);
 
   let devices = decl.devices;
-  const highest = roles.reduce((max, r) => (Number.isInteger(r.device) ? Math.max(max, r.device) : max), -1);
+  const top = roles.reduce<PlannedRole<any> | undefined>((max, r) => (Number.isInteger(r.device) && (!max || r.device > max.device) ? r : max), undefined);
+  const highest = top?.device ?? -1;
+  let devicesSetBy: string | undefined;
   if (devices === undefined) {
     devices = Math.max(highest + 1, 1);
+    if (top) devicesSetBy = `role ${top.name} is on device ${top.device}`;
   } else if (!Number.isInteger(devices) || devices < 1) {
     problems.push(`devices must be a whole number >= 1 (got ${describe(devices)}): a scenario needs at least one device`);
+  } else if (devices > MAX_DEVICES) {
+    problems.push(`devices: ${devices} is more than any CANN machine has (at most ${MAX_DEVICES} per process, RT_MAX_DEV_NUM): use at most ${MAX_DEVICES}`);
   }
   for (const r of roles) {
     if (!Number.isInteger(r.device) || r.device < 0) {
       problems.push(`role ${r.name}: device must be a whole number >= 0 (got ${describe(r.device)})`);
+    } else if (r.device >= MAX_DEVICES) {
+      // Not a skip: no machine will ever run it, so a typo (device: 99) would pass as skipped forever.
+      problems.push(
+        `role ${r.name}: device ${r.device} does not exist on any CANN machine (device ids are 0..${MAX_DEVICES - 1}, RT_MAX_DEV_NUM = ${MAX_DEVICES}): use a device from 0 to ${MAX_DEVICES - 1}`,
+      );
     } else if (Number.isInteger(devices) && devices >= 1 && r.device >= devices) {
       problems.push(
         `role ${r.name}: device ${r.device} is out of range for devices: ${devices} (valid 0..${devices - 1}): raise devices to ${r.device + 1} or use a lower device`,
@@ -99,6 +102,7 @@ export function planScenario<P = Params>(name: unknown, decl: ScenarioDeclaratio
 
   if (problems.length > 0) throw new ScenarioDeclarationError(label, problems);
   const plan: ScenarioPlan<P> = { name: label, devices, timeoutMs, params: (decl.params ?? {}) as P, roles, verify: decl.verify };
+  if (devicesSetBy) plan.devicesSetBy = devicesSetBy;
   if (decl.audit) plan.audit = { expectSurvive: [...decl.audit.expectSurvive], reason: decl.audit.reason };
   if (intervals.length) plan.intervals = intervals;
   return plan;

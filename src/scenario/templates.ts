@@ -9,7 +9,7 @@
  */
 import { EventRecordedStatus } from '../acl/enums';
 import type { Event, Latch } from '../acl';
-import { DEFAULT_TIMEOUT_MS, replicate } from './plan';
+import { replicate } from './plan';
 import type { ScenarioContext, ScenarioDeclaration, ScenarioResult } from './types';
 
 interface TemplateOptions {
@@ -103,7 +103,7 @@ export function pingPong(opts: TemplateOptions & { rounds?: number; pongDevice?:
   const pongDevice = opts.pongDevice ?? 0;
   return {
     devices: pongDevice + 1,
-    timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    timeoutMs: opts.timeoutMs, // unset: the scenario default (the config file's timeoutMs, else 30 s)
     params: { rounds },
     roles: {
       ping: {
@@ -169,7 +169,7 @@ export function oneToMany(
   const consumerNames = range(consumers).map((i) => `consumer-${i}`);
   return {
     devices: Math.max(producerDevice, ...range(consumers).map(consumerDevice)) + 1,
-    timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    timeoutMs: opts.timeoutMs, // unset: the scenario default (the config file's timeoutMs, else 30 s)
     roles: {
       producer: {
         device: producerDevice,
@@ -216,7 +216,7 @@ export function pipeline(
   const stageDevice = (i: number): number => (listed ? listed[i] : i);
   return {
     devices: Math.max(...range(stages).map(stageDevice)) + 1,
-    timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    timeoutMs: opts.timeoutMs, // unset: the scenario default (the config file's timeoutMs, else 30 s)
     roles: {
       stage: replicate(stages, (i) => ({
         device: stageDevice(i),
@@ -263,7 +263,7 @@ export function fanIn(opts: TemplateOptions & { producers?: number } = {}): Scen
   const producers = checkCount('fanIn producers', opts.producers ?? 3, 1, 1024);
   return {
     devices: producers + 1,
-    timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    timeoutMs: opts.timeoutMs, // unset: the scenario default (the config file's timeoutMs, else 30 s)
     roles: {
       producer: replicate(producers, (i) => ({
         device: i,
@@ -308,7 +308,7 @@ export function multiThreadConsumer(opts: TemplateOptions & { threads?: number; 
   const threadSignals = (what: string) => range(threads).map((t) => `consumer.t${t}.${what}`);
   return {
     devices: consumerDevice + 1,
-    timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    timeoutMs: opts.timeoutMs, // unset: the scenario default (the config file's timeoutMs, else 30 s)
     roles: {
       producer: {
         device: 0,
@@ -368,7 +368,7 @@ export function handoff(
   const consumerNames = range(consumers).map((i) => `consumer-${i}`);
   return {
     devices: opts.sameDevice ? 1 : consumers + 1,
-    timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    timeoutMs: opts.timeoutMs, // unset: the scenario default (the config file's timeoutMs, else 30 s)
     roles: {
       producer: {
         device: 0,

@@ -211,6 +211,8 @@ export interface PlannedRole<P = Params> extends RoleInfo {
 export interface ScenarioPlan<P = Params> {
   name: string;
   devices: number;
+  /** Without a declared `devices`: the role whose device set it ("role x is on device 15"), for skip reasons. */
+  devicesSetBy?: string;
   timeoutMs: number;
   params: P;
   roles: PlannedRole<P>[];

@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ConfigError, configEnv, loadConfig, validateConfig } from '../../src/config';
-import { defaultTimeoutMs } from '../../src/scenario/plan';
+import { defaultTimeoutMs } from '../../src/env/timeout';
+import { oneToMany, pipeline } from '../../src/scenario/templates';
+import { planScenario } from '../../src/scenario/plan';
 import { basePreset, harnessPreset } from '../../src/jest/preset';
 
 const FILE = '/project/cann-harness.config.ts';
@@ -77,6 +79,26 @@ test('timeoutMs becomes the default scenario deadline, and the preset gives Jest
   expect(() => defaultTimeoutMs({ CANN_HARNESS_TIMEOUT_MS: 'soon' })).toThrow('CANN_HARNESS_TIMEOUT_MS must be a whole number');
   expect(basePreset(90_000).testTimeout).toBe(120_000);
   expect(basePreset().testTimeout).toBe(60_000);
+});
+
+test("the config file's timeoutMs (CANN_HARNESS_TIMEOUT_MS) reaches template scenarios; a template's own timeoutMs still wins", () => {
+  const env = { ...process.env };
+  try {
+    process.env.CANN_HARNESS_TIMEOUT_MS = '45000';
+    expect(planScenario('fan-out', oneToMany({ consumers: 2 })).timeoutMs).toBe(45_000);
+    expect(planScenario('chain', pipeline({ stages: 3 })).timeoutMs).toBe(45_000);
+    expect(planScenario('chain', pipeline({ stages: 3, timeoutMs: 5000 })).timeoutMs).toBe(5000);
+  } finally {
+    process.env = env;
+  }
+});
+
+test('one text for a bad deadline, wherever it is set', () => {
+  const fromPlan = () => planScenario('x', { timeoutMs: 600_001, roles: { a: { device: 0, run: () => {} } } });
+  expect(fromPlan).toThrow('timeoutMs must be a whole number of milliseconds between 1 and 600000 (got 600001): e.g. timeoutMs: 20_000');
+  expect(problemsOf({ timeoutMs: 600_001 })).toBe(
+    'cann-harness.config.ts: timeoutMs must be a whole number of milliseconds between 1 and 600000 (got 600001): e.g. timeoutMs: 20_000',
+  );
 });
 
 describe('loading', () => {

@@ -5,7 +5,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ENV, VARIABLES, modeFromEnv, parseMode, requiredDevicesFromEnv, timeoutMsFromEnv } from '../../src/env';
+import { ENV, VARIABLES, modeFromEnv, parseMode, requiredDevicesFromEnv } from '../../src/env';
+import { DEFAULT_TIMEOUT_MS, defaultTimeoutMs } from '../../src/env/timeout';
 
 const REPO = path.resolve(__dirname, '..', '..');
 const NAME = /(?:CANN_HARNESS|ACL_STUB)_[A-Z_]*[A-Z]/g;
@@ -88,7 +89,10 @@ test('whole numbers: unset is absent, a bad value names the variable and the fix
   expect(requiredDevicesFromEnv({})).toBeNull();
   expect(requiredDevicesFromEnv({ [ENV.requireDevices]: ' 8 ' })).toBe(8);
   expect(() => requiredDevicesFromEnv({ [ENV.requireDevices]: 'all' })).toThrow('CANN_HARNESS_REQUIRE_DEVICES must be a whole number of devices (got "all"), e.g. CANN_HARNESS_REQUIRE_DEVICES=8');
-  expect(timeoutMsFromEnv(1000, {})).toBeUndefined();
-  expect(timeoutMsFromEnv(1000, { [ENV.timeoutMs]: '1000' })).toBe(1000);
-  expect(() => timeoutMsFromEnv(1000, { [ENV.timeoutMs]: '1001' })).toThrow('CANN_HARNESS_TIMEOUT_MS must be a whole number of milliseconds between 1 and 1000 (got "1001")');
+  expect(defaultTimeoutMs({})).toBe(DEFAULT_TIMEOUT_MS);
+  expect(defaultTimeoutMs({ [ENV.timeoutMs]: '600000' })).toBe(600_000);
+  expect(() => defaultTimeoutMs({ [ENV.timeoutMs]: '600001' })).toThrow(
+    'CANN_HARNESS_TIMEOUT_MS must be a whole number of milliseconds between 1 and 600000 (got 600001): fix it or unset it',
+  );
+  expect(() => defaultTimeoutMs({ [ENV.timeoutMs]: 'soon' })).toThrow('CANN_HARNESS_TIMEOUT_MS must be a whole number of milliseconds between 1 and 600000 (got "soon")');
 });

@@ -16,7 +16,8 @@ beforeEach(() => {
   writeFileSync(
     path.join(project, 'e2e', 'quick.spec.ts'),
     `import { pingPong, scenario } from ${src};\n` +
-      "scenario('quick ping-pong', pingPong());\n" +
+      // Its own deadline: a config file's timeoutMs reaches templates too (the 1000 ms one below would time it out).
+      "scenario('quick ping-pong', pingPong({ timeoutMs: 30_000 }));\n" +
       "scenario('sleeps 3 s', { roles: { sleeper: { device: 0, run: () => new Promise<void>((r) => setTimeout(r, 3000)) } } });\n" +
       "scenario('needs 9 devices', { devices: 9, roles: { a: { device: 8, run: () => undefined } } });\n",
   );

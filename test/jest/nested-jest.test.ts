@@ -92,6 +92,18 @@ test('with the real probe (stub, 8 devices): the 12-device scenario is skipped w
   expect(run.junit).toMatch(/<testcase [^>]*name="[^"]*needs twelve \[skip: needs 12 devices, 8 available\]"[^>]*>\s*<skipped\/>/);
 });
 
+test('the end of the default output lists the skips with their reasons and warns of a pass whose waits were all no-ops', async () => {
+  const run = await runFixtures('fixtures/notes');
+  expect(run.json).toMatchObject({ numPassedTests: 1, numPendingTests: 1, numFailedTests: 0 });
+  expect(run.stderr).toContain(
+    '[cann-harness] 1 scenario skipped:\n  test/jest/fixtures/notes/notes.spec.ts › one role far away: needs 12 devices (role far is on device 11), 8 available\n',
+  );
+  expect(run.stderr).toContain(
+    '[cann-harness] warning: test/jest/fixtures/notes/notes.spec.ts › a wait that waits for nothing passed, but all its waits (1) were no-ops, nothing pending when queued: ' +
+      'it proves no synchronization; check it with `npx cann-harness audit`',
+  );
+});
+
 test('CANN_HARNESS_REQUIRE_DEVICES=4 turns the 4-device skip into a failure, and leaves the 12-device one skipped', async () => {
   const run = await runFixtures('fixtures/skips', { CANN_HARNESS_PROBE: twoDevices, CANN_HARNESS_REQUIRE_DEVICES: '4' });
   expect(run.json).toMatchObject({ numPassedTests: 1, numPendingTests: 2, numFailedTests: 1 });

@@ -1,4 +1,5 @@
 import { deviceGate, parseProbe, requiredDevices } from '../../src/jest/probe';
+import { finishRunNotes } from '../../src/jest/run-notes';
 import type { PrecheckResult } from '../../src/orchestrator';
 
 const probe: PrecheckResult = { ok: true, mode: 'stub', library: '/x/libascendcl.so', reason: 'stub', deviceCount: 8, ipcSupported: true };
@@ -6,6 +7,7 @@ const probe: PrecheckResult = { ok: true, mode: 'stub', library: '/x/libascendcl
 test('runs when enough devices, skips with the reason when not', () => {
   expect(deviceGate(8, probe, {})).toEqual({ run: true });
   expect(deviceGate(9, probe, {})).toEqual({ run: false, skip: true, reason: 'needs 9 devices, 8 available' });
+  expect(deviceGate(16, probe, {}, 'role far is on device 15')).toMatchObject({ skip: true, reason: 'needs 16 devices (role far is on device 15), 8 available' });
   expect(deviceGate(1, { ...probe, ipcSupported: false }, {})).toMatchObject({ skip: true, reason: 'IPC events are not supported by /x/libascendcl.so' });
   expect(deviceGate(1, { ...probe, ok: false, deviceCount: 0, error: 'no usable libascendcl\nmore' }, {})).toMatchObject({
     skip: true,
@@ -35,6 +37,7 @@ test('malformed settings are rejected with the fix', () => {
 test('global setup stops the run when no ACL runtime is usable at all (instead of skipping every scenario)', async () => {
   const { default: globalSetup } = await import('../../src/jest/global-setup');
   const saved = process.env.CANN_HARNESS_PROBE;
+  const savedNotes = process.env.CANN_HARNESS_NOTES_LOG;
   try {
     process.env.CANN_HARNESS_PROBE = JSON.stringify({ ...probe, ok: false, deviceCount: 0, error: 'the stub library /x does not exist. Build it with `npm run build:stub`' });
     await expect(globalSetup()).rejects.toThrow(
@@ -45,5 +48,7 @@ test('global setup stops the run when no ACL runtime is usable at all (instead o
   } finally {
     if (saved === undefined) delete process.env.CANN_HARNESS_PROBE;
     else process.env.CANN_HARNESS_PROBE = saved;
+    finishRunNotes(); // the passing setup made this run's notes file: the teardown's part
+    if (savedNotes !== undefined) process.env.CANN_HARNESS_NOTES_LOG = savedNotes;
   }
 });

@@ -181,7 +181,7 @@ test('each way of failing gets its own status and reason (failFast off)', async 
 test('deadline: hung roles are reported with what they waited for and their last lines, then killed', async () => {
   const grandchildren: number[] = [];
   const result = await run({
-    label: 'deadline',
+    label: 'scenario "deadline"',
     // Long enough for every role to be up and in its final state under load, even on 2 busy cores.
     timeoutMs: 15_000,
     graceMs: 300,
@@ -204,7 +204,7 @@ test('deadline: hung roles are reported with what they waited for and their last
   const r = byName(result);
   expect(r.quick).toMatchObject({ status: 'passed', value: 'slept' });
   expect(r.waits).toMatchObject({ status: 'timeout', signal: 'SIGTERM', waitingFor: { what: 'handle "never-published"', from: 'ghost' } });
-  expect(r.waits.error!.message).toMatch(/15000 ms deadline of "deadline" expired; it was waiting for handle "never-published" from role "ghost"/);
+  expect(r.waits.error!.message).toMatch(/15000 ms deadline of scenario "deadline" expired; it was waiting for handle "never-published" from role "ghost"/);
   // Ignoring SIGTERM only buys the grace period.
   expect(r.stubborn).toMatchObject({ status: 'timeout', signal: 'SIGKILL' });
   expect(r.parent.status).toBe('timeout');

@@ -37,6 +37,15 @@ test.each([
   expect(parseRoleError(raw)).toEqual({ ok: false, problem });
 });
 
+test('a thrown value that is not an Error keeps its whole content (`throw { ... }`)', () => {
+  expect(toRoleError({ message: 'not found', status: 404, body: { id: 7 } }).message).toBe(
+    "not found (a non-Error object was thrown: { message: 'not found', status: 404, body: { id: 7 } })",
+  );
+  expect(toRoleError({ code: 3, big: 2n ** 70n }).message).toBe('non-Error value thrown: { code: 3, big: 1180591620717411303424n }');
+  expect(toRoleError('plain text').message).toBe('non-Error value thrown: plain text');
+  expect(toRoleError(new Error('an Error')).message).toBe('an Error');
+});
+
 test('device-process messages are checked by type', () => {
   expect(parseFromChild({ type: 'mark', name: 'm', tNs: '12' }).ok).toBe(true);
   expect(parseFromChild({ type: 'mark', name: 'm', tNs: 12 })).toEqual({ ok: false, problem: '"mark".tNs is 12, not a decimal string of nanoseconds' });

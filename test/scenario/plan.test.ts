@@ -67,6 +67,22 @@ describe('planScenario: each bad declaration is rejected with the problem and th
     expect(p).toEqual([expect.stringMatching(/role b: device 2 is out of range for devices: 2 \(valid 0\.\.1\): raise devices to 3/)]);
   });
 
+  test('a device no CANN machine has (a typo such as device: 99) is an error naming the role, not a skip', () => {
+    expect(problemsOf({ roles: { producer: { device: 0, run: body }, consumer: { device: 99, run: body } } })).toEqual([
+      'role consumer: device 99 does not exist on any CANN machine (device ids are 0..63, RT_MAX_DEV_NUM = 64): use a device from 0 to 63',
+    ]);
+    expect(problemsOf({ devices: 65, roles: { a: { device: 0, run: body } } })).toEqual([
+      'devices: 65 is more than any CANN machine has (at most 64 per process, RT_MAX_DEV_NUM): use at most 64',
+    ]);
+    expect(planScenario('widest', { roles: { a: { device: 63, run: body } } }).devices).toBe(64);
+  });
+
+  test('without declared devices, the plan says which role sets the count (for the skip reason)', () => {
+    const plan = planScenario('wide', { roles: { a: { device: 0, run: body }, far: { device: 15, run: body }, b: { device: 3, run: body } } });
+    expect(plan).toMatchObject({ devices: 16, devicesSetBy: 'role far is on device 15' });
+    expect(planScenario('declared', { devices: 16, roles: { a: { device: 15, run: body } } }).devicesSetBy).toBeUndefined();
+  });
+
   test('negative or fractional device', () => {
     expect(problemsOf({ roles: { a: { device: -1, run: body } } })).toEqual([expect.stringMatching(/role a: device must be a whole number >= 0 \(got -1\)/)]);
     expect(problemsOf({ roles: { a: { device: 0.5, run: body } } })).toEqual([expect.stringMatching(/role a: device must be a whole number/)]);
