@@ -10,7 +10,7 @@
  */
 import { watchParent } from './parent-watch'; // first: guard against orphaning as early as possible
 import { toRoleError } from '../src/orchestrator/wire-error';
-import { roleFailureTime } from '../src/orchestrator/failure-time';
+import { roleFailureTime } from './failure-time';
 import { unsendablePart } from '../src/orchestrator/json-value';
 import type { FromChild, Job } from '../src/orchestrator/protocol';
 import type { RoleBody } from '../src/orchestrator/types';

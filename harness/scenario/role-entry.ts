@@ -4,7 +4,7 @@
  * plus its worker threads if it declared `threads`.
  */
 import type { RoleContext } from '../../src/orchestrator';
-import { noteRoleFailure } from '../../src/orchestrator/failure-time';
+import { noteRoleFailure } from '../failure-time';
 import { unsendablePart } from '../../src/orchestrator/json-value';
 import { guardAfterReturn } from './after-return';
 import { createScenarioContext } from './context';

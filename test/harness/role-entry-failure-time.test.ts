@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Rendezvous } from '../../src/rendezvous';
-import { roleFailureTime } from '../../src/orchestrator/failure-time';
+import { roleFailureTime } from '../../harness/failure-time';
 import { runScenarioRole } from '../../harness/scenario/role-entry';
 
 let dir: string;
