@@ -22,12 +22,18 @@
  * the key buffer holds 65 bytes. */
 #define IPC_KEY_LEN 65
 
-/* Writes obj's key; with_size appends the object's size. */
-void ipc_key_format(char out[IPC_KEY_LEN], const char *prefix, const struct shm_object *obj, int with_size);
+/* The two kinds of key (each with its prefix, shape and texts in ipc_key.c). */
+enum ipc_key_kind {
+    IPC_KEY_MEMORY, /* cannstub-mem-<id>-<size> */
+    IPC_KEY_NOTIFY, /* cannstub-nt-<id> */
+};
 
-/* Reads a key of prefix: 0 with *id (and *size when size is not NULL: the key
- * must then carry one), -1 for anything else. */
-int ipc_key_parse(const char *key, const char *prefix, uint64_t *id, size_t *size);
+/* Writes the key of obj. */
+void ipc_key_format(char out[IPC_KEY_LEN], enum ipc_key_kind kind, const struct shm_object *obj);
+
+/* Reads a key of kind: 0 with *id and, for memory keys, *size; -1 for
+ * anything else. */
+int ipc_key_parse(const char *key, enum ipc_key_kind kind, uint64_t *id, size_t *size);
 
 /* The export state inside one shared object (both fields under its lock). */
 struct ipc_export_state {
@@ -44,27 +50,14 @@ uint32_t ipc_export_begin(struct shm_object *obj, struct ipc_export_state st, in
 aclError ipc_export_add_pids(struct shm_object *obj, struct ipc_export_state st, const char *call, const int32_t *pids,
                              size_t num);
 
-/* What an importer says in its refusals. */
-struct ipc_import_texts {
-    const char *live;          /* what a key names, e.g. "notify" in "names no live notify" */
-    const char *object;        /* e.g. "memory" in "too many processes have this memory open" */
-    const char *gone;          /* why the object is gone, e.g. "its creator destroyed it or exited" */
-    const char *not_exported;  /* why the flag is clear, e.g. "was closed by its exporter ..." */
-    const char *what;          /* the kind of key in the whitelist refusal, e.g. "notify key" */
-    const char *exporter;      /* who sets the whitelist, e.g. "creator" */
-    const char *set_pid_call;  /* e.g. "aclrtNotifySetImportPid" */
-    const char *no_check_flag; /* e.g. "ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION" */
-};
-
 /* Where an object keeps its export state, given its header. */
 typedef struct ipc_export_state (*ipc_export_state_fn)(struct shm_header *hdr);
 
-/* An import: opens the object of prefix + id (size bytes), then checks under
- * its lock that it is still exported (107000) and that this process is
+/* An import: opens the object of kind with id (size bytes), then checks
+ * under its lock that it is still exported (107000) and that this process is
  * allowed by its whitelist (207006). On success *out holds the opened object
- * (the caller owns it); on failure call failed with the texts' messages and
- * nothing stays open. */
-aclError ipc_key_import(const char *call, const char *prefix, uint64_t id, size_t size, const char *key,
-                        ipc_export_state_fn state_of, const struct ipc_import_texts *texts, struct shm_object **out);
+ * (the caller owns it); on failure call failed and nothing stays open. */
+aclError ipc_key_import(const char *call, enum ipc_key_kind kind, uint64_t id, size_t size, const char *key,
+                        ipc_export_state_fn state_of, struct shm_object **out);
 
 #endif

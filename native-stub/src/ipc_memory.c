@@ -27,7 +27,7 @@ static struct mem_shared *shared_of(const struct mem_region *r)
  * header is no allocation. */
 static int parse_key(const char *key, uint64_t *id, size_t *size)
 {
-    if (ipc_key_parse(key, SHM_MEMORY_PREFIX, id, size) != 0 || *size <= memory_data_offset())
+    if (ipc_key_parse(key, IPC_KEY_MEMORY, id, size) != 0 || *size <= memory_data_offset())
         return -1;
     return 0;
 }
@@ -76,7 +76,7 @@ STUB_EXPORT aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *ke
         /* exporting again is allowed and sets the whitelist flag anew */
         ipc_export_begin(r->shm, export_state(r->shm->hdr),
                          !(flags & ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION), 0);
-        ipc_key_format(key, SHM_MEMORY_PREFIX, r->shm, 1);
+        ipc_key_format(key, IPC_KEY_MEMORY, r->shm);
     }
     rt_leave();
     return rc;
@@ -111,17 +111,6 @@ STUB_EXPORT aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size
     return rc;
 }
 
-static const struct ipc_import_texts import_texts = {
-    .live = "export",
-    .object = "memory",
-    .gone = "the exporter freed the memory, exited, or never exported it",
-    .not_exported = "was closed by its exporter (aclrtIpcMemClose): import before the exporter closes",
-    .what = "key",
-    .exporter = "exporter",
-    .set_pid_call = "aclrtIpcMemSetImportPid",
-    .no_check_flag = "ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION",
-};
-
 STUB_EXPORT aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64_t flags)
 {
     static const char *call = "aclrtIpcMemImportByKey";
@@ -148,7 +137,7 @@ STUB_EXPORT aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint
     else if (parse_key(key, &id, &size) != 0)
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "\"%.64s\" is not a key from aclrtIpcMemGetExportKey", key);
     else
-        rc = ipc_key_import(call, SHM_MEMORY_PREFIX, id, size, key, export_state, &import_texts, &obj);
+        rc = ipc_key_import(call, IPC_KEY_MEMORY, id, size, key, export_state, &obj);
     if (rc)
         goto out;
     m = (const struct mem_shared *)obj->hdr; /* device and bytes are set before the object is published */

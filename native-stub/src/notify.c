@@ -281,7 +281,7 @@ STUB_EXPORT aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size
         rc = stub_fail(ACL_ERROR_RT_INTERNAL_ERROR, call,
                        "this notify was exported already: a notify has one export key");
     else
-        ipc_key_format(key, SHM_NOTIFY_PREFIX, n->shm, 0);
+        ipc_key_format(key, IPC_KEY_NOTIFY, n->shm);
     rt_leave();
     return rc;
 }
@@ -312,17 +312,6 @@ STUB_EXPORT aclError aclrtNotifySetImportPid(aclrtNotify notify, int32_t *pid, s
     return rc;
 }
 
-static const struct ipc_import_texts import_texts = {
-    .live = "notify",
-    .object = "notify",
-    .gone = "its creator destroyed it or exited",
-    .not_exported = "was never exported",
-    .what = "notify key",
-    .exporter = "creator",
-    .set_pid_call = "aclrtNotifySetImportPid",
-    .no_check_flag = "ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION",
-};
-
 STUB_EXPORT aclError aclrtNotifyImportByKey(aclrtNotify *notify, const char *key, uint64_t flags)
 {
     static const char *call = "aclrtNotifyImportByKey";
@@ -342,11 +331,10 @@ STUB_EXPORT aclError aclrtNotifyImportByKey(aclrtNotify *notify, const char *key
                        (unsigned long long)flags);
     else if ((rc = rt_require_device(call, &d)))
         ;
-    else if (ipc_key_parse(key, SHM_NOTIFY_PREFIX, &id, NULL) != 0)
+    else if (ipc_key_parse(key, IPC_KEY_NOTIFY, &id, NULL) != 0)
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "\"%.64s\" is not a key from aclrtNotifyGetExportKey", key);
     else
-        rc = ipc_key_import(call, SHM_NOTIFY_PREFIX, id, sizeof(struct notify_shared), key, export_state, &import_texts,
-                            &obj);
+        rc = ipc_key_import(call, IPC_KEY_NOTIFY, id, sizeof(struct notify_shared), key, export_state, &obj);
     if (rc)
         goto out;
     if (!(n = new_notify(obj, 0))) {

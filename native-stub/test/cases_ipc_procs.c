@@ -48,6 +48,20 @@ static int arg_int(int argc, char **argv, int i, const char *what)
     return atoi(argv[i]);
 }
 
+/* The row of a table (of structs whose first member is the name) named as
+ * this process's case or role: cases and roles of the tables are registered
+ * under their row's name, all with one function. */
+static const void *row_of_this_process(const void *rows, size_t row_size, size_t count, const char *table)
+{
+    for (size_t i = 0; i < count; i++) {
+        const void *row = (const char *)rows + i * row_size;
+        if (strcmp(*(const char *const *)row, ct_current_name()) == 0)
+            return row;
+    }
+    CT_FAIL("%s is in no row of %s", ct_current_name(), table);
+}
+#define ROW_OF_THIS_PROCESS(table) row_of_this_process(table, sizeof table[0], sizeof table / sizeof table[0], #table)
+
 /* ============================================================ the peer roles */
 
 /* A peer: `conformance --role NAME DIR DEVICE ID`, with the creator's event
@@ -186,12 +200,7 @@ static const struct peer_role {
 
 static int run_peer_role(int argc, char **argv)
 {
-    const struct peer_role *role = NULL;
-    for (size_t i = 0; i < sizeof peer_roles / sizeof peer_roles[0]; i++)
-        if (strcmp(peer_roles[i].name, ct_current_name()) == 0)
-            role = &peer_roles[i];
-    if (!role)
-        CT_FAIL("role %s is in no row of peer_roles", ct_current_name());
+    const struct peer_role *role = ROW_OF_THIS_PROCESS(peer_roles);
     struct peer p = {.dir = argv[0]};
     p.device = arg_int(argc, argv, 1, "device");
     p.id = arg_int(argc, argv, 2, "id");
@@ -595,12 +604,7 @@ static const struct peer_case peer_cases[] = {
 
 static void run_peer_case(void)
 {
-    const struct peer_case *spec = NULL;
-    for (size_t i = 0; i < sizeof peer_cases / sizeof peer_cases[0]; i++)
-        if (strcmp(peer_cases[i].name, ct_current_name()) == 0)
-            spec = &peer_cases[i];
-    if (!spec)
-        CT_FAIL("case %s is in no row of peer_cases", ct_current_name());
+    const struct peer_case *spec = ROW_OF_THIS_PROCESS(peer_cases);
     if (spec->watchdog_s)
         ct_set_watchdog(spec->watchdog_s);
     struct creator c = {.spec = spec, .dir = case_dir()};
