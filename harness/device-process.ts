@@ -133,9 +133,6 @@ process.once('SIGTERM', () => {
   die();
 });
 
-// A hang report asks for a Node diagnostic report; only a free event loop gets to answer.
-watchHangRequests((reply) => sendToParent(reply));
-
 let job: Job | null;
 try {
   job = readJob();
@@ -150,6 +147,8 @@ if (job === null) {
   // parent somehow lives on.
   setTimeout(() => process.exit(2), NO_JOB_EXIT_MS);
 } else {
+  // A hang report asks for a Node diagnostic report; only a free event loop gets to answer.
+  watchHangRequests(job, (reply) => sendToParent(reply));
   // Until finish() exits: a body that awaits something no handle backs (a promise that never
   // settles) must leave a running process, reported at the deadline as idle, not one that exits 0.
   setInterval(() => undefined, 2 ** 30);

@@ -15,18 +15,15 @@
  */
 import { writeFileSync } from 'node:fs';
 import { diagnosticReportFile, readHangRequest } from '../src/orchestrator/hang-files';
-import { ENV } from '../src/env';
 
 /** How often the main thread looks for a hang request (the parent waits up to 1 s for main threads). */
 const REQUEST_POLL_MS = 100;
 
 type Diagnosed = { type: 'diagnosed'; file: string | null };
 
-/** Main thread: answers each new hang request of the scenario directory with a Node diagnostic report. */
-export function watchHangRequests(send: (m: Diagnosed) => void): void {
-  const dir = process.env[ENV.dir];
-  const role = process.env[ENV.role];
-  if (!dir || !role) return;
+/** Main thread: answers each new hang request of the job's scenario directory with a Node diagnostic report. */
+export function watchHangRequests(job: { dir: string; role: string }, send: (m: Diagnosed) => void): void {
+  const { dir, role } = job;
   let answered: string | null = null;
   setInterval(() => {
     const id = readHangRequest(dir);

@@ -25,10 +25,11 @@ export async function runScenarioRole(base: RoleContext, args: RoleEntryArgs): P
   const guarded = guardAfterReturn(owned.ctx, role.name);
   try {
     // Worker threads only call setDevice; aclInit must already have happened in this process.
+    // (base.acl also tells the threads which library to load.)
     if (role.thread) void base.acl;
     const [value, threads] = await Promise.all([
       role.run ? role.run(guarded.ctx) : undefined,
-      role.thread ? runRoleThreads({ args, device: base.device, index: base.index, dir: base.dir, threads: role.threads, deadline }) : undefined,
+      role.thread ? runRoleThreads({ args, mode: base.acl.library.mode, device: base.device, index: base.index, dir: base.dir, threads: role.threads, deadline }) : undefined,
     ]);
     const pending = guarded.pending();
     if (pending.length > 0) {

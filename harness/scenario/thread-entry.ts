@@ -23,7 +23,7 @@ export async function runScenarioThread(task: ThreadTask): Promise<ThreadOutcome
     const { loadAcl } = require('../../src/acl') as typeof import('../../src/acl');
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { Rendezvous } = require('../../src/rendezvous') as typeof import('../../src/rendezvous');
-    const acl = loadAcl();
+    const acl = loadAcl({ mode: task.mode });
     acl.setDevice(task.device);
     const { plan, role } = findRole(task.args);
     const label = `${role.name}.t${task.thread}`;

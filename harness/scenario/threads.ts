@@ -6,11 +6,18 @@ import * as path from 'node:path';
 import { callRecordTableAddress } from '../../src/acl/call-record';
 import type { RoleEntryArgs, ScenarioMark } from '../../src/scenario/types';
 import type { RoleError } from '../../src/orchestrator';
+import type { ResolvedMode } from '../../src/env';
 import { parseRoleError, protocolError, reviveError } from '../../src/orchestrator/wire-error';
 import { HARNESS_DIR } from '../../src/paths';
 
+/**
+ * Everything a worker thread knows of its process's job, handed down by the main thread (never
+ * read from the environment: the job is a device process's one channel for its settings).
+ */
 export interface ThreadTask {
   args: RoleEntryArgs;
+  /** The library the main thread loaded (what the job's mode resolved to). */
+  mode: ResolvedMode;
   device: number;
   index: number;
   dir: string;

@@ -1,7 +1,8 @@
 /*
  * memory.c - aclrtMalloc/Free, aclrtMallocHost/FreeHost, aclrtMemcpy,
- * aclrtMemcpyAsync and aclrtMemsetAsync (stream tasks, run in stream order),
- * and IPC memory (export key, pid whitelist, import, close).
+ * aclrtMemcpyAsync, aclrtMemsetAsync (stream tasks, run in stream order) and
+ * aclrtMemset, and the list of this process's address ranges (IPC memory,
+ * ipc_memory.c, adds imported ranges to it).
  *
  * Process-local address ranges live in one list guarded by rt.lock. A
  * queued copy holds a reference on the ranges it touches, so freeing or
@@ -16,19 +17,15 @@
 #include "stream.h"
 #include "sync.h"
 
-#include <inttypes.h>
 #include <stdio.h>
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* docs/zh/api_ref/11-07_IPC_memory_sharing.md: the key buffer is 65 bytes. */
-#define MEM_KEY_LEN 65
-
 static struct mem_region *regions; /* rt.lock */
 
-static size_t page_size(void)
+size_t memory_page_size(void)
 {
     long p = sysconf(_SC_PAGESIZE);
     return p > 0 ? (size_t)p : 4096u;
@@ -36,19 +33,14 @@ static size_t page_size(void)
 
 static size_t round_up_pages(size_t n)
 {
-    size_t p = page_size();
+    size_t p = memory_page_size();
     return (n + p - 1) / p * p;
 }
 
 /* Bytes before the data in an allocation's object: header and export state. */
-static size_t data_offset(void)
+size_t memory_data_offset(void)
 {
     return round_up_pages(sizeof(struct mem_shared));
-}
-
-static struct mem_shared *shared_of(const struct mem_region *r)
-{
-    return (struct mem_shared *)r->shm->hdr;
 }
 
 static void region_list(struct mem_region *r)
@@ -82,6 +74,21 @@ static void region_unref(struct mem_region *r)
     free(r);
 }
 
+void memory_region_drop(struct mem_region *r)
+{
+    region_unlist(r);
+    region_unref(r);
+}
+
+struct mem_region *memory_region_find(enum mem_kind kind, uint64_t id)
+{
+    struct mem_region *found = NULL;
+    for (struct mem_region *r = regions; r; r = r->next)
+        if (r->kind == kind && r->shm && r->shm->id == id)
+            found = r; /* the list is newest first: keep the oldest */
+    return found;
+}
+
 /* The live range holding [p, p + n), or NULL. */
 static struct mem_region *region_containing(const void *p, size_t n)
 {
@@ -93,8 +100,7 @@ static struct mem_region *region_containing(const void *p, size_t n)
     return NULL;
 }
 
-/* The live range starting exactly at p, or NULL. */
-static struct mem_region *region_at(const void *p)
+struct mem_region *memory_region_at(const void *p)
 {
     for (struct mem_region *r = regions; r; r = r->next)
         if (r->base == p)
@@ -117,34 +123,9 @@ static int is_device_kind(const struct mem_region *r)
     return r && (r->kind == MEM_DEVICE || r->kind == MEM_IMPORTED);
 }
 
-/* ---- keys: "cannstub-mem-<16 hex id>-<hex object size>" (at most 64 chars) ---- */
-
-static void format_key(char out[MEM_KEY_LEN], const struct shm_object *obj)
-{
-    snprintf(out, MEM_KEY_LEN, "%s%016" PRIx64 "-%zx", SHM_MEMORY_PREFIX, obj->id, obj->size);
-}
-
-static int parse_key(const char *key, uint64_t *id, size_t *size)
-{
-    size_t plen = strlen(SHM_MEMORY_PREFIX);
-    if (strnlen(key, MEM_KEY_LEN) >= MEM_KEY_LEN || strncmp(key, SHM_MEMORY_PREFIX, plen) != 0)
-        return -1;
-    char *end = NULL;
-    unsigned long long i = strtoull(key + plen, &end, 16);
-    if (end != key + plen + 16 || *end != '-')
-        return -1;
-    const char *s = end + 1;
-    unsigned long long sz = strtoull(s, &end, 16);
-    if (end == s || *end != '\0' || i == 0 || sz <= data_offset())
-        return -1;
-    *id = i;
-    *size = (size_t)sz;
-    return 0;
-}
-
 /* ---- allocation ---- */
 
-static aclError new_region(enum mem_kind kind, char *base, size_t bytes, int device, struct shm_object *shm,
+aclError memory_region_new(enum mem_kind kind, char *base, size_t bytes, int device, struct shm_object *shm,
                            struct mem_region **out)
 {
     struct mem_region *r = calloc(1, sizeof *r);
@@ -191,14 +172,14 @@ STUB_EXPORT aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolic
         rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "size %zu is too large", size);
     else if ((rc = rt_require_device(call, &d)) == ACL_SUCCESS) {
         size_t bytes = round_up_pages(size);
-        if (shm_create(SHM_MEMORY_PREFIX, data_offset() + bytes, NULL, NULL, &obj) != 0)
+        if (shm_create(SHM_MEMORY_PREFIX, memory_data_offset() + bytes, NULL, NULL, &obj) != 0)
             rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call,
                            "cannot create the shared-memory object of %zu bytes in /dev/shm", bytes);
         else {
             struct mem_shared *m = (struct mem_shared *)obj->hdr;
             m->device = d;
             m->bytes = bytes;
-            if (new_region(MEM_DEVICE, (char *)obj->hdr + data_offset(), bytes, d, obj, &r) != 0) {
+            if (memory_region_new(MEM_DEVICE, (char *)obj->hdr + memory_data_offset(), bytes, d, obj, &r) != 0) {
                 shm_release(obj);
                 rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "out of memory");
             } else
@@ -215,7 +196,7 @@ STUB_EXPORT aclError aclrtFree(void *devPtr)
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
-    struct mem_region *r = devPtr ? region_at(devPtr) : NULL;
+    struct mem_region *r = devPtr ? memory_region_at(devPtr) : NULL;
     if (!devPtr)
         rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "devPtr is NULL");
     else if (r && r->kind == MEM_IMPORTED)
@@ -225,8 +206,7 @@ STUB_EXPORT aclError aclrtFree(void *devPtr)
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
                        "%p is not the start of live device memory from aclrtMalloc (freed already?)", devPtr);
     else {
-        region_unlist(r);
-        region_unref(r); /* leaving the users table also ends the export for new imports */
+        memory_region_drop(r); /* leaving the users table also ends the export for new imports */
     }
     rt_leave();
     return rc;
@@ -247,9 +227,9 @@ STUB_EXPORT aclError aclrtMallocHost(void **hostPtr, size_t size)
         rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "size is 0: allocate at least 1 byte");
     else if ((rc = rt_require_device(call, &d))) /* ApiImpl::HostMalloc, api_impl.cc:2426-2430 */
         ;
-    else if (posix_memalign(&p, page_size(), size) != 0)
+    else if (posix_memalign(&p, memory_page_size(), size) != 0)
         rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "cannot allocate %zu bytes of host memory", size);
-    else if (new_region(MEM_HOST, p, size, -1, NULL, &r) != 0) {
+    else if (memory_region_new(MEM_HOST, p, size, -1, NULL, &r) != 0) {
         free(p);
         rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "out of memory");
     } else
@@ -264,16 +244,14 @@ STUB_EXPORT aclError aclrtFreeHost(void *hostPtr)
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
-    struct mem_region *r = hostPtr ? region_at(hostPtr) : NULL;
+    struct mem_region *r = hostPtr ? memory_region_at(hostPtr) : NULL;
     if (!hostPtr)
         rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "hostPtr is NULL");
     else if (!r || r->kind != MEM_HOST)
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
                        "%p is not live host memory from aclrtMallocHost (freed already, or device memory?)", hostPtr);
-    else {
-        region_unlist(r);
-        region_unref(r);
-    }
+    else
+        memory_region_drop(r);
     rt_leave();
     return rc;
 }
@@ -623,209 +601,6 @@ void memory_task_release(struct task *t)
             t->regions[i] = NULL;
         }
     }
-}
-
-/* ---- IPC memory ---- */
-
-/* This process's own allocation exported under key, or NULL. */
-static struct mem_region *exported_region(uint64_t id)
-{
-    for (struct mem_region *r = regions; r; r = r->next)
-        if (r->kind == MEM_DEVICE && r->shm->id == id)
-            return r;
-    return NULL;
-}
-
-STUB_EXPORT aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *key, size_t len, uint64_t flags)
-{
-    static const char *call = "aclrtIpcMemGetExportKey";
-    aclError rc = rt_enter(call);
-    if (rc)
-        return rc;
-    struct mem_region *r = devPtr ? region_at(devPtr) : NULL;
-    int d;
-    if (!devPtr || !key)
-        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "%s is NULL", !devPtr ? "devPtr" : "key");
-    else if (size == 0)
-        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "size is 0");
-    else if ((uint32_t)len == 0) /* passed on as uint32_t (src/acl/aclrt_impl/memory.cpp:1782) */
-        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
-                       "len %zu is 0 as the uint32_t the runtime takes: pass a key buffer of %d bytes", len,
-                       MEM_KEY_LEN);
-    else if (flags > ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION)
-        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
-                       "flags 0x%llx are invalid: use ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT (0, pid whitelist on) or "
-                       "ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION (0x1)",
-                       (unsigned long long)flags);
-    else if ((rc = rt_require_device(call, &d))) /* ApiImpl::IpcSetMemoryName, api_impl_standard_soc.cc:635-639 */
-        ;
-    else if ((uint32_t)len < MEM_KEY_LEN)
-        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "len %zu is too small: the key buffer must hold %d bytes", len,
-                       MEM_KEY_LEN);
-    else if (r && r->kind == MEM_IMPORTED)
-        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
-                       "%p is imported memory: only the exporter's own "
-                       "aclrtMalloc memory can be exported",
-                       devPtr);
-    else if (!r || r->kind != MEM_DEVICE)
-        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
-                       "%p is not the start of live device memory from aclrtMalloc (export the pointer it returned)",
-                       devPtr);
-    else if (size % page_size() != 0 || size > r->bytes)
-        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
-                       "size %zu is not a multiple of the %zu-byte page within the %zu-byte allocation: exported "
-                       "memory must be page-aligned (aclrtMalloc rounds sizes up to whole pages)",
-                       size, page_size(), r->bytes);
-    else {
-        struct mem_shared *m = shared_of(r);
-        shm_lock(r->shm);
-        m->exported = 1;
-        m->whitelist.enabled = (flags & ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION) ? 0 : 1;
-        shm_unlock(r->shm);
-        format_key(key, r->shm);
-    }
-    rt_leave();
-    return rc;
-}
-
-STUB_EXPORT aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num)
-{
-    static const char *call = "aclrtIpcMemSetImportPid";
-    aclError rc = rt_enter(call);
-    if (rc)
-        return rc;
-    uint64_t id = 0;
-    size_t size = 0;
-    struct mem_region *r = NULL;
-    int d;
-    if (!key || !pid)
-        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "%s is NULL", !key ? "key" : "pid");
-    else if ((int32_t)num <=
-             0) /* passed on as int32_t (src/acl/aclrt_impl/memory.cpp:1866); api_error.cc SetIpcMemPid */
-        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
-                       "num %zu is %d as the int32_t the runtime takes: pass 1 to 2^31-1 pids", num, (int32_t)num);
-    else if ((rc = rt_require_device(call, &d))) /* ApiImpl::SetIpcMemPid, api_impl.cc:4775-4779 */
-        ;
-    else if (parse_key(key, &id, &size) != 0 || !(r = exported_region(id)) || !shared_of(r)->exported)
-        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
-                       "\"%.64s\" is not a live export key of this process (call aclrtIpcMemGetExportKey first; "
-                       "closed exports cannot take pids)",
-                       key);
-    else {
-        shm_lock(r->shm);
-        rc = ipc_whitelist_add(&shared_of(r)->whitelist, call, pid, (size_t)(int32_t)num);
-        shm_unlock(r->shm);
-    }
-    rt_leave();
-    return rc;
-}
-
-STUB_EXPORT aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64_t flags)
-{
-    static const char *call = "aclrtIpcMemImportByKey";
-    aclError rc = rt_enter(call);
-    if (rc)
-        return rc;
-    uint64_t id = 0;
-    size_t size = 0;
-    int d;
-    struct shm_object *obj = NULL;
-    enum shm_open_result opened = SHM_OK;
-    struct mem_shared *m;
-    int32_t self = (int32_t)getpid();
-    int exported, allowed, device;
-    size_t bytes;
-    void *view = NULL;
-    size_t view_size = 0;
-    struct mem_region *r = NULL;
-    if (!devPtr || !key)
-        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "%s is NULL", !devPtr ? "devPtr" : "key");
-    else if (flags > ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS)
-        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
-                       "flags 0x%llx are invalid: use ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT (0) or "
-                       "ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS (0x1)",
-                       (unsigned long long)flags);
-    else if ((rc = rt_require_device(call, &d)))
-        ;
-    else if (parse_key(key, &id, &size) != 0)
-        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "\"%.64s\" is not a key from aclrtIpcMemGetExportKey", key);
-    else if ((opened = shm_open_by_id(SHM_MEMORY_PREFIX, id, size, NULL, &obj)) != SHM_OK)
-        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "key \"%.64s\" names no live export: %s", key,
-                       opened == SHM_FULL ? "too many processes have this memory open"
-                                          : "the exporter freed the memory, exited, or never exported it");
-    if (rc)
-        goto out;
-    m = (struct mem_shared *)obj->hdr;
-    shm_lock(obj);
-    exported = m->exported;
-    allowed = ipc_whitelist_allows(&m->whitelist, self, m->hdr.creator.pid);
-    device = m->device;
-    bytes = (size_t)m->bytes;
-    shm_unlock(obj);
-    if (!exported)
-        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
-                       "key \"%.64s\" was closed by its exporter (aclrtIpcMemClose): import before the exporter "
-                       "closes",
-                       key);
-    else if (!allowed)
-        rc = stub_fail(ACL_ERROR_RT_NO_PERMISSION, call,
-                       "pid %d is not on the whitelist of key \"%.64s\": the exporter must call "
-                       "aclrtIpcMemSetImportPid with this pid (aclrtDeviceGetBareTgid), or export with "
-                       "ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION",
-                       (int)self, key);
-    else if (!(view = plat_shm_open(obj->name, size, &view_size, NULL)))
-        rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "cannot map the memory of key \"%.64s\"", key);
-    else if (new_region(MEM_IMPORTED, (char *)view + data_offset(), bytes, device, obj, &r) != 0) {
-        plat_shm_unmap(view, view_size);
-        rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "out of memory");
-    }
-    if (rc) {
-        shm_release(obj);
-    } else {
-        r->view = view;
-        r->view_size = view_size;
-        *devPtr = r->base;
-    }
-out:
-    rt_leave();
-    return rc;
-}
-
-STUB_EXPORT aclError aclrtIpcMemClose(const char *key)
-{
-    static const char *call = "aclrtIpcMemClose";
-    aclError rc = rt_enter(call);
-    if (rc)
-        return rc;
-    uint64_t id = 0;
-    size_t size = 0;
-    struct mem_region *import = NULL, *own = NULL;
-    int d;
-    if (!key)
-        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "key is NULL");
-    else if ((rc = rt_require_device(call, &d))) /* ApiImpl::IpcCloseMemoryByName, api_impl_standard_soc.cc:748-751 */
-        ;
-    else if (parse_key(key, &id, &size) != 0)
-        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "\"%.64s\" is not a key from aclrtIpcMemGetExportKey", key);
-    else {
-        /* the oldest import of this key (the list is newest first) */
-        for (struct mem_region *r = regions; r; r = r->next)
-            if (r->kind == MEM_IMPORTED && r->shm->id == id)
-                import = r;
-        own = exported_region(id);
-        if (import) {
-            region_unlist(import);
-            region_unref(import);
-        } else if (own && shared_of(own)->exported) {
-            shm_lock(own->shm);
-            shared_of(own)->exported = 0; /* later imports fail; existing mappings keep working */
-            shm_unlock(own->shm);
-        } else
-            rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
-                           "key \"%.64s\" is neither imported nor exported by this process (closed already?)", key);
-    }
-    rt_leave();
-    return rc;
 }
 
 void memory_shutdown(void)

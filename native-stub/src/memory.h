@@ -1,7 +1,7 @@
 /*
  * memory.h - device memory (aclrtMalloc), host memory (aclrtMallocHost),
- * copies and memsets as stream tasks, and IPC memory (export key, pid
- * whitelist, import at a new address, close). See
+ * copies and memsets as stream tasks (memory.c), and IPC memory (export
+ * key, pid whitelist, import at a new address, close: ipc_memory.c). See
  * docs/acl-contract.md section 8.
  *
  * Every device allocation is its own named shared-memory object
@@ -51,6 +51,20 @@ struct mem_region {
 };
 
 struct task;
+
+/* The address ranges of this process, for ipc_memory.c (rt.lock held). */
+size_t memory_page_size(void);
+/* Bytes before the data in an allocation's object: header and export state. */
+size_t memory_data_offset(void);
+/* Lists a new range (refs 1); ACL_ERROR_RT_MEMORY_ALLOCATION when out of memory. */
+aclError memory_region_new(enum mem_kind kind, char *base, size_t bytes, int device, struct shm_object *shm,
+                           struct mem_region **out);
+/* The live range starting exactly at p, or NULL. */
+struct mem_region *memory_region_at(const void *p);
+/* The oldest live range of kind whose object has id, or NULL. */
+struct mem_region *memory_region_find(enum mem_kind kind, uint64_t id);
+/* Unlists r and drops its reference (queued copies keep it mapped until they ran). */
+void memory_region_drop(struct mem_region *r);
 
 /* Executor side (rt.lock NOT held). */
 void memory_task_run(struct task *t);

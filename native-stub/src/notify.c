@@ -11,6 +11,7 @@
  */
 #include "notify.h"
 
+#include "ipc_key.h"
 #include "mutant.h"
 
 #include "platform.h"
@@ -18,15 +19,9 @@
 #include "stream.h"
 #include "sync.h"
 
-#include <inttypes.h>
-#include <stdio.h>
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-/* docs/zh/api_ref/08_notify_management.md: the key buffer holds at least 65 bytes. */
-#define NOTIFY_KEY_LEN 65
 
 static struct notify *notifies; /* live notifies (rt.lock) */
 static uint64_t next_notify_id;
@@ -254,22 +249,10 @@ void notify_task_release(struct task *t)
 
 /* ---- IPC notify ---- */
 
-static void format_key(char out[NOTIFY_KEY_LEN], const struct shm_object *obj)
+static struct ipc_export_state export_state(struct shm_header *hdr)
 {
-    snprintf(out, NOTIFY_KEY_LEN, "%s%016" PRIx64, SHM_NOTIFY_PREFIX, obj->id);
-}
-
-static int parse_key(const char *key, uint64_t *id)
-{
-    size_t plen = strlen(SHM_NOTIFY_PREFIX);
-    if (strnlen(key, NOTIFY_KEY_LEN) != plen + 16 || strncmp(key, SHM_NOTIFY_PREFIX, plen) != 0)
-        return -1;
-    char *end = NULL;
-    unsigned long long v = strtoull(key + plen, &end, 16);
-    if (*end != '\0' || v == 0)
-        return -1;
-    *id = v;
-    return 0;
+    struct notify_shared *sh = (struct notify_shared *)hdr;
+    return (struct ipc_export_state){.exported = &sh->exported, .whitelist = &sh->whitelist};
 }
 
 STUB_EXPORT aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size_t len, uint64_t flags)
@@ -282,31 +265,23 @@ STUB_EXPORT aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size
     if (rc)
         return rc;
     if (len == 0)
-        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "len is 0: pass a key buffer of %d bytes", NOTIFY_KEY_LEN);
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "len is 0: pass a key buffer of %d bytes", IPC_KEY_LEN);
     else if (flags != ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT && flags != ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION)
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
                        "flags 0x%llx are invalid: use ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT (0, pid whitelist on) or "
                        "ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION (0x2)",
                        (unsigned long long)flags);
-    else if (len < NOTIFY_KEY_LEN)
+    else if (len < IPC_KEY_LEN)
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "len %zu is too small: the key buffer must hold %d bytes", len,
-                       NOTIFY_KEY_LEN);
+                       IPC_KEY_LEN);
     else if (!n->is_creator)
         rc = stub_fail(ACL_ERROR_RT_INTERNAL_ERROR, call, "an imported notify cannot be exported again");
-    else {
-        shm_lock(n->shm);
-        if (n->sh->exported)
-            rc = ACL_ERROR_RT_INTERNAL_ERROR;
-        else {
-            n->sh->exported = 1;
-            n->sh->whitelist.enabled = flags == ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION ? 0 : 1;
-        }
-        shm_unlock(n->shm);
-        if (rc)
-            stub_fail(rc, call, "this notify was exported already: a notify has one export key");
-        else
-            format_key(key, n->shm);
-    }
+    else if (ipc_export_begin(n->shm, export_state(n->shm->hdr),
+                              flags != ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION, 1))
+        rc = stub_fail(ACL_ERROR_RT_INTERNAL_ERROR, call,
+                       "this notify was exported already: a notify has one export key");
+    else
+        ipc_key_format(key, IPC_KEY_NOTIFY, n->shm);
     rt_leave();
     return rc;
 }
@@ -331,11 +306,8 @@ STUB_EXPORT aclError aclrtNotifySetImportPid(aclrtNotify notify, int32_t *pid, s
     else if (!n->is_creator || !n->sh->exported)
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
                        "the notify has no export key of this process: call aclrtNotifyGetExportKey first");
-    else {
-        shm_lock(n->shm);
-        rc = ipc_whitelist_add(&n->sh->whitelist, call, pid, (size_t)(int32_t)num);
-        shm_unlock(n->shm);
-    }
+    else
+        rc = ipc_export_add_pids(n->shm, export_state(n->shm->hdr), call, pid, (size_t)(int32_t)num);
     rt_leave();
     return rc;
 }
@@ -349,10 +321,6 @@ STUB_EXPORT aclError aclrtNotifyImportByKey(aclrtNotify *notify, const char *key
     uint64_t id = 0;
     int d;
     struct shm_object *obj = NULL;
-    enum shm_open_result opened = SHM_OK;
-    struct notify_shared *sh;
-    int32_t self = (int32_t)getpid();
-    int exported, allowed;
     struct notify *n = NULL;
     if (!notify || !key)
         rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "%s is NULL", !notify ? "notify" : "key");
@@ -363,32 +331,16 @@ STUB_EXPORT aclError aclrtNotifyImportByKey(aclrtNotify *notify, const char *key
                        (unsigned long long)flags);
     else if ((rc = rt_require_device(call, &d)))
         ;
-    else if (parse_key(key, &id) != 0)
+    else if (ipc_key_parse(key, IPC_KEY_NOTIFY, &id, NULL) != 0)
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "\"%.64s\" is not a key from aclrtNotifyGetExportKey", key);
-    else if ((opened = shm_open_by_id(SHM_NOTIFY_PREFIX, id, sizeof(struct notify_shared), NULL, &obj)) != SHM_OK)
-        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "key \"%.64s\" names no live notify: %s", key,
-                       opened == SHM_FULL ? "too many processes have this notify open"
-                                          : "its creator destroyed it or exited");
+    else
+        rc = ipc_key_import(call, IPC_KEY_NOTIFY, id, sizeof(struct notify_shared), key, export_state, &obj);
     if (rc)
         goto out;
-    sh = (struct notify_shared *)obj->hdr;
-    shm_lock(obj);
-    exported = sh->exported;
-    allowed = ipc_whitelist_allows(&sh->whitelist, self, sh->hdr.creator.pid);
-    shm_unlock(obj);
-    if (!exported)
-        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "key \"%.64s\" was never exported", key);
-    else if (!allowed)
-        rc = stub_fail(ACL_ERROR_RT_NO_PERMISSION, call,
-                       "pid %d is not on the whitelist of notify key \"%.64s\": the creator must call "
-                       "aclrtNotifySetImportPid with this pid (aclrtDeviceGetBareTgid), or export with "
-                       "ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION",
-                       (int)self, key);
-    else if (!(n = new_notify(obj, 0)))
-        rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "out of memory");
-    if (rc)
+    if (!(n = new_notify(obj, 0))) {
         shm_release(obj);
-    else
+        rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "out of memory");
+    } else
         *notify = handle_of(n);
 out:
     rt_leave();

@@ -6,6 +6,14 @@
  * talk to it through atomically published files in the case directory, or
  * through inherited pipes where a round trip per step is needed.
  * Cross-process timestamps are CLOCK_MONOTONIC, which is system-wide.
+ *
+ * Most cases share one choreography, run from two tables: the creator (the
+ * case, on device 0) makes a stream and an IPC event, optionally records it
+ * behind a gate, publishes its handle as "handle", starts its peers, runs
+ * the case's own steps, reaps the peers and tears down; each peer (a role)
+ * sets up its device, opens "handle", runs the role's own steps and tears
+ * down. The cases whose choreography differs (ping-pong over pipes, a
+ * creator that dies, a swarm of forks, foreign objects) follow the tables.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -41,274 +49,284 @@ static int arg_int(int argc, char **argv, int i, const char *what)
     return atoi(argv[i]);
 }
 
-/* ------------------------------------------------------------- consumer role */
-
-/* consumer DIR DEVICE ID: opens "handle", waits on it, proves it is blocked,
- * then reports the time its stream resumed in "resumed_ID". */
-CT_ROLE(consumer)
+/* The row of a table (of structs whose first member is the name) named as
+ * this process's case or role: cases and roles of the tables are registered
+ * under their row's name, all with one function. */
+static const void *row_of_this_process(const void *rows, size_t row_size, size_t count, const char *table)
 {
-    const char *dir = argv[0];
-    int device = arg_int(argc, argv, 1, "device");
-    int id = arg_int(argc, argv, 2, "id");
-    acl_up(device);
-    aclrtEvent e = ipc_open(await_handle(dir, "handle"));
+    for (size_t i = 0; i < count; i++) {
+        const void *row = (const char *)rows + i * row_size;
+        if (strcmp(*(const char *const *)row, ct_current_name()) == 0)
+            return row;
+    }
+    CT_FAIL("%s is in no row of %s", ct_current_name(), table);
+}
+#define ROW_OF_THIS_PROCESS(table) row_of_this_process(table, sizeof table[0], sizeof table / sizeof table[0], #table)
+
+/* ============================================================ the peer roles */
+
+/* A peer: `conformance --role NAME DIR DEVICE ID`, with the creator's event
+ * opened from "handle" on its device. */
+struct peer {
+    const char *dir;
+    int device;
+    int id;
+    aclrtIpcEventHandle handle;
+    aclrtEvent event;
+};
+
+/* consumer: waits on the event, proves it is blocked ("blocked_ID"), then
+ * reports the time its stream resumed in "resumed_ID". */
+static void consumer_steps(struct peer *p)
+{
     aclrtStream s = stream_new();
-    CT_OK(aclrtStreamWaitEvent(s, e));
+    CT_OK(aclrtStreamWaitEvent(s, p->event));
     aclrtEvent probe = local_event_new();
     CT_OK(aclrtRecordEvent(probe, s));
     struct stamp resumed;
     stamp_launch(s, &resumed);
     EXPECT_STREAM_BLOCKED(s);
     EXPECT_NOT_READY(probe);
-    EXPECT_NOT_READY(e); /* the creator's pending record, seen from here */
+    EXPECT_NOT_READY(p->event); /* the creator's pending record, seen from here */
     char name[32];
-    snprintf(name, sizeof name, "blocked_%d", id);
-    publish_flag(dir, name);
+    snprintf(name, sizeof name, "blocked_%d", p->id);
+    publish_flag(p->dir, name);
     EXPECT_STREAM_DRAINS(s);
-    snprintf(name, sizeof name, "resumed_%d", id);
-    publish_u64(dir, name, stamp_read(&resumed));
+    snprintf(name, sizeof name, "resumed_%d", p->id);
+    publish_u64(p->dir, name, stamp_read(&resumed));
     EXPECT_COMPLETE(probe);
     CT_OK(aclrtDestroyEvent(probe));
-    CT_OK(aclrtDestroyEvent(e));
     CT_OK(aclrtDestroyStream(s));
+}
+
+/* exporter: re-exports the creator's handle ("handle_back") and exports one
+ * of its own ("own_handle"), which the creator records and synchronizes. */
+static void exporter_steps(struct peer *p)
+{
+    aclrtIpcEventHandle back = handle_of(p->event);
+    aclrtIpcEventHandle again = handle_of(p->event);
+    CT_TRUE(handles_equal(&back, &again));
+    publish_bytes(p->dir, "handle_back", &back, sizeof back);
+    aclrtEvent own = ipc_event_new();
+    aclrtIpcEventHandle own_h = handle_of(own);
+    publish_bytes(p->dir, "own_handle", &own_h, sizeof own_h);
+    await_flag(p->dir, "done", PEER_TIMEOUT_MS);
+    /* the creator recorded our event and synchronized it */
+    EXPECT_COMPLETE(own);
+    CT_OK(aclrtDestroyEvent(own));
+}
+
+/* observer: sees the creator's pending record ("saw_pending"), then
+ * synchronizes on it ("synced_at"; it never records: the synchronize must
+ * not miss the completion). */
+static void observer_steps(struct peer *p)
+{
+    EXPECT_NOT_READY(p->event);
+    CT_CODE(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, aclrtSynchronizeEventWithTimeout(p->event, 50));
+    EXPECT_NOT_READY(p->event);
+    publish_flag(p->dir, "saw_pending");
+    CT_OK(aclrtSynchronizeEvent(p->event));
+    publish_u64(p->dir, "synced_at", now_ns());
+    EXPECT_COMPLETE(p->event);
+}
+
+/* remote_recorder: records the creator's event from a held stream
+ * ("recorded") and releases it when told ("release" -> "released_at"). */
+static void remote_recorder_steps(struct peer *p)
+{
+    aclrtStream s = stream_new();
+    struct gate *g = gate_hold(s);
+    CT_OK(aclrtRecordEvent(p->event, s));
+    EXPECT_NOT_READY(p->event);
+    publish_flag(p->dir, "recorded");
+    await_flag(p->dir, "release", PEER_TIMEOUT_MS);
+    publish_u64(p->dir, "released_at", gate_release(g));
+    CT_OK(aclrtSynchronizeStream(s));
+    await_flag(p->dir, "done", PEER_TIMEOUT_MS);
+    CT_OK(aclrtDestroyStream(s));
+}
+
+/* survivor: opens before the creator destroys ("opened", "destroyed"),
+ * keeps working after. */
+static void survivor_steps(struct peer *p)
+{
+    publish_flag(p->dir, "opened");
+    await_flag(p->dir, "destroyed", PEER_TIMEOUT_MS);
+    aclrtStream s = stream_new(), waiter = stream_new();
+    struct gate *g = gate_hold(s);
+    CT_OK(aclrtRecordEvent(p->event, s));
+    EXPECT_NOT_READY(p->event);
+    CT_OK(aclrtStreamWaitEvent(waiter, p->event));
+    EXPECT_STREAM_BLOCKED(waiter);
+    gate_release(g);
+    EXPECT_STREAM_DRAINS(waiter);
+    CT_OK(aclrtSynchronizeEvent(p->event));
+    EXPECT_COMPLETE(p->event);
+    CT_OK(aclrtDestroyStream(s));
+    CT_OK(aclrtDestroyStream(waiter));
+}
+
+/* die_in_lock: run with ACL_STUB_TEST_DIE_IN_LOCK=1 (README-stub.md): the
+ * stub SIGKILLs this process inside the event's shared lock, when the
+ * completed record releases its slot (refcount 1 -> 0, done byte still set). */
+static void die_in_lock_steps(struct peer *p)
+{
+    aclrtStream s = stream_new();
+    CT_OK(aclrtRecordEvent(p->event, s));
+    aclrtSynchronizeStream(s);
+    sleep_ms(2000); /* the executor thread kills us while we sleep */
+    CT_FAIL("still alive: ACL_STUB_TEST_DIE_IN_LOCK=1 did not make the stub die inside the lock "
+            "(see README-stub.md for the hook)");
+}
+
+/* last_user: opens ("opened"), outlives the creator's destroy
+ * ("creator_destroyed"), then leaves. */
+static void last_user_steps(struct peer *p)
+{
+    publish_flag(p->dir, "opened");
+    await_flag(p->dir, "creator_destroyed", PEER_TIMEOUT_MS);
+    if (!stub_object_exists(&p->handle))
+        CT_FAIL("the object vanished while this process still had the event open");
+}
+
+static const struct peer_role {
+    const char *name;
+    void (*steps)(struct peer *p);
+} peer_roles[] = {
+    {"consumer", consumer_steps},   {"exporter", exporter_steps},
+    {"observer", observer_steps},   {"remote_recorder", remote_recorder_steps},
+    {"survivor", survivor_steps},   {"die_in_lock", die_in_lock_steps},
+    {"last_user", last_user_steps},
+};
+
+static int run_peer_role(int argc, char **argv)
+{
+    const struct peer_role *role = ROW_OF_THIS_PROCESS(peer_roles);
+    struct peer p = {.dir = argv[0]};
+    p.device = arg_int(argc, argv, 1, "device");
+    p.id = arg_int(argc, argv, 2, "id");
+    acl_up(p.device);
+    p.handle = await_handle(p.dir, "handle");
+    p.event = ipc_open(p.handle);
+    role->steps(&p);
+    CT_OK(aclrtDestroyEvent(p.event));
     acl_down();
     return 0;
 }
 
-/* The creator side of a blocking test: ACL up on device 0, an IPC event
- * whose record is pending behind a gate, and its handle published as
- * dir/"handle". */
-struct pending_creator {
+/* ================================================= the creator and its cases */
+
+#define MAX_PEERS 8
+
+struct peer_case;
+
+/* The case process: ACL up on device 0, a stream, an IPC event whose handle
+ * is published as "handle" (its record pending behind gate when the case
+ * says so), and the peers, one per device of the case. */
+struct creator {
+    const struct peer_case *spec;
+    const char *dir;
     aclrtStream stream;
-    aclrtEvent event;
+    aclrtEvent event; /* NULL once the case destroyed it */
+    aclrtIpcEventHandle handle;
     struct gate *gate;
+    pid_t peers[MAX_PEERS]; /* 0 once reaped */
+    int finalized;          /* the case ran aclFinalize itself */
 };
 
-static struct pending_creator start_pending_creator(const char *dir)
+struct peer_case {
+    const char *name;
+    const char *role; /* a row of peer_roles */
+    int devices[MAX_PEERS];
+    int peer_count;
+    int pending;       /* the event's record waits behind a gate before the peers start */
+    const char *env;   /* one VAR=value for the peers, or NULL */
+    int peer_exit;     /* each peer's expected exit status */
+    int watchdog_s;    /* 0: the default */
+    void (*steps)(struct creator *c);
+};
+
+/* Expects every peer still running to exit with the case's status. */
+static void reap_peers(struct creator *c)
 {
-    struct pending_creator c;
-    acl_up(0);
-    c.stream = stream_new();
-    c.event = ipc_event_new();
-    c.gate = gate_hold(c.stream);
-    CT_OK(aclrtRecordEvent(c.event, c.stream));
-    aclrtIpcEventHandle h = handle_of(c.event);
-    publish_bytes(dir, "handle", &h, sizeof h);
-    return c;
+    for (int i = 0; i < c->spec->peer_count; i++) {
+        if (c->peers[i])
+            expect_exit(c->peers[i], c->spec->peer_exit, PEER_TIMEOUT_MS);
+        c->peers[i] = 0;
+    }
 }
 
-/* Creator with a pending record; consumers on the given devices must all stay
- * blocked until the one record executes. */
-static void run_blocked_consumers(const int *devices, int count)
+/* Consumers on the case's devices must all stay blocked until the one
+ * pending record executes. */
+static void blocked_consumers_steps(struct creator *c)
 {
-    const char *dir = case_dir();
-    struct pending_creator c = start_pending_creator(dir);
-    aclrtStream s = c.stream;
-    aclrtEvent e = c.event;
-    struct gate *g = c.gate;
-    pid_t pids[8];
-    char dev_text[8][16], id_text[8][16];
-    for (int i = 0; i < count; i++) {
-        snprintf(dev_text[i], sizeof dev_text[i], "%d", devices[i]);
-        snprintf(id_text[i], sizeof id_text[i], "%d", i);
-        const char *args[] = {dir, dev_text[i], id_text[i], NULL};
-        pids[i] = spawn_role("consumer", args, NULL);
-    }
+    int count = c->spec->peer_count;
     for (int i = 0; i < count; i++) {
         char name[32];
         snprintf(name, sizeof name, "blocked_%d", i);
-        await_flag(dir, name, PEER_TIMEOUT_MS);
+        await_flag(c->dir, name, PEER_TIMEOUT_MS);
     }
     sleep_ms(20); /* consumers are parked; give a broken stub time to let them through */
     for (int i = 0; i < count; i++) {
         char name[32];
         snprintf(name, sizeof name, "resumed_%d", i);
-        if (file_exists(dir, name))
+        if (file_exists(c->dir, name))
             CT_FAIL("consumer %d resumed before the record executed", i);
     }
-    uint64_t released = gate_release(g);
+    uint64_t released = gate_release(c->gate);
     ct_note("released the producer at %llu", (unsigned long long)released);
     for (int i = 0; i < count; i++) {
         char name[32];
         snprintf(name, sizeof name, "resumed_%d", i);
-        uint64_t resumed = await_u64(dir, name, PEER_TIMEOUT_MS);
-        ct_note("consumer %d (device %d) resumed %.3f ms after the release", i, devices[i],
+        uint64_t resumed = await_u64(c->dir, name, PEER_TIMEOUT_MS);
+        ct_note("consumer %d (device %d) resumed %.3f ms after the release", i, c->spec->devices[i],
                 (double)((int64_t)(resumed - released)) / 1e6);
         EXPECT_AFTER(resumed, released);
-        expect_exit(pids[i], 0, PEER_TIMEOUT_MS);
     }
-    CT_OK(aclrtDestroyEvent(e));
-    CT_OK(aclrtDestroyStream(s));
-    acl_down();
 }
 
-CT_CASE(procs_wait_blocks_across_processes_same_device)
+static void handle_identity_steps(struct creator *c)
 {
-    int devices[] = {0};
-    run_blocked_consumers(devices, 1);
-}
-
-CT_CASE(procs_wait_blocks_across_processes_other_device)
-{
-    int devices[] = {5};
-    run_blocked_consumers(devices, 1);
-}
-
-CT_CASE(procs_several_waiters_released_by_one_record)
-{
-    int devices[] = {0, 1, 2};
-    run_blocked_consumers(devices, 3);
-}
-
-/* ------------------------------------------------------------ handle identity */
-
-/* exporter DIR DEVICE: re-exports the creator's handle and exports one of its own. */
-CT_ROLE(exporter)
-{
-    const char *dir = argv[0];
-    acl_up(arg_int(argc, argv, 1, "device"));
-    aclrtIpcEventHandle h = await_handle(dir, "handle");
-    aclrtEvent opened = ipc_open(h);
-    aclrtIpcEventHandle back = handle_of(opened);
-    aclrtIpcEventHandle again = handle_of(opened);
-    CT_TRUE(handles_equal(&back, &again));
-    publish_bytes(dir, "handle_back", &back, sizeof back);
-    aclrtEvent own = ipc_event_new();
-    aclrtIpcEventHandle own_h = handle_of(own);
-    publish_bytes(dir, "own_handle", &own_h, sizeof own_h);
-    await_flag(dir, "done", PEER_TIMEOUT_MS);
-    /* the creator recorded our event and synchronized it */
-    EXPECT_COMPLETE(own);
-    CT_OK(aclrtDestroyEvent(own));
-    CT_OK(aclrtDestroyEvent(opened));
-    acl_down();
-    return 0;
-}
-
-CT_CASE(procs_handle_identity_across_processes)
-{
-    const char *dir = case_dir();
-    acl_up(0);
-    aclrtEvent e = ipc_event_new();
-    aclrtIpcEventHandle h = handle_of(e);
-    publish_bytes(dir, "handle", &h, sizeof h);
-    const char *args[] = {dir, "1", NULL};
-    pid_t pid = spawn_role("exporter", args, NULL);
-    aclrtIpcEventHandle back = await_handle(dir, "handle_back");
-    if (!handles_equal(&h, &back))
+    aclrtIpcEventHandle back = await_handle(c->dir, "handle_back");
+    if (!handles_equal(&c->handle, &back))
         CT_FAIL("the handle exported by another process that opened the event differs from the creator's");
-    aclrtIpcEventHandle own = await_handle(dir, "own_handle");
-    CT_TRUE(!handles_equal(&h, &own));
+    aclrtIpcEventHandle own = await_handle(c->dir, "own_handle");
+    CT_TRUE(!handles_equal(&c->handle, &own));
     /* the creator can open an event created by another process */
     aclrtEvent theirs = ipc_open(own);
-    aclrtStream s = stream_new();
-    CT_OK(aclrtRecordEvent(theirs, s));
+    CT_OK(aclrtRecordEvent(theirs, c->stream));
     CT_OK(aclrtSynchronizeEvent(theirs));
-    publish_flag(dir, "done");
-    expect_exit(pid, 0, PEER_TIMEOUT_MS);
+    publish_flag(c->dir, "done");
+    reap_peers(c);
     CT_OK(aclrtDestroyEvent(theirs));
-    CT_OK(aclrtDestroyEvent(e));
-    CT_OK(aclrtDestroyStream(s));
-    acl_down();
 }
 
-/* ------------------------------------------------- NOT_READY from another process */
-
-/* observer DIR DEVICE: sees the creator's pending record, then synchronizes on
- * it (it never records: the synchronize must not miss the completion). */
-CT_ROLE(observer)
+static void pending_not_ready_steps(struct creator *c)
 {
-    const char *dir = argv[0];
-    acl_up(arg_int(argc, argv, 1, "device"));
-    aclrtEvent e = ipc_open(await_handle(dir, "handle"));
-    EXPECT_NOT_READY(e);
-    CT_CODE(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, aclrtSynchronizeEventWithTimeout(e, 50));
-    EXPECT_NOT_READY(e);
-    publish_flag(dir, "saw_pending");
-    CT_OK(aclrtSynchronizeEvent(e));
-    publish_u64(dir, "synced_at", now_ns());
-    EXPECT_COMPLETE(e);
-    CT_OK(aclrtDestroyEvent(e));
-    acl_down();
-    return 0;
-}
-
-CT_CASE(procs_pending_record_not_ready_from_another_process)
-{
-    const char *dir = case_dir();
-    acl_up(0);
-    aclrtStream s = stream_new();
-    aclrtEvent e = ipc_event_new();
-    struct gate *g = gate_hold(s);
-    CT_OK(aclrtRecordEvent(e, s));
-    aclrtIpcEventHandle h = handle_of(e);
-    publish_bytes(dir, "handle", &h, sizeof h);
-    const char *args[] = {dir, "0", NULL};
-    pid_t pid = spawn_role("observer", args, NULL);
-    await_flag(dir, "saw_pending", PEER_TIMEOUT_MS);
+    await_flag(c->dir, "saw_pending", PEER_TIMEOUT_MS);
     sleep_ms(20);
-    CT_TRUE(!file_exists(dir, "synced_at"));
-    uint64_t released = gate_release(g);
-    EXPECT_AFTER(await_u64(dir, "synced_at", PEER_TIMEOUT_MS), released);
-    expect_exit(pid, 0, PEER_TIMEOUT_MS);
-    CT_OK(aclrtDestroyEvent(e));
-    CT_OK(aclrtDestroyStream(s));
-    acl_down();
+    CT_TRUE(!file_exists(c->dir, "synced_at"));
+    uint64_t released = gate_release(c->gate);
+    EXPECT_AFTER(await_u64(c->dir, "synced_at", PEER_TIMEOUT_MS), released);
 }
 
-/* ------------------------------------------------- importer records, creator waits */
-
-/* remote_recorder DIR DEVICE: records the creator's event from a held stream
- * and releases it when told. */
-CT_ROLE(remote_recorder)
+static void importer_records_steps(struct creator *c)
 {
-    const char *dir = argv[0];
-    acl_up(arg_int(argc, argv, 1, "device"));
-    aclrtEvent e = ipc_open(await_handle(dir, "handle"));
-    aclrtStream s = stream_new();
-    struct gate *g = gate_hold(s);
-    CT_OK(aclrtRecordEvent(e, s));
-    EXPECT_NOT_READY(e);
-    publish_flag(dir, "recorded");
-    await_flag(dir, "release", PEER_TIMEOUT_MS);
-    publish_u64(dir, "released_at", gate_release(g));
-    CT_OK(aclrtSynchronizeStream(s));
-    await_flag(dir, "done", PEER_TIMEOUT_MS);
-    CT_OK(aclrtDestroyEvent(e));
-    CT_OK(aclrtDestroyStream(s));
-    acl_down();
-    return 0;
-}
-
-CT_CASE(procs_importer_records_and_creator_waits)
-{
-    const char *dir = case_dir();
-    acl_up(0);
-    aclrtStream s = stream_new();
-    aclrtEvent e = ipc_event_new();
-    aclrtIpcEventHandle h = handle_of(e);
-    publish_bytes(dir, "handle", &h, sizeof h);
-    const char *args[] = {dir, "3", NULL};
-    pid_t pid = spawn_role("remote_recorder", args, NULL);
-    await_flag(dir, "recorded", PEER_TIMEOUT_MS);
+    aclrtStream s = c->stream;
+    aclrtEvent e = c->event;
+    await_flag(c->dir, "recorded", PEER_TIMEOUT_MS);
     EXPECT_NOT_READY(e);
     CT_CODE(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, aclrtSynchronizeEventWithTimeout(e, 20));
     CT_OK(aclrtStreamWaitEvent(s, e));
     struct stamp resumed;
     stamp_launch(s, &resumed);
     EXPECT_STREAM_BLOCKED(s);
-    publish_flag(dir, "release");
+    publish_flag(c->dir, "release");
     EXPECT_STREAM_DRAINS(s);
-    EXPECT_AFTER(stamp_read(&resumed), await_u64(dir, "released_at", PEER_TIMEOUT_MS));
+    EXPECT_AFTER(stamp_read(&resumed), await_u64(c->dir, "released_at", PEER_TIMEOUT_MS));
     EXPECT_COMPLETE(e);
-    publish_flag(dir, "done");
-    expect_exit(pid, 0, PEER_TIMEOUT_MS);
-    CT_OK(aclrtDestroyEvent(e));
-    CT_OK(aclrtDestroyStream(s));
-    acl_down();
+    publish_flag(c->dir, "done");
 }
-
-/* ------------------------------------------- finalize while bound to a pending record */
 
 struct blocked_sync {
     aclrtEvent event;
@@ -345,20 +363,12 @@ static int thread_sleeps_in_futex(pid_t tid)
 /* Another process holds the event's current record pending. aclFinalize must
  * not hang on our stream's wait bound to it, nor on a host thread inside
  * aclrtSynchronizeEvent(-1), which returns 507000. */
-CT_CASE(procs_finalize_releases_waits_on_a_peer_pending_record)
+static void finalize_steps(struct creator *c)
 {
-    const char *dir = case_dir();
-    acl_up(0);
-    aclrtStream s = stream_new();
-    aclrtEvent e = ipc_event_new();
-    aclrtIpcEventHandle h = handle_of(e);
-    publish_bytes(dir, "handle", &h, sizeof h);
-    const char *args[] = {dir, "1", NULL};
-    pid_t pid = spawn_role("remote_recorder", args, NULL);
-    await_flag(dir, "recorded", PEER_TIMEOUT_MS);
-    CT_OK(aclrtStreamWaitEvent(s, e));
-    EXPECT_STREAM_BLOCKED(s);
-    struct blocked_sync b = {.event = e};
+    await_flag(c->dir, "recorded", PEER_TIMEOUT_MS);
+    CT_OK(aclrtStreamWaitEvent(c->stream, c->event));
+    EXPECT_STREAM_BLOCKED(c->stream);
+    struct blocked_sync b = {.event = c->event};
     pthread_t thread;
     CT_TRUE(pthread_create(&thread, NULL, synchronize_forever, &b) == 0);
     /* the thread must be parked inside the synchronize, not about to enter it */
@@ -371,12 +381,270 @@ CT_CASE(procs_finalize_releases_waits_on_a_peer_pending_record)
         sleep_ms(parked ? 50 : 1);
     }
     acl_down();
+    c->finalized = 1;
     pthread_join(thread, NULL);
     CT_EQ(ACL_ERROR_RT_INTERNAL_ERROR, b.code);
-    publish_flag(dir, "release");
-    publish_flag(dir, "done");
-    expect_exit(pid, 0, PEER_TIMEOUT_MS);
+    publish_flag(c->dir, "release");
+    publish_flag(c->dir, "done");
 }
+
+static void creator_destroy_steps(struct creator *c)
+{
+    await_flag(c->dir, "opened", PEER_TIMEOUT_MS);
+    CT_OK(aclrtDestroyEvent(c->event));
+    c->event = NULL;
+    aclrtEvent sentinel = (aclrtEvent)0x5e4711e1, again = sentinel;
+    CT_CODE(ACL_ERROR_RT_INVALID_HANDLE, aclrtIpcOpenEventHandle(c->handle, &again));
+    CT_TRUE(again == sentinel);
+    const char *args[] = {c->dir, "1", NULL};
+    pid_t late = spawn_role("late_opener", args, NULL);
+    expect_exit(late, 0, PEER_TIMEOUT_MS);
+    publish_flag(c->dir, "destroyed");
+}
+
+/* The peer died inside the event's shared lock. */
+static void peer_killed_in_lock_steps(struct creator *c)
+{
+    aclrtStream s = c->stream, waiter = stream_new();
+    aclrtEvent e = c->event;
+    reap_peers(c); /* killed: the hook fired */
+    /* Nothing here may hang on the dead owner's lock (the watchdog would fire),
+     * and its half-released slot must not make a new record look done. */
+    EXPECT_COMPLETE(e);
+    CT_OK(aclrtSynchronizeEventWithTimeout(e, 1000));
+    for (int round = 0; round < 3; round++) {
+        struct gate *g = gate_hold(s);
+        CT_OK(aclrtRecordEvent(e, s));
+        EXPECT_NOT_READY(e);
+        CT_OK(aclrtStreamWaitEvent(waiter, e));
+        struct stamp resumed;
+        stamp_launch(waiter, &resumed);
+        EXPECT_STREAM_BLOCKED(waiter);
+        uint64_t released = gate_release(g);
+        EXPECT_STREAM_DRAINS(waiter);
+        EXPECT_AFTER(stamp_read(&resumed), released);
+        EXPECT_COMPLETE(e);
+    }
+    /* and another process can still join and block on a pending record */
+    struct gate *g = gate_hold(s);
+    CT_OK(aclrtRecordEvent(e, s));
+    const char *consumer_args[] = {c->dir, "2", "0", NULL};
+    pid_t consumer = spawn_role("consumer", consumer_args, NULL);
+    await_flag(c->dir, "blocked_0", PEER_TIMEOUT_MS);
+    uint64_t released = gate_release(g);
+    EXPECT_AFTER(await_u64(c->dir, "resumed_0", PEER_TIMEOUT_MS), released);
+    expect_exit(consumer, 0, PEER_TIMEOUT_MS);
+    CT_OK(aclrtDestroyStream(waiter));
+}
+
+static void last_user_steps_of_creator(struct creator *c)
+{
+    aclrtStream s = c->stream;
+    /* 1: the opener leaves first, the creator is the last user (another event) */
+    aclrtEvent e = ipc_event_new();
+    aclrtIpcEventHandle h = handle_of(e);
+    aclrtEvent own_open = ipc_open(h);
+    CT_TRUE(stub_object_exists(&h));
+    CT_OK(aclrtDestroyEvent(own_open));
+    CT_TRUE(stub_object_exists(&h));
+    CT_OK(aclrtRecordEvent(e, s));
+    /* The stream, not the event: a synchronized event's record task may still be letting go of
+     * the event, and destroy (which never blocks) then frees it when that task ends. A drained
+     * stream has no task left holding it, so the destroy below must remove the object at once. */
+    CT_OK(aclrtSynchronizeStream(s));
+    CT_OK(aclrtDestroyEvent(e));
+    if (stub_object_exists(&h))
+        CT_FAIL("the creator was the last user and destroyed its event, but the object is still in /dev/shm");
+    /* 2: another process outlives the creator's destroy and removes it */
+    await_flag(c->dir, "opened", PEER_TIMEOUT_MS);
+    CT_OK(aclrtDestroyEvent(c->event));
+    c->event = NULL;
+    publish_flag(c->dir, "creator_destroyed");
+    reap_peers(c);
+    if (stub_object_exists(&c->handle))
+        CT_FAIL("the last user (another process) left, but the object is still in /dev/shm");
+}
+
+/* docs/acl-contract.md section 5.6: CANN has no limit on the processes that
+ * open one IPC event; the stub must take at least 1024 (the old stub refused
+ * the 64th). SWARM_SIZE processes open the event and wait on a pending
+ * record at the same time. */
+#ifndef SWARM_SIZE
+#define SWARM_SIZE 128 /* a manual run may build with -DSWARM_SIZE=1024 */
+#endif
+
+static int swarm_member_done;
+
+static void swarm_member_report_failure(void *dir)
+{
+    if (!swarm_member_done)
+        publish_flag(dir, "swarm_failed");
+}
+
+/* One swarm member, in a child forked before any ACL call. */
+static void swarm_member(const char *dir, int id)
+{
+    ct_on_cleanup(swarm_member_report_failure, (void *)dir);
+    acl_up(id % 8);
+    aclrtEvent e = ipc_open(await_handle(dir, "handle"));
+    aclrtStream s = stream_new();
+    CT_OK(aclrtStreamWaitEvent(s, e));
+    CT_CODE(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, aclrtSynchronizeStreamWithTimeout(s, 1));
+    char name[32];
+    snprintf(name, sizeof name, "bound_%d", id);
+    publish_flag(dir, name);
+    CT_OK(aclrtSynchronizeStreamWithTimeout(s, 4 * PEER_TIMEOUT_MS));
+    CT_OK(aclrtDestroyEvent(e));
+    CT_OK(aclrtDestroyStream(s));
+    acl_down();
+    swarm_member_done = 1;
+}
+
+/* opener_swarm DIR N: forks N - 1 children (before touching ACL, so no
+ * runtime is ever forked) and is the Nth member itself; exits 0 when all did. */
+CT_ROLE(opener_swarm)
+{
+    const char *dir = argv[0];
+    int n = arg_int(argc, argv, 1, "processes");
+    pid_t kids[SWARM_SIZE];
+    if (n < 1 || n > SWARM_SIZE)
+        CT_FAIL("opener_swarm: %d processes, expected 1..%d", n, SWARM_SIZE);
+    for (int i = 1; i < n; i++) {
+        kids[i] = fork();
+        if (kids[i] < 0)
+            CT_FAIL("fork: %s", strerror(errno));
+        if (kids[i] == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the swarm */
+            ct_set_watchdog(25);
+            swarm_member(dir, i);
+            exit(0);
+        }
+    }
+    swarm_member(dir, 0);
+    int failed = 0;
+    for (int i = 1; i < n; i++) {
+        int status = 0;
+        if (waitpid(kids[i], &status, 0) != kids[i] || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            failed++;
+    }
+    if (failed)
+        CT_FAIL("%d of %d swarm members failed (their output is above)", failed, n);
+    return 0;
+}
+
+static void swarm_steps(struct creator *c)
+{
+    uint64_t deadline = now_ns() + 20ull * 1000000000ull;
+    for (int i = 0; i < SWARM_SIZE; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "bound_%d", i);
+        while (!file_exists(c->dir, name)) {
+            if (file_exists(c->dir, "swarm_failed"))
+                CT_FAIL("a swarm member failed before member %d was bound (its output is above)", i);
+            if (now_ns() > deadline)
+                CT_FAIL("member %d of %d never bound its wait", i, SWARM_SIZE);
+            sleep_ms(5);
+        }
+    }
+    EXPECT_NOT_READY(c->event);
+    gate_release(c->gate);
+    expect_exit(c->peers[0], 0, 20000);
+    c->peers[0] = 0;
+}
+
+static const struct peer_case peer_cases[] = {
+    {"procs_wait_blocks_across_processes_same_device",
+     "consumer",
+     {0},
+     1,
+     .pending = 1,
+     .steps = blocked_consumers_steps},
+    {"procs_wait_blocks_across_processes_other_device",
+     "consumer",
+     {5},
+     1,
+     .pending = 1,
+     .steps = blocked_consumers_steps},
+    {"procs_several_waiters_released_by_one_record",
+     "consumer",
+     {0, 1, 2},
+     3,
+     .pending = 1,
+     .steps = blocked_consumers_steps},
+    {"procs_handle_identity_across_processes", "exporter", {1}, 1, .steps = handle_identity_steps},
+    {"procs_pending_record_not_ready_from_another_process",
+     "observer",
+     {0},
+     1,
+     .pending = 1,
+     .steps = pending_not_ready_steps},
+    {"procs_importer_records_and_creator_waits", "remote_recorder", {3}, 1, .steps = importer_records_steps},
+    {"procs_finalize_releases_waits_on_a_peer_pending_record", "remote_recorder", {1}, 1, .steps = finalize_steps},
+    {"procs_creator_destroy_keeps_openers_working_and_refuses_new_opens",
+     "survivor",
+     {1},
+     1,
+     .steps = creator_destroy_steps},
+    {"procs_peer_killed_while_holding_the_lock",
+     "die_in_lock",
+     {1},
+     1,
+     .env = "ACL_STUB_TEST_DIE_IN_LOCK=1",
+     .peer_exit = 128 + SIGKILL,
+     .steps = peer_killed_in_lock_steps},
+    {"procs_last_user_removes_the_shared_object", "last_user", {1}, 1, .steps = last_user_steps_of_creator},
+    /* the swarm's one peer is opener_swarm, which takes a count where the others take a device */
+    {"ipc_procs_many_processes_open_and_wait_on_one_event",
+     "opener_swarm",
+     {SWARM_SIZE},
+     1,
+     .pending = 1,
+     .watchdog_s = 25,
+     .steps = swarm_steps},
+};
+
+static void run_peer_case(void)
+{
+    const struct peer_case *spec = ROW_OF_THIS_PROCESS(peer_cases);
+    if (spec->watchdog_s)
+        ct_set_watchdog(spec->watchdog_s);
+    struct creator c = {.spec = spec, .dir = case_dir()};
+    acl_up(0);
+    c.stream = stream_new();
+    c.event = ipc_event_new();
+    if (spec->pending) {
+        c.gate = gate_hold(c.stream);
+        CT_OK(aclrtRecordEvent(c.event, c.stream));
+    }
+    c.handle = handle_of(c.event);
+    publish_bytes(c.dir, "handle", &c.handle, sizeof c.handle);
+    for (int i = 0; i < spec->peer_count; i++) {
+        char device[16], id[16];
+        snprintf(device, sizeof device, "%d", spec->devices[i]);
+        snprintf(id, sizeof id, "%d", i);
+        const char *args[] = {c.dir, device, id, NULL};
+        const char *env[] = {spec->env, NULL};
+        c.peers[i] = spawn_role(spec->role, args, env);
+    }
+    spec->steps(&c);
+    reap_peers(&c);
+    if (c.finalized)
+        return;
+    if (c.event)
+        CT_OK(aclrtDestroyEvent(c.event));
+    CT_OK(aclrtDestroyStream(c.stream));
+    acl_down();
+}
+
+__attribute__((constructor)) static void register_table_cases(void)
+{
+    for (size_t i = 0; i < sizeof peer_roles / sizeof peer_roles[0]; i++)
+        ct_register_role(peer_roles[i].name, run_peer_role);
+    for (size_t i = 0; i < sizeof peer_cases / sizeof peer_cases[0]; i++)
+        ct_register_case(peer_cases[i].name, run_peer_case);
+}
+
+/* ======================================== cases with their own choreography */
 
 /* ------------------------------------------------------ 1000 rounds, ping-pong */
 
@@ -475,32 +743,7 @@ CT_CASE(procs_reuse_1000_rounds_ping_pong)
     acl_down();
 }
 
-/* ------------------------------------------- creator destroys / exits / crashes */
-
-/* survivor DIR DEVICE: opens before the creator destroys, keeps working after. */
-CT_ROLE(survivor)
-{
-    const char *dir = argv[0];
-    acl_up(arg_int(argc, argv, 1, "device"));
-    aclrtEvent e = ipc_open(await_handle(dir, "handle"));
-    publish_flag(dir, "opened");
-    await_flag(dir, "destroyed", PEER_TIMEOUT_MS);
-    aclrtStream s = stream_new(), waiter = stream_new();
-    struct gate *g = gate_hold(s);
-    CT_OK(aclrtRecordEvent(e, s));
-    EXPECT_NOT_READY(e);
-    CT_OK(aclrtStreamWaitEvent(waiter, e));
-    EXPECT_STREAM_BLOCKED(waiter);
-    gate_release(g);
-    EXPECT_STREAM_DRAINS(waiter);
-    CT_OK(aclrtSynchronizeEvent(e));
-    EXPECT_COMPLETE(e);
-    CT_OK(aclrtDestroyEvent(e));
-    CT_OK(aclrtDestroyStream(s));
-    CT_OK(aclrtDestroyStream(waiter));
-    acl_down();
-    return 0;
-}
+/* ------------------------------------------- creator gone */
 
 /* late_opener DIR DEVICE: the open must fail with 107017, *event untouched. */
 CT_ROLE(late_opener)
@@ -514,27 +757,6 @@ CT_ROLE(late_opener)
         CT_FAIL("refused open overwrote *event");
     acl_down();
     return 0;
-}
-
-CT_CASE(procs_creator_destroy_keeps_openers_working_and_refuses_new_opens)
-{
-    const char *dir = case_dir();
-    acl_up(0);
-    aclrtEvent e = ipc_event_new();
-    aclrtIpcEventHandle h = handle_of(e);
-    publish_bytes(dir, "handle", &h, sizeof h);
-    const char *args[] = {dir, "1", NULL};
-    pid_t survivor = spawn_role("survivor", args, NULL);
-    await_flag(dir, "opened", PEER_TIMEOUT_MS);
-    CT_OK(aclrtDestroyEvent(e));
-    aclrtEvent sentinel = (aclrtEvent)0x5e4711e1, again = sentinel;
-    CT_CODE(ACL_ERROR_RT_INVALID_HANDLE, aclrtIpcOpenEventHandle(h, &again));
-    CT_TRUE(again == sentinel);
-    pid_t late = spawn_role("late_opener", args, NULL);
-    expect_exit(late, 0, PEER_TIMEOUT_MS);
-    publish_flag(dir, "destroyed");
-    expect_exit(survivor, 0, PEER_TIMEOUT_MS);
-    acl_down();
 }
 
 /* short_lived_creator DIR MODE: creates an event, publishes its handle, then
@@ -590,66 +812,7 @@ CT_CASE(procs_open_after_creator_was_killed_returns_107017)
     expect_open_after_creator_gone("crash", 128 + SIGKILL);
 }
 
-/* ---------------------------------------------------- peer killed in the lock */
-
-/* die_in_lock DIR DEVICE: run with ACL_STUB_TEST_DIE_IN_LOCK=1 (README-stub.md):
- * the stub SIGKILLs this process inside the event's shared lock, when the
- * completed record releases its slot (refcount 1 -> 0, done byte still set). */
-CT_ROLE(die_in_lock)
-{
-    const char *dir = argv[0];
-    acl_up(arg_int(argc, argv, 1, "device"));
-    aclrtEvent e = ipc_open(await_handle(dir, "handle"));
-    aclrtStream s = stream_new();
-    CT_OK(aclrtRecordEvent(e, s));
-    aclrtSynchronizeStream(s);
-    sleep_ms(2000); /* the executor thread kills us while we sleep */
-    CT_FAIL("still alive: ACL_STUB_TEST_DIE_IN_LOCK=1 did not make the stub die inside the lock "
-            "(see README-stub.md for the hook)");
-}
-
-CT_CASE(procs_peer_killed_while_holding_the_lock)
-{
-    const char *dir = case_dir();
-    acl_up(0);
-    aclrtStream s = stream_new(), waiter = stream_new();
-    aclrtEvent e = ipc_event_new();
-    aclrtIpcEventHandle h = handle_of(e);
-    publish_bytes(dir, "handle", &h, sizeof h);
-    const char *args[] = {dir, "1", NULL};
-    const char *env[] = {"ACL_STUB_TEST_DIE_IN_LOCK=1", NULL};
-    expect_exit(spawn_role("die_in_lock", args, env), 128 + SIGKILL, PEER_TIMEOUT_MS);
-    /* Nothing here may hang on the dead owner's lock (the watchdog would fire),
-     * and its half-released slot must not make a new record look done. */
-    EXPECT_COMPLETE(e);
-    CT_OK(aclrtSynchronizeEventWithTimeout(e, 1000));
-    for (int round = 0; round < 3; round++) {
-        struct gate *g = gate_hold(s);
-        CT_OK(aclrtRecordEvent(e, s));
-        EXPECT_NOT_READY(e);
-        CT_OK(aclrtStreamWaitEvent(waiter, e));
-        struct stamp resumed;
-        stamp_launch(waiter, &resumed);
-        EXPECT_STREAM_BLOCKED(waiter);
-        uint64_t released = gate_release(g);
-        EXPECT_STREAM_DRAINS(waiter);
-        EXPECT_AFTER(stamp_read(&resumed), released);
-        EXPECT_COMPLETE(e);
-    }
-    /* and another process can still join and block on a pending record */
-    struct gate *g = gate_hold(s);
-    CT_OK(aclrtRecordEvent(e, s));
-    const char *consumer_args[] = {dir, "2", "0", NULL};
-    pid_t consumer = spawn_role("consumer", consumer_args, NULL);
-    await_flag(dir, "blocked_0", PEER_TIMEOUT_MS);
-    uint64_t released = gate_release(g);
-    EXPECT_AFTER(await_u64(dir, "resumed_0", PEER_TIMEOUT_MS), released);
-    expect_exit(consumer, 0, PEER_TIMEOUT_MS);
-    CT_OK(aclrtDestroyEvent(e));
-    CT_OK(aclrtDestroyStream(waiter));
-    CT_OK(aclrtDestroyStream(s));
-    acl_down();
-}
+/* ---------------------------------------------------- last user killed while unlinking */
 
 /* die_in_unlink DIR: run with ACL_STUB_TEST_DIE_IN_LOCK=unlink (README-stub.md):
  * the only user destroys its event and is SIGKILLed inside the shared lock
@@ -684,158 +847,6 @@ CT_CASE(procs_last_user_killed_while_unlinking_is_reclaimed)
     aclrtEvent sentinel = (aclrtEvent)0x5e4711e1, e = sentinel;
     CT_CODE(ACL_ERROR_RT_INVALID_HANDLE, aclrtIpcOpenEventHandle(h, &e));
     CT_TRUE(e == sentinel);
-    acl_down();
-}
-
-/* ------------------------------------------------ the last user removes the object */
-
-/* last_user DIR DEVICE: opens, outlives the creator's destroy, then leaves. */
-CT_ROLE(last_user)
-{
-    const char *dir = argv[0];
-    acl_up(arg_int(argc, argv, 1, "device"));
-    aclrtIpcEventHandle h = await_handle(dir, "handle");
-    aclrtEvent e = ipc_open(h);
-    publish_flag(dir, "opened");
-    await_flag(dir, "creator_destroyed", PEER_TIMEOUT_MS);
-    if (!stub_object_exists(&h))
-        CT_FAIL("the object vanished while this process still had the event open");
-    CT_OK(aclrtDestroyEvent(e));
-    acl_down();
-    return 0;
-}
-
-CT_CASE(procs_last_user_removes_the_shared_object)
-{
-    const char *dir = case_dir();
-    acl_up(0);
-    aclrtStream s = stream_new();
-    /* 1: the opener leaves first, the creator is the last user */
-    aclrtEvent e = ipc_event_new();
-    aclrtIpcEventHandle h = handle_of(e);
-    aclrtEvent own_open = ipc_open(h);
-    CT_TRUE(stub_object_exists(&h));
-    CT_OK(aclrtDestroyEvent(own_open));
-    CT_TRUE(stub_object_exists(&h));
-    CT_OK(aclrtRecordEvent(e, s));
-    /* The stream, not the event: a synchronized event's record task may still be letting go of
-     * the event, and destroy (which never blocks) then frees it when that task ends. A drained
-     * stream has no task left holding it, so the destroy below must remove the object at once. */
-    CT_OK(aclrtSynchronizeStream(s));
-    CT_OK(aclrtDestroyEvent(e));
-    if (stub_object_exists(&h))
-        CT_FAIL("the creator was the last user and destroyed its event, but the object is still in /dev/shm");
-    /* 2: another process outlives the creator's destroy and removes it */
-    e = ipc_event_new();
-    h = handle_of(e);
-    publish_bytes(dir, "handle", &h, sizeof h);
-    const char *args[] = {dir, "1", NULL};
-    pid_t pid = spawn_role("last_user", args, NULL);
-    await_flag(dir, "opened", PEER_TIMEOUT_MS);
-    CT_OK(aclrtDestroyEvent(e));
-    publish_flag(dir, "creator_destroyed");
-    expect_exit(pid, 0, PEER_TIMEOUT_MS);
-    if (stub_object_exists(&h))
-        CT_FAIL("the last user (another process) left, but the object is still in /dev/shm");
-    CT_OK(aclrtDestroyStream(s));
-    acl_down();
-}
-
-/* ------------------------------------------- many processes on one event */
-
-/* docs/acl-contract.md section 5.6: CANN has no limit on the processes that
- * open one IPC event; the stub must take at least 1024 (the old stub refused
- * the 64th). SWARM_SIZE processes open the event and wait on a pending
- * record at the same time. */
-#ifndef SWARM_SIZE
-#define SWARM_SIZE 128 /* a manual run may build with -DSWARM_SIZE=1024 */
-#endif
-
-static int swarm_member_done;
-
-static void swarm_member_report_failure(void *dir)
-{
-    if (!swarm_member_done)
-        publish_flag(dir, "swarm_failed");
-}
-
-/* One swarm member, in a child forked before any ACL call. */
-static void swarm_member(const char *dir, int id)
-{
-    ct_on_cleanup(swarm_member_report_failure, (void *)dir);
-    acl_up(id % 8);
-    aclrtEvent e = ipc_open(await_handle(dir, "handle"));
-    aclrtStream s = stream_new();
-    CT_OK(aclrtStreamWaitEvent(s, e));
-    CT_CODE(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, aclrtSynchronizeStreamWithTimeout(s, 1));
-    char name[32];
-    snprintf(name, sizeof name, "bound_%d", id);
-    publish_flag(dir, name);
-    CT_OK(aclrtSynchronizeStreamWithTimeout(s, 4 * PEER_TIMEOUT_MS));
-    CT_OK(aclrtDestroyEvent(e));
-    CT_OK(aclrtDestroyStream(s));
-    acl_down();
-    swarm_member_done = 1;
-}
-
-/* opener_swarm DIR N: forks N - 1 children (before touching ACL, so no
- * runtime is ever forked) and is the Nth member itself; exits 0 when all did. */
-CT_ROLE(opener_swarm)
-{
-    const char *dir = argv[0];
-    int n = arg_int(argc, argv, 1, "processes");
-    pid_t kids[SWARM_SIZE];
-    if (n < 1 || n > SWARM_SIZE)
-        CT_FAIL("opener_swarm: %d processes, expected 1..%d", n, SWARM_SIZE);
-    for (int i = 1; i < n; i++) {
-        kids[i] = fork();
-        if (kids[i] < 0)
-            CT_FAIL("fork: %s", strerror(errno));
-        if (kids[i] == 0) {
-            prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the swarm */
-            ct_set_watchdog(25);
-            swarm_member(dir, i);
-            exit(0);
-        }
-    }
-    swarm_member(dir, 0);
-    int failed = 0;
-    for (int i = 1; i < n; i++) {
-        int status = 0;
-        if (waitpid(kids[i], &status, 0) != kids[i] || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-            failed++;
-    }
-    if (failed)
-        CT_FAIL("%d of %d swarm members failed (their output is above)", failed, n);
-    return 0;
-}
-
-CT_CASE(ipc_procs_many_processes_open_and_wait_on_one_event)
-{
-    ct_set_watchdog(25);
-    const char *dir = case_dir();
-    struct pending_creator c = start_pending_creator(dir);
-    char count[16];
-    snprintf(count, sizeof count, "%d", SWARM_SIZE);
-    const char *args[] = {dir, count, NULL};
-    pid_t swarm = spawn_role("opener_swarm", args, NULL);
-    uint64_t deadline = now_ns() + 20ull * 1000000000ull;
-    for (int i = 0; i < SWARM_SIZE; i++) {
-        char name[32];
-        snprintf(name, sizeof name, "bound_%d", i);
-        while (!file_exists(dir, name)) {
-            if (file_exists(dir, "swarm_failed"))
-                CT_FAIL("a swarm member failed before member %d was bound (its output is above)", i);
-            if (now_ns() > deadline)
-                CT_FAIL("member %d of %d never bound its wait", i, SWARM_SIZE);
-            sleep_ms(5);
-        }
-    }
-    EXPECT_NOT_READY(c.event);
-    gate_release(c.gate);
-    expect_exit(swarm, 0, 20000);
-    CT_OK(aclrtDestroyEvent(c.event));
-    CT_OK(aclrtDestroyStream(c.stream));
     acl_down();
 }
 

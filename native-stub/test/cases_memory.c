@@ -479,6 +479,58 @@ CT_CASE(ipc_mem_export_rules)
     acl_down();
 }
 
+/* Expects an import of key, with its character at i replaced by c, to fail
+ * with 107000 for memory (mem 1) or a notify (mem 0). */
+static void expect_bent_key_refused(const char *key, size_t i, char c, int mem)
+{
+    char bent[EXPORT_KEY_LEN];
+    memcpy(bent, key, EXPORT_KEY_LEN);
+    bent[i] = c;
+    void *q = NULL;
+    aclrtNotify n = NULL;
+    if (mem)
+        CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtIpcMemImportByKey(&q, bent, 0));
+    else
+        CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtNotifyImportByKey(&n, bent, 0));
+    CT_TRUE(q == NULL && n == NULL);
+}
+
+/* An import reads the whole key: a live object's key with another prefix,
+ * a cut or lengthened tail, or a key of the other kind names nothing. */
+CT_CASE(ipc_keys_of_live_objects_are_checked_whole)
+{
+    acl_up(0);
+    char *p = dev_alloc(PAGE);
+    char mem_key[EXPORT_KEY_LEN], nt_key[EXPORT_KEY_LEN];
+    export_key(p, PAGE, ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION, mem_key);
+    aclrtNotify n = NULL;
+    CT_OK(aclrtCreateNotify(&n, ACL_NOTIFY_DEFAULT));
+    memset(nt_key, 0, sizeof nt_key);
+    CT_OK(aclrtNotifyGetExportKey(n, nt_key, EXPORT_KEY_LEN, ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+    declare_key_owned(nt_key);
+    size_t mem_len = strlen(mem_key), nt_len = strlen(nt_key);
+    expect_bent_key_refused(mem_key, 0, 'x', 1);           /* another prefix, same length */
+    expect_bent_key_refused(nt_key, 0, 'x', 0);
+    expect_bent_key_refused(nt_key, nt_len, '0', 0);       /* a digit too many */
+    expect_bent_key_refused(mem_key, mem_len - 1, '\0', 1); /* a size cut short */
+    char *dash = strrchr(mem_key, '-');
+    CT_TRUE(dash != NULL);
+    expect_bent_key_refused(mem_key, (size_t)(dash - mem_key), '\0', 1); /* no size */
+    expect_bent_key_refused(mem_key, 0, mem_key[0], 0);                  /* a memory key as a notify's */
+    expect_bent_key_refused(nt_key, 0, nt_key[0], 1);                    /* and the other way */
+    /* the keys themselves still import */
+    void *q = NULL;
+    aclrtNotify imported = NULL;
+    CT_OK(aclrtIpcMemImportByKey(&q, mem_key, 0));
+    CT_OK(aclrtNotifyImportByKey(&imported, nt_key, 0));
+    CT_OK(aclrtIpcMemClose(mem_key));
+    CT_OK(aclrtDestroyNotify(imported));
+    CT_OK(aclrtIpcMemClose(mem_key));
+    CT_OK(aclrtFree(p));
+    CT_OK(aclrtDestroyNotify(n));
+    acl_down();
+}
+
 /* Import in the exporting process: a new address for the same memory; the
  * exporter's close ends new imports while existing mappings keep working. */
 CT_CASE(ipc_mem_import_maps_a_new_address_and_close_order)

@@ -13,13 +13,13 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BUILD_STUB_HINT, stubBuildDir } from './stub-build';
-import { ENV, modeFromEnv, type Mode } from '../env';
+import { ENV, modeFromEnv, type Mode, type ResolvedMode } from '../env';
 
 export type AclMode = Mode;
 export { parseMode } from '../env';
 
 export interface LibraryChoice {
-  mode: 'stub' | 'real';
+  mode: ResolvedMode;
   requested: AclMode;
   path: string;
   /** One line: which library and why. */

@@ -10,11 +10,11 @@ import { stubTamperingNotice } from '../mutants';
 import { probeDevices } from '../jest/probe';
 import { stubBuildDir } from '../acl/stub-build';
 import { IS_SOURCE_CHECKOUT, NATIVE_STUB_DIR, PACKAGE_ROOT } from '../paths';
-import { ENV } from '../env';
+import { ENV, type ResolvedMode } from '../env';
 
 export interface DoctorReport {
   requestedMode: AclMode;
-  mode: 'stub' | 'real' | null;
+  mode: ResolvedMode | null;
   library: string | null;
   reason: string;
   tried: string[];
@@ -36,7 +36,7 @@ export async function collectDoctorReport(mode: AclMode): Promise<DoctorReport> 
   let library: string | null = null;
   let reason: string;
   let tried: string[] = [];
-  let resolvedMode: 'stub' | 'real' | null = null;
+  let resolvedMode: ResolvedMode | null = null;
   try {
     const choice = resolveLibrary({ mode });
     [library, reason, tried, resolvedMode] = [choice.path, choice.reason, choice.tried, choice.mode];

@@ -82,6 +82,8 @@ export function envOff(name: EnvName, env: NodeJS.ProcessEnv = process.env): boo
 
 export const MODES = ['auto', 'stub', 'real'] as const;
 export type Mode = (typeof MODES)[number];
+/** The library a process loaded: what `auto` resolved to. */
+export type ResolvedMode = Exclude<Mode, 'auto'>;
 
 /** `source` names where the value came from (a variable, an option) in the error. */
 export function parseMode(value: string | undefined, source: string): Mode {

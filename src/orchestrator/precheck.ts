@@ -10,7 +10,7 @@ import { registerLive, unregisterLive, type Teardown } from './live-runs';
 import { checkMode } from './validate';
 import { PRECHECK_PIPE_FLAG, type PrecheckReport } from './protocol';
 import type { PrecheckOptions, PrecheckResult } from './types';
-import { ENV } from '../env';
+import { ENV, type ResolvedMode } from '../env';
 
 const PRECHECK_SCRIPT = harnessScript('precheck');
 export const DEFAULT_PRECHECK_TIMEOUT_MS = 20_000;
@@ -18,7 +18,7 @@ export const DEFAULT_PRECHECK_TIMEOUT_MS = 20_000;
 export function precheck(opts: PrecheckOptions = {}): Promise<PrecheckResult> {
   const mode = checkMode(opts.mode, 'precheck');
   const timeoutMs = opts.timeoutMs ?? DEFAULT_PRECHECK_TIMEOUT_MS;
-  const fallbackMode: 'stub' | 'real' = mode === 'real' ? 'real' : 'stub';
+  const fallbackMode: ResolvedMode = mode === 'real' ? 'real' : 'stub';
   const failed = (error: string): PrecheckResult => ({
     ok: false,
     mode: fallbackMode,

@@ -9,6 +9,7 @@
 
 import type { AclMode, RoleEntry, RoleError } from './types';
 import type { WaitingFor } from '../rendezvous';
+import type { ResolvedMode } from '../env';
 import { parseRoleError, type Parsed } from './wire-error';
 
 /** The child's file descriptor of its message pipe. */
@@ -88,7 +89,7 @@ export const PRECHECK_PIPE_FLAG = '--message-pipe';
 /** What the precheck child sends (and prints as its last stdout line). */
 export interface PrecheckReport {
   ok: boolean;
-  mode?: 'stub' | 'real';
+  mode?: ResolvedMode;
   library?: string;
   reason?: string;
   deviceCount?: number;

@@ -6,7 +6,7 @@ import type { Acl } from '../acl';
 import type { WaitGraph } from './wait-graph';
 import type { Rendezvous, WaitingFor } from '../rendezvous';
 import type { HappensBeforeReport } from '../trace/happens-before';
-import type { Mode } from '../env';
+import type { Mode, ResolvedMode } from '../env';
 import type { AclErrorInfo } from '../acl/errors';
 
 /** The mode union (src/env, the one home of CANN_HARNESS_MODE's values). */
@@ -193,7 +193,7 @@ export interface PrecheckOptions {
 
 export interface PrecheckResult {
   ok: boolean;
-  mode: 'stub' | 'real';
+  mode: ResolvedMode;
   library: string;
   reason: string;
   deviceCount: number;
