@@ -400,6 +400,17 @@ static void ref_regions(struct mem_region *r[2])
             r[i]->refs++;
 }
 
+/* Runs t on the calling thread, outside rt.lock (held on entry and on return):
+ * references keep its ranges mapped meanwhile. The synchronous copy and memset. */
+static void run_here(struct task *t)
+{
+    ref_regions(t->regions);
+    rt_leave();
+    memory_task_run(t);
+    sync_lock(&rt.lock);
+    memory_task_release(t);
+}
+
 STUB_EXPORT aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind)
 {
     static const char *call = "aclrtMemcpy";
@@ -410,12 +421,7 @@ STUB_EXPORT aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, siz
     int noop = 0;
     if ((rc = check_copy(call, dst, destMax, src, count, kind, 1, t.regions, &noop)) || noop)
         goto out;
-    /* copy outside rt.lock: references keep both ranges mapped meanwhile */
-    ref_regions(t.regions);
-    rt_leave();
-    memory_task_run(&t);
-    sync_lock(&rt.lock);
-    memory_task_release(&t);
+    run_here(&t);
 out:
     rt_leave();
     return rc;
@@ -573,13 +579,8 @@ STUB_EXPORT aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, s
         ;
     else if (count > maxCount)
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "count %zu is larger than maxCount %zu", count, maxCount);
-    else if (!(rc = check_memset_range(call, devPtr, count, &t.regions[0]))) {
-        ref_regions(t.regions);
-        rt_leave();
-        memory_task_run(&t);
-        sync_lock(&rt.lock);
-        memory_task_release(&t);
-    }
+    else if (!(rc = check_memset_range(call, devPtr, count, &t.regions[0])))
+        run_here(&t);
 out:
     rt_leave();
     return rc;

@@ -428,26 +428,18 @@ STUB_EXPORT aclError aclrtDestroyStream(aclrtStream stream)
     return rc;
 }
 
-/* timeout_ms: -1 forever, > 0 milliseconds (0 is refused after the handle check). */
-static aclError synchronize_stream(const char *call, aclrtStream stream, int32_t timeout_ms)
+/* Waits until every task submitted to s so far has run, or timeout_ms pass
+ * (-1: forever); rt.lock held. The wait of aclrtSynchronizeStream(WithTimeout)
+ * and of a pageable copy (for_copy: the messages say so). On return *task is
+ * the last task waited for, and *pending whether any was unfinished. */
+static aclError wait_drained(const char *call, struct stream *s, int32_t timeout_ms, int for_copy, uint64_t *task,
+                             int *pending)
 {
-    aclError rc = rt_enter(call);
-    if (rc)
-        return rc;
-    struct stream *s = NULL;
-    struct context *current = NULL;
-    uint64_t target = 0, target_task = 0, stream_id = 0, deadline;
-    int pending = 0;
+    aclError rc = ACL_SUCCESS;
+    uint64_t target = s->submitted, deadline = rt_deadline_after_ms(timeout_ms);
     int timed_out = 0;
-    /* ApiImpl::StreamSynchronize needs a current context for every stream
-     * (api_impl.cc:1704-1707); a stream of another context is accepted */
-    if ((rc = stream_check_handle(call, stream)) || (rc = rt_check_sync_timeout_nonzero(call, timeout_ms)) ||
-        (rc = ctx_require(call, &current)) || (rc = stream_resolve(call, stream, &s)))
-        goto out;
-    target = s->submitted;
-    target_task = s->task_seq;
-    pending = s->completed < target;
-    deadline = rt_deadline_after_ms(timeout_ms);
+    *task = s->task_seq;
+    *pending = s->completed < target;
     s->waiters++;
     while (!mutant_is(MUTANT_SYNC_NOOP) && s->completed < target && !s->cancelled && !timed_out)
         timed_out = rt_wait_progress(deadline) && s->completed < target;
@@ -457,26 +449,50 @@ static aclError synchronize_stream(const char *call, aclrtStream stream, int32_t
         rc = stub_fail(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, call, "stream still has %llu unfinished task(s) after %d ms",
                        (unsigned long long)(target - s->completed), (int)timeout_ms);
     else if (s->cancelled && s->completed < target)
-        rc = stub_fail(ACL_ERROR_RT_INTERNAL_ERROR, call, "the stream was cancelled by aclFinalize");
+        rc = stub_fail(ACL_ERROR_RT_INTERNAL_ERROR, call, "%s",
+                       for_copy
+                           ? "the stream was cancelled (aclFinalize or aclrtDestroyStreamForce) before the copy's turn"
+                           : "the stream was cancelled by aclFinalize");
     else if (s->sticky_error) {
-        rc = stub_fail(s->sticky_error, call, "a stream wait on a local event timed out");
+        rc = stub_fail(s->sticky_error, call, "%s",
+                       for_copy ? "a stream wait timed out before the copy's turn"
+                                : "a stream wait on a local event timed out");
         s->sticky_error = 0;
     }
-    if (pending && trace_enabled()) {
-        /* what it waited for: every task up to target_task on this stream */
+    if (*pending && trace_enabled()) {
+        /* what it waited for: every task up to *task on this stream */
         struct trace_record r = {.op = "sync",
                                  .kind = "stream",
                                  .device = s->device,
                                  .stream = s->id,
-                                 .task = target_task,
+                                 .task = *task,
                                  .slot = -1,
                                  .gen = -1,
                                  .rc = rc,
                                  .jitter_us = -1};
         trace_emit(&r);
     }
+    sync_cond_broadcast(&rt.progress); /* an executor that waits for the waiters to leave */
+    return rc;
+}
+
+/* timeout_ms: -1 forever, > 0 milliseconds (0 is refused after the handle check). */
+static aclError synchronize_stream(const char *call, aclrtStream stream, int32_t timeout_ms)
+{
+    aclError rc = rt_enter(call);
+    if (rc)
+        return rc;
+    struct stream *s = NULL;
+    struct context *current = NULL;
+    uint64_t target_task = 0, stream_id = 0;
+    int pending = 0;
+    /* ApiImpl::StreamSynchronize needs a current context for every stream
+     * (api_impl.cc:1704-1707); a stream of another context is accepted */
+    if ((rc = stream_check_handle(call, stream)) || (rc = rt_check_sync_timeout_nonzero(call, timeout_ms)) ||
+        (rc = ctx_require(call, &current)) || (rc = stream_resolve(call, stream, &s)))
+        goto out;
+    rc = wait_drained(call, s, timeout_ms, 0, &target_task, &pending);
     stream_id = s->id;
-    sync_cond_broadcast(&rt.progress);
 out:
     rt_leave();
     if (pending && rc == ACL_SUCCESS)
@@ -486,35 +502,9 @@ out:
 
 aclError stream_drain(const char *call, struct stream *s)
 {
-    aclError rc = ACL_SUCCESS;
-    uint64_t target = s->submitted, target_task = s->task_seq;
-    int pending = s->completed < target;
-    s->waiters++;
-    while (!mutant_is(MUTANT_SYNC_NOOP) && s->completed < target && !s->cancelled)
-        rt_wait_progress(0);
-    assert(s->waiters > 0);
-    s->waiters--;
-    if (s->cancelled && s->completed < target)
-        rc = stub_fail(ACL_ERROR_RT_INTERNAL_ERROR, call,
-                       "the stream was cancelled (aclFinalize or aclrtDestroyStreamForce) before the copy's turn");
-    else if (s->sticky_error) {
-        rc = stub_fail(s->sticky_error, call, "a stream wait timed out before the copy's turn");
-        s->sticky_error = 0;
-    }
-    if (pending && trace_enabled()) {
-        struct trace_record r = {.op = "sync",
-                                 .kind = "stream",
-                                 .device = s->device,
-                                 .stream = s->id,
-                                 .task = target_task,
-                                 .slot = -1,
-                                 .gen = -1,
-                                 .rc = rc,
-                                 .jitter_us = -1};
-        trace_emit(&r);
-    }
-    sync_cond_broadcast(&rt.progress); /* an executor that waits for the waiters to leave */
-    return rc;
+    uint64_t task;
+    int pending;
+    return wait_drained(call, s, -1, 1, &task, &pending);
 }
 
 STUB_EXPORT aclError aclrtSynchronizeStream(aclrtStream stream)
