@@ -137,9 +137,14 @@ browserTest('a passing run with --trace: one arrow per record → wait pair in t
   expect(pairs).toBe(2); // one record released both consumers
   expect(await page.$$eval('svg.timeline path.arrow', (a) => a.length)).toBe(pairs);
   await page.locator('#timeline').screenshot({ path: path.join(screenshots, 'timeline.png') }); // the README's picture
-  // Hover details and zoom.
-  const wait = page.locator('svg.timeline rect.bar').last();
-  await wait.hover();
+  // Hover details and zoom. The widest wait bar: a short one (a wait released at once) can lie
+  // under the end of its own release arrow, which then takes the pointer, for a person too.
+  const widestWait = await page.$$eval('svg.timeline rect.bar', (bars) => {
+    const WAIT_FILL = '#8250df'; // the colour of waits (COLORS in src/report/html/assets.ts)
+    const waits = bars.map((b, i) => ({ i, fill: b.getAttribute('fill'), w: Number(b.getAttribute('width')) })).filter((b) => b.fill === WAIT_FILL);
+    return waits.reduce((a, b) => (b.w > a.w ? b : a)).i;
+  });
+  await page.locator('svg.timeline rect.bar').nth(widestWait).hover();
   expect(await page.textContent('.tip')).toMatch(/^ipc_wait .*\nrole: consumer-\d@dev\d .*\n.*\nstart .*, took /);
   const width = () => page.$eval('svg.timeline', (svg) => Number(svg.getAttribute('width')));
   const before = await width();
