@@ -1,0 +1,195 @@
+/*
+ * common.c - what every call of libcannharness.so shares: error codes and
+ * their texts, the scenario's environment (directory, deadline), rendezvous
+ * names, directories opened without following links, and the fault hook.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api.h"
+
+API_EXPORT const char *cannharness_strerror(int code)
+{
+    switch (code) {
+    case CANNHARNESS_OK:
+        return "success";
+#define CANNHARNESS_TEXT_CASE(name, value, text) \
+    case CANNHARNESS_##name:                     \
+        return text;
+        CANNHARNESS_ERROR_MAP(CANNHARNESS_TEXT_CASE)
+#undef CANNHARNESS_TEXT_CASE
+    }
+    return "unknown error code";
+}
+
+API_EXPORT const char *cannharness_err_name(int code)
+{
+    switch (code) {
+    case CANNHARNESS_OK:
+        return "CANNHARNESS_OK";
+#define CANNHARNESS_NAME_CASE(name, value, text) \
+    case CANNHARNESS_##name:                     \
+        return "CANNHARNESS_" #name;
+        CANNHARNESS_ERROR_MAP(CANNHARNESS_NAME_CASE)
+#undef CANNHARNESS_NAME_CASE
+    }
+    return "?";
+}
+
+int api_report(int code, const char *call, const char *name, const char *fmt, ...)
+{
+    char why[1024];
+    va_list ap;
+    if (!call)
+        return code; /* a quiet attempt (the caller has a fallback) */
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    /* One fprintf: lines of concurrent threads do not interleave. */
+    if (name)
+        fprintf(stderr, "cannharness: %s(\"%.*s\"): %s (%s)\n", call, API_NAME_MAX, name, why, cannharness_err_name(code));
+    else
+        fprintf(stderr, "cannharness: %s: %s (%s)\n", call, why, cannharness_err_name(code));
+    return code;
+}
+
+/* ---- fault injection ---- */
+
+static const char *const fault_names[API_FAULT_POINTS] = {
+    "mkdir", "temp-open", "write", "sync", "rename", "inotify", "read", "marks-open", "marks-write"};
+static struct {
+    int armed;
+    long nth; /* 0: every use */
+    long uses;
+} faults[API_FAULT_POINTS];
+static pthread_once_t faults_once = PTHREAD_ONCE_INIT;
+
+/* A spec it does not understand is reported once and ignored (a test hook, never set in a run). */
+static void configure_faults(void)
+{
+    const char *spec = getenv("CANNHARNESS_API_FAULT");
+    while (spec && *spec) {
+        size_t len = strcspn(spec, ",");
+        size_t name_len = strcspn(spec, ",:");
+        int point = -1;
+        for (int i = 0; i < API_FAULT_POINTS; i++)
+            if (strlen(fault_names[i]) == name_len && strncmp(spec, fault_names[i], name_len) == 0)
+                point = i;
+        long nth = 0;
+        if (point >= 0 && name_len < len) {
+            char *end = NULL;
+            nth = strtol(spec + name_len + 1, &end, 10);
+            if (end != spec + len || nth <= 0)
+                point = -1;
+        }
+        if (point < 0) {
+            fprintf(stderr, "cannharness: CANNHARNESS_API_FAULT: \"%.*s\" is not <point>[:<nth>]; ignored\n",
+                    (int)len, spec);
+        } else {
+            faults[point].armed = 1;
+            faults[point].nth = nth;
+        }
+        spec += len + (spec[len] == ',');
+    }
+}
+
+int api_fault(enum api_fault point)
+{
+    pthread_once(&faults_once, configure_faults);
+    if (!faults[point].armed)
+        return 0;
+    long use = __atomic_add_fetch(&faults[point].uses, 1, __ATOMIC_RELAXED);
+    return faults[point].nth == 0 || faults[point].nth == use;
+}
+
+/* ---- names, environment, directories ---- */
+
+int api_valid_name(const char *name)
+{
+    if (!name || !name[0] || name[0] == '.')
+        return 0;
+    size_t n = 0;
+    for (; name[n]; n++) {
+        char c = name[n];
+        int ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+                 c == '-' || c == '.' || c == '@';
+        if (!ok || n >= API_NAME_MAX)
+            return 0;
+    }
+    return 1;
+}
+
+int api_open_scenario_dir(const char *call, const char *name, int *fd)
+{
+    const char *dir = getenv("CANN_HARNESS_DIR");
+    if (!dir || dir[0] != '/')
+        return api_report(CANNHARNESS_ENOENV, call, name,
+                          "CANN_HARNESS_DIR is %s: run this program as a role of a harness scenario, or set it to "
+                          "an absolute directory for a run by hand",
+                          dir ? "not an absolute path" : "not set");
+    /* The directory itself is the harness's (made with mkdtemp): its path may hold links, like /tmp. */
+    *fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (*fd < 0)
+        return api_report(CANNHARNESS_ENOENV, call, name, "cannot open CANN_HARNESS_DIR %s: %s", dir, strerror(errno));
+    return CANNHARNESS_OK;
+}
+
+int api_open_subdir(int dirfd, const char *sub, const char *call, const char *name, int *fd)
+{
+    int rc = CANNHARNESS_OK;
+    if (api_fault(FAULT_MKDIR))
+        errno = EACCES;
+    else if (mkdirat(dirfd, sub, 0755) == 0 || errno == EEXIST)
+        errno = 0;
+    if (errno != 0) {
+        rc = api_report(CANNHARNESS_ESYS, call, name, "cannot create %s/ in CANN_HARNESS_DIR: %s", sub, strerror(errno));
+        goto out;
+    }
+    *fd = openat(dirfd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (*fd >= 0)
+        goto out;
+    if (errno == ELOOP || errno == ENOTDIR)
+        rc = api_report(CANNHARNESS_EUNSAFE, call, name,
+                        "%s/ in CANN_HARNESS_DIR is a symbolic link or not a directory: refused (remove it; only "
+                        "the harness and its roles write there)",
+                        sub);
+    else
+        rc = api_report(CANNHARNESS_ESYS, call, name, "cannot open %s/ in CANN_HARNESS_DIR: %s", sub, strerror(errno));
+out:
+    return rc;
+}
+
+int api_deadline(const char *call, const char *name, int *has, uint64_t *deadline_ns)
+{
+    const char *v = getenv("CANN_HARNESS_DEADLINE_NS");
+    *has = 0;
+    if (!v || !v[0])
+        return CANNHARNESS_OK;
+    uint64_t ns = 0;
+    for (const char *p = v; *p; p++) {
+        if (*p < '0' || *p > '9' || ns > (UINT64_MAX - 9) / 10 || p - v >= 20)
+            return api_report(CANNHARNESS_EDEADLINE, call, name,
+                              "CANN_HARNESS_DEADLINE_NS=\"%.40s\" is not a decimal number of CLOCK_MONOTONIC "
+                              "nanoseconds (the harness sets it; unset it for no deadline)",
+                              v);
+        ns = ns * 10 + (uint64_t)(*p - '0');
+    }
+    *has = 1;
+    *deadline_ns = ns;
+    return CANNHARNESS_OK;
+}
+
+uint64_t api_monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}

@@ -1,0 +1,94 @@
+/*
+ * cannharness.h - the C API for native roles of cann-ipc-harness
+ * (libcannharness.so: link with `-lcannharness`, see README "The C API for
+ * native roles"). No libascendcl dependency: it works with the stub and with
+ * real CANN alike, and a TypeScript role of the same scenario sees what a C
+ * role publishes, and the other way round (the file layout of
+ * src/rendezvous/README.md).
+ *
+ * Every call reads its settings from the environment the harness gives a
+ * role: CANN_HARNESS_DIR (the scenario directory; required),
+ * CANN_HARNESS_ROLE (required by cannharness_mark) and
+ * CANN_HARNESS_DEADLINE_NS (absolute CLOCK_MONOTONIC ns of the scenario
+ * deadline: awaits give up there; unset = no deadline, e.g. a manual run).
+ *
+ * Names (values, signals, marks' roles) follow the rendezvous rules: 1-200
+ * characters from A-Z a-z 0-9 _ - . @, not starting with '.'. Mark names are
+ * 1-200 bytes without control characters.
+ *
+ * Every call returns CANNHARNESS_OK (0) or a negative cannharness_error, and
+ * on failure prints one line on stderr naming the call, the name, the file
+ * and the fix: "cannharness: <call>("<name>"): <why> (CANNHARNESS_E...)".
+ * All calls are thread-safe.
+ */
+#ifndef CANNHARNESS_H
+#define CANNHARNESS_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* XX(name, value, description): the error codes, in one table. */
+#define CANNHARNESS_ERROR_MAP(XX)                                                                  \
+    XX(EINVAL, -1, "invalid argument (a NULL pointer, or a name outside the rules)")              \
+    XX(ENOENV, -2, "CANN_HARNESS_DIR or CANN_HARNESS_ROLE is unset or invalid")                   \
+    XX(EDEADLINE, -3, "CANN_HARNESS_DEADLINE_NS is not a decimal number of nanoseconds")          \
+    XX(ETIMEDOUT, -4, "the scenario deadline passed before the awaited file appeared")            \
+    XX(E2BIG, -5, "the published value is larger than the buffer")                               \
+    XX(EUNSAFE, -6, "refused a symbolic link, a non-regular file or a file of another user")      \
+    XX(EREMOVED, -7, "the directory being watched was removed (the scenario is over)")            \
+    XX(ESYS, -8, "a system call failed (its errno is in the message)")
+
+typedef enum {
+    CANNHARNESS_OK = 0,
+#define CANNHARNESS_ERROR_ENUM(name, value, text) CANNHARNESS_##name = (value),
+    CANNHARNESS_ERROR_MAP(CANNHARNESS_ERROR_ENUM)
+#undef CANNHARNESS_ERROR_ENUM
+} cannharness_error;
+
+/* What a code means ("unknown error code" for others); never NULL. */
+const char *cannharness_strerror(int code);
+/* The code's name, e.g. "CANNHARNESS_ETIMEDOUT" ("CANNHARNESS_OK" for 0, "?" for others). */
+const char *cannharness_err_name(int code);
+
+/*
+ * Publishes len bytes (e.g. a 64-byte aclrtIpcEventHandle) as
+ * handles/<name>: written to a new temporary file (created exclusively,
+ * never through a link), flushed, then renamed into place, so a reader sees
+ * no file or the whole value. Publishing again replaces it atomically.
+ * data may be NULL when len is 0. A TypeScript role reads it with
+ * ctx.rendezvous.await(name), or ctx.openSharedEvent(name) for a handle.
+ */
+int cannharness_publish(const char *name, const void *data, size_t len);
+
+/*
+ * Waits until handles/<name> exists, then copies it into buf (cap bytes) and
+ * sets *len to its size. Blocks in the library (inotify; a 25 ms re-check
+ * only where inotify is unavailable) until the value appears or the scenario
+ * deadline passes (CANNHARNESS_ETIMEDOUT). A value larger than cap:
+ * CANNHARNESS_E2BIG, *len set to its size, buf untouched. buf may be NULL
+ * when cap is 0.
+ */
+int cannharness_await(const char *name, void *buf, size_t cap, size_t *len);
+
+/* Sends the one-shot signal <name> (an empty signals/<name>), as ctx.signal does. */
+int cannharness_signal(const char *name);
+
+/* Waits for signal <name> (from any role, C or TypeScript) like cannharness_await. */
+int cannharness_await_signal(const char *name);
+
+/*
+ * Records mark <name> now (CLOCK_MONOTONIC ns, the clock of the stub's trace
+ * and of TypeScript marks): one line "<ns> <name>\n" appended to
+ * marks/<role>.<pid>.marks. The harness adds the marks to the role's result,
+ * for the happens-before check and toHaveMarkOrder.
+ */
+int cannharness_mark(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
