@@ -185,27 +185,33 @@ out:
     return rc;
 }
 
-/* Reads what inotify has queued (we only need to know that something changed);
- * *removed = 1 if the watched directory went away. */
-static void drain_events(int ino, int *removed)
+/* Reads what inotify has queued: we only need to know that something changed. */
+static void drain_events(int ino)
 {
     _Alignas(struct inotify_event) char buf[4096];
-    for (;;) {
-        ssize_t n = read(ino, buf, sizeof buf);
-        if (n <= 0)
-            return;
-        for (char *p = buf; p < buf + n;) {
-            const struct inotify_event *e = (const struct inotify_event *)(void *)p;
-            if (e->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED))
-                *removed = 1;
-            p += sizeof *e + e->len;
-        }
+    while (read(ino, buf, sizeof buf) > 0) {
     }
+}
+
+/* Watches fd's directory (through /proc/self/fd: the one we opened, never a link) for mask. */
+static int watch_dir(int ino, int fd, uint32_t mask)
+{
+    char self[64];
+    snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+    return inotify_add_watch(ino, self, mask | IN_ONLYDIR);
+}
+
+/* 1 when the directory of fd was removed: the file can never appear. (Our open descriptor keeps
+ * the inode, so inotify sends no IN_DELETE_SELF; the parent's IN_DELETE wakes us to look.) */
+static int dir_removed(int fd)
+{
+    struct stat st;
+    return fstat(fd, &st) == 0 && st.st_nlink == 0;
 }
 
 static int await_file(const struct await_target *t)
 {
-    int rc, dirfd = -1, subfd = -1, ino = -1, has_deadline, found = 0, removed = 0;
+    int rc, dirfd = -1, subfd = -1, ino = -1, has_deadline, found = 0;
     uint64_t deadline_ns = 0;
     const uint64_t started = api_monotonic_ns();
     if (!api_valid_name(t->name)) {
@@ -229,20 +235,15 @@ static int await_file(const struct await_target *t)
         goto out;
     /* Watch first, then look: a file that appears in between is seen by the look or wakes the poll. */
     ino = api_fault(FAULT_INOTIFY) ? (errno = EMFILE, -1) : inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-    if (ino >= 0) {
-        char self[64];
-        /* Through our descriptor: the directory we opened without following links. */
-        snprintf(self, sizeof self, "/proc/self/fd/%d", subfd);
-        if (inotify_add_watch(ino, self, IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR) < 0) {
-            close(ino);
-            ino = -1;
-        }
+    if (ino >= 0 && (watch_dir(ino, subfd, IN_CREATE | IN_MOVED_TO) < 0 || watch_dir(ino, dirfd, IN_DELETE) < 0)) {
+        close(ino);
+        ino = -1; /* e.g. out of inotify watches: the re-check below still works */
     }
     for (;;) {
         rc = look_once(t, subfd, &found);
         if (rc != CANNHARNESS_OK || found)
             goto out;
-        if (removed) {
+        if (dir_removed(subfd)) {
             rc = api_report(CANNHARNESS_EREMOVED, t->call, t->name,
                             "%s/ was removed while waiting for %s (the scenario is over)", t->sub, t->name);
             goto out;
@@ -269,7 +270,7 @@ static int await_file(const struct await_target *t)
         }
         struct pollfd p = {.fd = ino, .events = POLLIN};
         if (poll(&p, 1, wait_ms) > 0)
-            drain_events(ino, &removed);
+            drain_events(ino);
     }
 out:
     if (ino >= 0)

@@ -26,15 +26,21 @@ CHECK_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
              UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
              TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
 
-.PHONY: conformance samples
-all: conformance samples
+# Programs the tests run as native roles (test/programs/), built as a user's
+# program that uses the C API is: -lascendcl -lcannharness and nothing else.
+TEST_PROGRAM_SRCS := $(wildcard test/programs/*.c)
+TEST_PROGRAM_BINS := $(patsubst test/programs/%.c,$(BUILD_DIR)/test-programs/%,$(TEST_PROGRAM_SRCS))
+
+.PHONY: conformance samples test-programs
+all: conformance samples test-programs
 conformance: $(CONFORMANCE_BIN)
 samples: $(SAMPLE_BINS)
+test-programs: $(TEST_PROGRAM_BINS)
 
-$(CONFORMANCE_BIN): $(TEST_OBJS) $(LIB) $(HOLD_LIB)
+$(CONFORMANCE_BIN): $(TEST_OBJS) $(LIB) $(HOLD_LIB) $(API_LIB)
 	@mkdir -p $(dir $@)
 	$(SAY) "  LD      $@"
-	$(Q)$(CC) -o $@ $(TEST_OBJS) -L$(BUILD_DIR)/lib64 -lascendcl -lcannharness_hold -Wl,-rpath,'$$ORIGIN/../lib64' \
+	$(Q)$(CC) -o $@ $(TEST_OBJS) -L$(BUILD_DIR)/lib64 -lascendcl -lcannharness_hold -lcannharness -Wl,-rpath,'$$ORIGIN/../lib64' \
 		$(LDFLAGS_FLAVOR) -pthread -ldl
 
 $(BUILD_DIR)/obj/test/%.o: test/%.c
@@ -47,7 +53,13 @@ $(BUILD_DIR)/samples/%: samples/%.c $(LIB)
 	$(SAY) "  CC      $@"
 	$(Q)$(CC) $(SAMPLE_CFLAGS) -Iinclude -o $@ $< $(SAMPLE_LDFLAGS)
 
-check: $(CONFORMANCE_BIN) $(SAMPLE_BINS)
+$(BUILD_DIR)/test-programs/%: test/programs/%.c $(LIB) $(API_LIB)
+	@mkdir -p $(dir $@)
+	$(SAY) "  CC      $@"
+	$(Q)$(CC) $(SAMPLE_CFLAGS) -Iinclude -o $@ $< -L$(BUILD_DIR)/lib64 -lascendcl -lcannharness \
+		-Wl,-rpath,'$$ORIGIN/../lib64' $(LDFLAGS_FLAVOR)
+
+check: $(CONFORMANCE_BIN) $(SAMPLE_BINS) $(TEST_PROGRAM_BINS) $(PRELOAD_LIB)
 	@echo "  CHECK   $(FLAVOR): $(CONFORMANCE_BIN) --all $(CASES)"
 	$(Q)$(CHECK_ENV) $(CONFORMANCE_BIN) --all $(CASES)
 
