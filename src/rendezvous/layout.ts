@@ -10,6 +10,7 @@ export const LAYOUT = {
   done: 'done', // done flags: done/<role> (empty file)
   barriers: 'barriers', // counted barriers: barriers/<name>/<ticket 0..N-1>
   trace: 'trace', // ACL_STUB_TRACE points here; the stub writes one file per process
+  marks: 'marks', // marks of native roles: marks/<role>.<pid>.marks, lines "<tNs> <name>" (native-stub/api/marks.c)
   logs: 'logs', // written by the orchestrator only when the directory is kept
   staging: '.staging', // hidden: temporary files of publishes, renamed from here into place
 } as const;
