@@ -355,9 +355,14 @@ static const struct unsafe_row {
 
 CT_CASE(api_awaits_refuse_links_fifos_and_directories)
 {
-    char target[PATH_CAP], path[PATH_CAP * 2];
-    path_join(target, case_dir(), "elsewhere");
-    CT_EQ(0, mkdir(target, 0700));
+    char target_dir[PATH_CAP], target_file[PATH_CAP], path[PATH_CAP * 2];
+    /* a link at a value's name points to a readable file: only O_NOFOLLOW stops it */
+    path_join(target_dir, case_dir(), "elsewhere");
+    CT_EQ(0, mkdir(target_dir, 0700));
+    path_join(target_file, case_dir(), "elsewhere-file");
+    int fd = open(target_file, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    CT_TRUE(fd >= 0);
+    close(fd);
     for (size_t i = 0; i < sizeof unsafe_rows / sizeof unsafe_rows[0]; i++) {
         const struct unsafe_row *r = &unsafe_rows[i];
         char dir[PATH_CAP];
@@ -372,7 +377,9 @@ CT_CASE(api_awaits_refuse_links_fifos_and_directories)
             CT_EQ(0, mkdir(path, 0755));
             snprintf(path, sizeof path, "%s/%s/%s", dir, r->sub, r->name);
         }
-        CT_EQ(0, r->what == PLANT_LINK ? symlink(target, path) : r->what == PLANT_FIFO ? mkfifo(path, 0600) : mkdir(path, 0700));
+        CT_EQ(0, r->what == PLANT_LINK ? symlink(r->name ? target_file : target_dir, path)
+                 : r->what == PLANT_FIFO ? mkfifo(path, 0600)
+                                         : mkdir(path, 0700));
         int rc = strcmp(r->sub, "handles") == 0 ? cannharness_await("v", NULL, 0, NULL) : cannharness_await_signal("v");
         API_CODE(CANNHARNESS_EUNSAFE, rc);
     }

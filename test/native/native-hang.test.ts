@@ -1,0 +1,65 @@
+/**
+ * A native role blocked in an ACL call is named, with its call, in the timeout report's wait-for
+ * graph. The C program runs as the harness runs a native role (contract: its own process group,
+ * LD_PRELOAD=libcannharness_preload.so, CANN_HARNESS_NATIVE_WATCH=1, CANN_HARNESS_PARENT_PID = its
+ * parent, ACL_STUB_TRACE in the scenario directory); the program itself knows nothing of the
+ * harness: the preload records its ACL calls and starts the watchdog that answers the hang request.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { collectWaitGraph } from '../../src/orchestrator/hang-report';
+import type { RoleProcess } from '../../src/orchestrator/role-process';
+import { waitUntil } from '../support/leftovers';
+import { killNativeRole, preloadLibrary, requireBuilt, startNativeRole, type NativeRun } from './native-role-program';
+
+let dir: string;
+let run: NativeRun | undefined;
+beforeAll(requireBuilt);
+beforeEach(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'native-hang-'));
+  mkdirSync(path.join(dir, 'trace'));
+});
+afterEach(async () => {
+  if (run) await killNativeRole(run);
+  run = undefined;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** What collectWaitGraph reads of a role: a running native role has no event loop to answer. */
+function runningRole(name: string, pid: number): RoleProcess {
+  return { name, pid, alive: true, currentWait: null, diagnosticReport: null, finalStatus: undefined } as unknown as RoleProcess;
+}
+
+function startBlocked(env: Record<string, string>): NativeRun {
+  return startNativeRole(dir, ['block-in-sync'], {
+    CANN_HARNESS_ROLE: 'consumer',
+    CANN_HARNESS_DEVICE: '0',
+    ACL_STUB_TRACE: path.join(dir, 'trace'),
+    CANN_HARNESS_KEEP: '1',
+    ...env,
+  });
+}
+
+test('the wait-for graph names the native role and the ACL call it is blocked in, from the preloaded watchdog', async () => {
+  run = startBlocked({ LD_PRELOAD: preloadLibrary, CANN_HARNESS_NATIVE_WATCH: '1', CANN_HARNESS_PARENT_PID: String(process.pid) });
+  expect(await waitUntil(() => run!.stdout().includes('blocking'), 10_000)).toBe(true);
+  const graph = await collectWaitGraph([runningRole('consumer', run.pid)], dir);
+  expect(graph.calls.consumer?.name).toBe('aclrtSynchronizeStream');
+  expect(graph.calls.consumer?.args).toMatch(/^stream=0x5a1[0-9a-f]+$/);
+  const text = graph.lines.join('\n');
+  expect(text).toMatch(/consumer \(aclrtSynchronizeStream stream=0x5a1[0-9a-f]+, for \d/);
+  // the stub's live view of the program's streams came through the watchdog too: the held stream's head
+  expect(graph.sources.consumer).toBe('live');
+  expect(text).toMatch(/host function/);
+  expect(readdirSync(path.join(dir, 'hang'))).toContain(`consumer.${run.pid}.json`);
+  expect(run.stderr()).toBe('');
+});
+
+test('without the preload the same program gives no answer: the graph says so instead of naming a call', async () => {
+  run = startBlocked({});
+  expect(await waitUntil(() => run!.stdout().includes('blocking'), 10_000)).toBe(true);
+  const graph = await collectWaitGraph([runningRole('consumer', run.pid)], dir);
+  expect(graph.calls.consumer).toBeUndefined();
+  expect(graph.lines.join('\n')).not.toContain('aclrtSynchronizeStream');
+});
