@@ -19,11 +19,9 @@
 API_EXPORT const char *cannharness_strerror(int code)
 {
     switch (code) {
-    case CANNHARNESS_OK:
-        return "success";
+    case CANNHARNESS_OK: return "success";
 #define CANNHARNESS_TEXT_CASE(name, value, text) \
-    case CANNHARNESS_##name:                     \
-        return text;
+    case CANNHARNESS_##name: return text;
         CANNHARNESS_ERROR_MAP(CANNHARNESS_TEXT_CASE)
 #undef CANNHARNESS_TEXT_CASE
     }
@@ -33,11 +31,9 @@ API_EXPORT const char *cannharness_strerror(int code)
 API_EXPORT const char *cannharness_err_name(int code)
 {
     switch (code) {
-    case CANNHARNESS_OK:
-        return "CANNHARNESS_OK";
+    case CANNHARNESS_OK: return "CANNHARNESS_OK";
 #define CANNHARNESS_NAME_CASE(name, value, text) \
-    case CANNHARNESS_##name:                     \
-        return "CANNHARNESS_" #name;
+    case CANNHARNESS_##name: return "CANNHARNESS_" #name;
         CANNHARNESS_ERROR_MAP(CANNHARNESS_NAME_CASE)
 #undef CANNHARNESS_NAME_CASE
     }
@@ -55,7 +51,8 @@ int api_report(int code, const char *call, const char *name, const char *fmt, ..
     va_end(ap);
     /* One fprintf: lines of concurrent threads do not interleave. */
     if (name)
-        fprintf(stderr, "cannharness: %s(\"%.*s\"): %s (%s)\n", call, API_NAME_MAX, name, why, cannharness_err_name(code));
+        fprintf(stderr, "cannharness: %s(\"%.*s\"): %s (%s)\n", call, API_NAME_MAX, name, why,
+                cannharness_err_name(code));
     else
         fprintf(stderr, "cannharness: %s: %s (%s)\n", call, why, cannharness_err_name(code));
     return code;
@@ -63,8 +60,8 @@ int api_report(int code, const char *call, const char *name, const char *fmt, ..
 
 /* ---- fault injection ---- */
 
-static const char *const fault_names[API_FAULT_POINTS] = {
-    "mkdir", "temp-open", "write", "sync", "rename", "inotify", "read", "marks-open", "marks-write"};
+static const char *const fault_names[API_FAULT_POINTS] = {"mkdir",   "temp-open", "write",      "sync",       "rename",
+                                                          "inotify", "read",      "marks-open", "marks-write"};
 static struct {
     int armed;
     long nth; /* 0: every use */
@@ -91,8 +88,8 @@ static void configure_faults(void)
                 point = -1;
         }
         if (point < 0) {
-            fprintf(stderr, "cannharness: CANNHARNESS_API_FAULT: \"%.*s\" is not <point>[:<nth>]; ignored\n",
-                    (int)len, spec);
+            fprintf(stderr, "cannharness: CANNHARNESS_API_FAULT: \"%.*s\" is not <point>[:<nth>]; ignored\n", (int)len,
+                    spec);
         } else {
             faults[point].armed = 1;
             faults[point].nth = nth;
@@ -119,8 +116,8 @@ int api_valid_name(const char *name)
     size_t n = 0;
     for (; name[n]; n++) {
         char c = name[n];
-        int ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
-                 c == '-' || c == '.' || c == '@';
+        int ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+                 c == '.' || c == '@';
         if (!ok || n >= API_NAME_MAX)
             return 0;
     }
@@ -150,7 +147,8 @@ int api_open_subdir(int dirfd, const char *sub, const char *call, const char *na
     else if (mkdirat(dirfd, sub, 0755) == 0 || errno == EEXIST)
         errno = 0;
     if (errno != 0) {
-        rc = api_report(CANNHARNESS_ESYS, call, name, "cannot create %s/ in CANN_HARNESS_DIR: %s", sub, strerror(errno));
+        rc =
+            api_report(CANNHARNESS_ESYS, call, name, "cannot create %s/ in CANN_HARNESS_DIR: %s", sub, strerror(errno));
         goto out;
     }
     *fd = openat(dirfd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

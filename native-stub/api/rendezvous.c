@@ -169,8 +169,8 @@ static int look_once(const struct await_target *t, int subfd, int *found)
     }
     size_t got = 0;
     while (got < (size_t)st.st_size) {
-        ssize_t n = api_fault(FAULT_READ) ? (errno = EIO, -1)
-                                          : read(fd, (char *)t->buf + got, (size_t)st.st_size - got);
+        ssize_t n =
+            api_fault(FAULT_READ) ? (errno = EIO, -1) : read(fd, (char *)t->buf + got, (size_t)st.st_size - got);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0) {

@@ -139,29 +139,30 @@ static const char *handle_text(char *buf, size_t cap, const char *kind, const vo
 #define NO_HANDLE_FMT "%s"
 
 /* Defines wrapper `fn` with parameters `params`, forwarding `args`, recording `fmt`. */
-#define WRAP(fn, params, args, fmt, ...)                                        \
-    PRELOAD_EXPORT acl_error fn params                                          \
-    {                                                                           \
-        static void *next;                                                      \
+#define WRAP(fn, params, args, fmt, ...)                                                       \
+    PRELOAD_EXPORT acl_error fn params                                                         \
+    {                                                                                          \
+        static void *next;                                                                     \
         acl_error(*real) params = (acl_error(*) params)(uintptr_t)next_definition(#fn, &next); \
-        record_begin(#fn, fmt, __VA_ARGS__);                                    \
-        acl_error rc = real args;                                               \
-        int saved = errno;                                                      \
-        record_end();                                                           \
-        errno = saved;                                                          \
-        return rc;                                                              \
+        record_begin(#fn, fmt, __VA_ARGS__);                                                   \
+        acl_error rc = real args;                                                              \
+        int saved = errno;                                                                     \
+        record_end();                                                                          \
+        errno = saved;                                                                         \
+        return rc;                                                                             \
     }
 
 WRAP(aclrtSynchronizeStream, (acl_handle stream), (stream), HANDLE_FMT, HANDLE_ARGS("stream", stream))
-WRAP(aclrtSynchronizeStreamWithTimeout, (acl_handle stream, int32_t timeout), (stream, timeout), HANDLE_FMT ", timeout=%d",
-     HANDLE_ARGS("stream", stream), (int)timeout)
+WRAP(aclrtSynchronizeStreamWithTimeout, (acl_handle stream, int32_t timeout), (stream, timeout),
+     HANDLE_FMT ", timeout=%d", HANDLE_ARGS("stream", stream), (int)timeout)
 WRAP(aclrtSynchronizeEvent, (acl_handle event), (event), HANDLE_FMT, HANDLE_ARGS("event", event))
 WRAP(aclrtSynchronizeEventWithTimeout, (acl_handle event, int32_t timeout), (event, timeout), HANDLE_FMT ", timeout=%d",
      HANDLE_ARGS("event", event), (int)timeout)
 WRAP(aclrtSynchronizeDevice, (void), (), NO_HANDLE_FMT, "")
 WRAP(aclrtSynchronizeDeviceWithTimeout, (int32_t timeout), (timeout), "timeout=%d", (int)timeout)
-WRAP(aclrtMemcpy, (void *dst, size_t dest_max, const void *src, size_t count, int kind), (dst, dest_max, src, count, kind),
-     "dst=%p, destMax=%zu, src=%p, count=%zu, kind=%d", dst, dest_max, src, count, kind)
+WRAP(aclrtMemcpy, (void *dst, size_t dest_max, const void *src, size_t count, int kind),
+     (dst, dest_max, src, count, kind), "dst=%p, destMax=%zu, src=%p, count=%zu, kind=%d", dst, dest_max, src, count,
+     kind)
 WRAP(aclrtMemcpyAsync, (void *dst, size_t dest_max, const void *src, size_t count, int kind, acl_handle stream),
      (dst, dest_max, src, count, kind, stream), "dst=%p, destMax=%zu, src=%p, count=%zu, kind=%d, " HANDLE_FMT, dst,
      dest_max, src, count, kind, HANDLE_ARGS("stream", stream))
@@ -181,8 +182,10 @@ static void say(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "cannharness: libcannharness_preload.so: %s; this process runs on without the harness's watchdog "
-                    "(no hang report from it, and it is not stopped if the harness dies)\n", why);
+    fprintf(stderr,
+            "cannharness: libcannharness_preload.so: %s; this process runs on without the harness's watchdog "
+            "(no hang report from it, and it is not stopped if the harness dies)\n",
+            why);
 }
 
 __attribute__((constructor)) static void start_native_watch(void)

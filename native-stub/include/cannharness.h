@@ -31,14 +31,14 @@ extern "C" {
 #endif
 
 /* XX(name, value, description): the error codes, in one table. */
-#define CANNHARNESS_ERROR_MAP(XX)                                                                  \
-    XX(EINVAL, -1, "invalid argument (a NULL pointer, or a name outside the rules)")              \
-    XX(ENOENV, -2, "CANN_HARNESS_DIR or CANN_HARNESS_ROLE is unset or invalid")                   \
-    XX(EDEADLINE, -3, "CANN_HARNESS_DEADLINE_NS is not a decimal number of nanoseconds")          \
-    XX(ETIMEDOUT, -4, "the scenario deadline passed before the awaited file appeared")            \
-    XX(E2BIG, -5, "the published value is larger than the buffer")                               \
-    XX(EUNSAFE, -6, "refused a symbolic link, a non-regular file or a file of another user")      \
-    XX(EREMOVED, -7, "the directory being watched was removed (the scenario is over)")            \
+#define CANNHARNESS_ERROR_MAP(XX)                                                            \
+    XX(EINVAL, -1, "invalid argument (a NULL pointer, or a name outside the rules)")         \
+    XX(ENOENV, -2, "CANN_HARNESS_DIR or CANN_HARNESS_ROLE is unset or invalid")              \
+    XX(EDEADLINE, -3, "CANN_HARNESS_DEADLINE_NS is not a decimal number of nanoseconds")     \
+    XX(ETIMEDOUT, -4, "the scenario deadline passed before the awaited file appeared")       \
+    XX(E2BIG, -5, "the published value is larger than the buffer")                           \
+    XX(EUNSAFE, -6, "refused a symbolic link, a non-regular file or a file of another user") \
+    XX(EREMOVED, -7, "the directory being watched was removed (the scenario is over)")       \
     XX(ESYS, -8, "a system call failed (its errno is in the message)")
 
 typedef enum {

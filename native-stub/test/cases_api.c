@@ -22,12 +22,12 @@
 #include "support.h"
 
 /* Expects a C API call to return `expected`, naming both codes on failure. */
-#define API_CODE(expected, call)                                                                           \
-    do {                                                                                                   \
-        int api_e_ = (expected), api_a_ = (call);                                                          \
-        if (api_e_ != api_a_)                                                                              \
-            CT_FAIL("%s: expected %s (%d), got %s (%d)", #call, cannharness_err_name(api_e_), api_e_,      \
-                    cannharness_err_name(api_a_), api_a_);                                                 \
+#define API_CODE(expected, call)                                                                      \
+    do {                                                                                              \
+        int api_e_ = (expected), api_a_ = (call);                                                     \
+        if (api_e_ != api_a_)                                                                         \
+            CT_FAIL("%s: expected %s (%d), got %s (%d)", #call, cannharness_err_name(api_e_), api_e_, \
+                    cannharness_err_name(api_a_), api_a_);                                            \
     } while (0)
 #define API_OK(call) API_CODE(CANNHARNESS_OK, call)
 
@@ -323,10 +323,14 @@ CT_CASE(api_error_names_and_texts)
         int code;
         const char *name;
     } rows[] = {
-        {CANNHARNESS_OK, "CANNHARNESS_OK"},           {CANNHARNESS_EINVAL, "CANNHARNESS_EINVAL"},
-        {CANNHARNESS_ENOENV, "CANNHARNESS_ENOENV"},   {CANNHARNESS_EDEADLINE, "CANNHARNESS_EDEADLINE"},
-        {CANNHARNESS_ETIMEDOUT, "CANNHARNESS_ETIMEDOUT"}, {CANNHARNESS_E2BIG, "CANNHARNESS_E2BIG"},
-        {CANNHARNESS_EUNSAFE, "CANNHARNESS_EUNSAFE"}, {CANNHARNESS_EREMOVED, "CANNHARNESS_EREMOVED"},
+        {CANNHARNESS_OK, "CANNHARNESS_OK"},
+        {CANNHARNESS_EINVAL, "CANNHARNESS_EINVAL"},
+        {CANNHARNESS_ENOENV, "CANNHARNESS_ENOENV"},
+        {CANNHARNESS_EDEADLINE, "CANNHARNESS_EDEADLINE"},
+        {CANNHARNESS_ETIMEDOUT, "CANNHARNESS_ETIMEDOUT"},
+        {CANNHARNESS_E2BIG, "CANNHARNESS_E2BIG"},
+        {CANNHARNESS_EUNSAFE, "CANNHARNESS_EUNSAFE"},
+        {CANNHARNESS_EREMOVED, "CANNHARNESS_EREMOVED"},
         {CANNHARNESS_ESYS, "CANNHARNESS_ESYS"},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
@@ -348,8 +352,8 @@ static const struct unsafe_row {
     const char *name;
     enum plant what;
 } unsafe_rows[] = {
-    {"handles", "v", PLANT_LINK}, {"handles", "v", PLANT_FIFO}, {"handles", "v", PLANT_DIR},
-    {"signals", "v", PLANT_LINK}, {"signals", "v", PLANT_FIFO}, {"handles", NULL, PLANT_LINK},
+    {"handles", "v", PLANT_LINK},  {"handles", "v", PLANT_FIFO}, {"handles", "v", PLANT_DIR},
+    {"signals", "v", PLANT_LINK},  {"signals", "v", PLANT_FIFO}, {"handles", NULL, PLANT_LINK},
     {"signals", NULL, PLANT_LINK},
 };
 
@@ -377,7 +381,7 @@ CT_CASE(api_awaits_refuse_links_fifos_and_directories)
             CT_EQ(0, mkdir(path, 0755));
             snprintf(path, sizeof path, "%s/%s/%s", dir, r->sub, r->name);
         }
-        CT_EQ(0, r->what == PLANT_LINK ? symlink(r->name ? target_file : target_dir, path)
+        CT_EQ(0, r->what == PLANT_LINK   ? symlink(r->name ? target_file : target_dir, path)
                  : r->what == PLANT_FIFO ? mkfifo(path, 0600)
                                          : mkdir(path, 0700));
         int rc = strcmp(r->sub, "handles") == 0 ? cannharness_await("v", NULL, 0, NULL) : cannharness_await_signal("v");
@@ -426,11 +430,16 @@ static const struct fault_row {
     enum op op;
     int rc;
 } fault_rows[] = {
-    {"mkdir", OP_PUBLISH, CANNHARNESS_ESYS},       {"temp-open", OP_PUBLISH, CANNHARNESS_ESYS},
-    {"write", OP_PUBLISH, CANNHARNESS_ESYS},       {"sync", OP_PUBLISH, CANNHARNESS_ESYS},
-    {"rename", OP_PUBLISH, CANNHARNESS_ESYS},      {"read", OP_AWAIT, CANNHARNESS_ESYS},
-    {"mkdir:3", OP_AWAIT, CANNHARNESS_ESYS}, /* the publish before the await makes handles/ and .staging/ */         {"marks-open", OP_MARK, CANNHARNESS_ESYS},
-    {"marks-write", OP_MARK, CANNHARNESS_ESYS},    {"mkdir", OP_MARK, CANNHARNESS_ESYS},
+    {"mkdir", OP_PUBLISH, CANNHARNESS_ESYS},
+    {"temp-open", OP_PUBLISH, CANNHARNESS_ESYS},
+    {"write", OP_PUBLISH, CANNHARNESS_ESYS},
+    {"sync", OP_PUBLISH, CANNHARNESS_ESYS},
+    {"rename", OP_PUBLISH, CANNHARNESS_ESYS},
+    {"read", OP_AWAIT, CANNHARNESS_ESYS},
+    {"mkdir:3", OP_AWAIT, CANNHARNESS_ESYS},
+    /* the publish before the await makes handles/ and .staging/ */ {"marks-open", OP_MARK, CANNHARNESS_ESYS},
+    {"marks-write", OP_MARK, CANNHARNESS_ESYS},
+    {"mkdir", OP_MARK, CANNHARNESS_ESYS},
     {"not-a-point,temp-open:0", OP_PUBLISH, CANNHARNESS_OK}, /* a spec it does not understand is ignored */
 };
 

@@ -23,14 +23,16 @@
 /* The call record's words (src/acl/call-record.ts): seq, active, text length. */
 static int32_t record_word(int slot, int w)
 {
-    const unsigned char *rec = (const unsigned char *)cannharness_call_records() + (size_t)slot * CANNHARNESS_CALL_RECORD_BYTES;
+    const unsigned char *rec =
+        (const unsigned char *)cannharness_call_records() + (size_t)slot * CANNHARNESS_CALL_RECORD_BYTES;
     return __atomic_load_n((const int32_t *)(const void *)rec + w, __ATOMIC_ACQUIRE);
 }
 
 /* The record's "name\nargs" (read while no write is in progress: the writer is blocked or done). */
 static void record_text(int slot, char *out, size_t cap)
 {
-    const unsigned char *rec = (const unsigned char *)cannharness_call_records() + (size_t)slot * CANNHARNESS_CALL_RECORD_BYTES;
+    const unsigned char *rec =
+        (const unsigned char *)cannharness_call_records() + (size_t)slot * CANNHARNESS_CALL_RECORD_BYTES;
     size_t len = (size_t)record_word(slot, 2);
     if (len >= cap)
         len = cap - 1;
@@ -85,7 +87,8 @@ CT_ROLE(preload_records_blocking_calls)
     CT_EQ(2, record_word(0, 0));
     CT_EQ(0, record_word(0, 1));
     record_text(0, text, sizeof text);
-    snprintf(expected, sizeof expected, "aclrtSynchronizeStreamWithTimeout\nstream=%p, timeout=%d", stream, BLOCK_PROBE_MS);
+    snprintf(expected, sizeof expected, "aclrtSynchronizeStreamWithTimeout\nstream=%p, timeout=%d", stream,
+             BLOCK_PROBE_MS);
     if (strcmp(text, expected) != 0)
         CT_FAIL("main record: expected \"%s\", got \"%s\"", expected, text);
     gate_release(g);
@@ -149,10 +152,8 @@ static const struct watch_row {
 } watch_rows[] = {
     {"1", "self", "1"}, /* as the harness starts a native role */
     {NULL, "self", "0"}, /* not asked: a program preloaded by hand */
-    {"0", "self", "0"},
-    {"1", NULL, "0"},    /* asked, but no parent pid: says so, runs on */
-    {"1", "12ab", "0"},
-    {"1", "-4", "0"},
+    {"0", "self", "0"},  {"1", NULL, "0"},    /* asked, but no parent pid: says so, runs on */
+    {"1", "12ab", "0"},  {"1", "-4", "0"},
 };
 
 CT_CASE(preload_starts_the_watchdog_only_when_asked)

@@ -38,8 +38,9 @@ static int block_in_sync(void)
 {
     aclrtStream stream = NULL;
     const char *device = getenv("CANN_HARNESS_DEVICE");
-    if (pipe(pipe_fds) != 0 || aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(device ? atoi(device) : 0) != ACL_SUCCESS ||
-        aclrtCreateStream(&stream) != ACL_SUCCESS || aclrtLaunchHostFunc(stream, hold_forever, NULL) != ACL_SUCCESS) {
+    if (pipe(pipe_fds) != 0 || aclInit(NULL) != ACL_SUCCESS ||
+        aclrtSetDevice(device ? atoi(device) : 0) != ACL_SUCCESS || aclrtCreateStream(&stream) != ACL_SUCCESS ||
+        aclrtLaunchHostFunc(stream, hold_forever, NULL) != ACL_SUCCESS) {
         printf("native_role: block-in-sync: set-up failed: %s\n", aclGetRecentErrMsg());
         return 9;
     }
