@@ -142,8 +142,8 @@ CT_CASE(api_await_blocks_until_another_process_publishes)
     /* the peer publishes only after our signal: until then our await must block */
     const char *args[] = {"await-signal", "go", "publish", "v", "hello", "signal", "sent", NULL};
     pid_t peer = spawn_native_role(args, "peer.log");
+    uint64_t t0 = now_ns(); /* before the deadline's own "now" */
     set_deadline_in_ms(BLOCK_PROBE_MS);
-    uint64_t t0 = now_ns();
     API_CODE(CANNHARNESS_ETIMEDOUT, cannharness_await("v", buf, sizeof buf, &len));
     CT_TRUE(now_ns() - t0 >= (uint64_t)BLOCK_PROBE_MS * 1000000u); /* it waited for the deadline */
     unsetenv("CANN_HARNESS_DEADLINE_NS");
@@ -174,8 +174,8 @@ CT_CASE(api_await_times_out_at_the_scenario_deadline)
     scenario_env();
     set_deadline_in_ms(-1000); /* already passed: one look, then the timeout */
     API_CODE(CANNHARNESS_ETIMEDOUT, cannharness_await_signal("never"));
+    uint64_t t0 = now_ns(); /* before the deadline's own "now" */
     set_deadline_in_ms(BLOCK_PROBE_MS);
-    uint64_t t0 = now_ns();
     API_CODE(CANNHARNESS_ETIMEDOUT, cannharness_await("never", NULL, 0, NULL));
     CT_TRUE(now_ns() - t0 >= (uint64_t)BLOCK_PROBE_MS * 1000000u);
     /* a value that is there is returned even after the deadline */

@@ -44,6 +44,8 @@ const VARIABLES_BY_KEY = {
   index: { name: 'CANN_HARNESS_INDEX', setBy: 'harness', doc: "a device process's role index" },
   dir: { name: 'CANN_HARNESS_DIR', setBy: 'harness', doc: "a device process's scenario directory" },
   parentPid: { name: 'CANN_HARNESS_PARENT_PID', setBy: 'harness', doc: "the orchestrator's pid, watched by its children" },
+  deadlineNs: { name: 'CANN_HARNESS_DEADLINE_NS', setBy: 'harness', readInC: true, doc: "a native role's scenario deadline (CLOCK_MONOTONIC ns): the C API's awaits give up there" },
+  nativeWatch: { name: 'CANN_HARNESS_NATIVE_WATCH', setBy: 'harness', readInC: true, doc: "1: libcannharness_preload.so starts the watchdog in a native role (and removes the variable)" },
   session: { name: 'CANN_HARNESS_SESSION', setBy: 'harness', doc: 'session ids of the run, inherited by every process of it' },
   probe: { name: 'CANN_HARNESS_PROBE', setBy: 'harness', doc: "the device probe's result (JSON), for Jest's workers" },
   progressDir: { name: 'CANN_HARNESS_PROGRESS_DIR', setBy: 'harness', doc: 'where runs write live progress for `cann-harness run`' },
