@@ -43,7 +43,7 @@ export function cachedStubTree(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(userCacheDir(env), 'stub', `${packageVersion()}-${process.platform}-${process.arch}`);
 }
 
-/** The folder with lib64/libascendcl.so, lib64/libcannharness_hold.so and bin/cannstub_reclaim. */
+/** The folder with lib64/libascendcl.so, lib64/libcannharness_hold.so (and _preload.so, and the C API's libcannharness.so) and bin/cannstub_reclaim. */
 export function stubBuildDir(env: NodeJS.ProcessEnv = process.env): string {
   return isSourceCheckout ? path.join(NATIVE_STUB_DIR, 'build') : path.join(cachedStubTree(env), 'build');
 }
@@ -59,8 +59,8 @@ export class StubBuildError extends Error {
   }
 }
 
-/** The stub's sources shipped in the package, enough for `make lib hold tools`. */
-const STUB_SOURCES = ['Makefile', 'include', 'src', 'hold'];
+/** The stub's sources shipped in the package, enough for `make lib hold api tools`. */
+const STUB_SOURCES = ['Makefile', 'include', 'src', 'hold', 'api'];
 const TOOLCHAIN = ['gcc', 'make'];
 
 function missingTools(env: NodeJS.ProcessEnv): string[] {
@@ -90,7 +90,7 @@ export function buildStub(opts: { env?: NodeJS.ProcessEnv; force?: boolean } = {
   const staging = fs.mkdtempSync(`${tree}.building-`);
   try {
     for (const entry of STUB_SOURCES) fs.cpSync(path.join(NATIVE_STUB_DIR, entry), path.join(staging, entry), { recursive: true });
-    const make = childProcess().spawnSync('make', ['-s', '-C', staging, 'lib', 'hold', 'tools'], { env, encoding: 'utf8' });
+    const make = childProcess().spawnSync('make', ['-s', '-C', staging, 'lib', 'hold', 'api', 'tools'], { env, encoding: 'utf8' });
     if (make.status !== 0) {
       throw new StubBuildError(`building the CPU stub in ${staging} failed (${make.error ? `make did not start: ${make.error.message}` : `make exited ${make.status ?? make.signal}`}):\n${`${make.stdout}${make.stderr}`.trim()}`);
     }

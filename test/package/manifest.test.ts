@@ -10,7 +10,7 @@ const repoRoot = path.resolve(__dirname, '..', '..');
 const manifest = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as Record<string, unknown>;
 
 /** What a user needs: compiled code and declarations, the command, the preset, the stub's sources. */
-const SHIPPED = [/^dist\/(src|harness)\/.*\.(js|d\.ts)$/, /^bin\/cann-harness\.js$/, /^jest-preset\.js$/, /^native-stub\/(Makefile|include\/.*\.h|src\/.*\.[ch]|hold\/.*\.[ch])$/, /^(README\.md|package\.json|LICENSE)$/];
+const SHIPPED = [/^dist\/(src|harness)\/.*\.(js|d\.ts)$/, /^bin\/cann-harness\.js$/, /^jest-preset\.js$/, /^native-stub\/(Makefile|include\/.*\.h|src\/.*\.[ch]|hold\/.*\.[ch]|api\/.*\.[ch])$/, /^(README\.md|package\.json|LICENSE)$/];
 
 test('npm publish is not refused: no "private"; Node, OS and CPU declared; a bin and typed exports', () => {
   expect(manifest.private).toBeUndefined();
@@ -47,5 +47,7 @@ packable('npm pack lists only what users need: no tests, specs, benches, source 
   expect(files).toContain('native-stub/src/stream.c');
   expect(files).toContain('LICENSE'); // the terms that "license" names travel with the code
   expect(files).toContain('native-stub/hold/watch.h'); // hold/watch.c includes it: the install's build needs it
+  expect(files).toContain('native-stub/api/api.h'); // the C API's sources include it
+  expect(files).toContain('native-stub/include/cannharness.h');
   expect(files.filter((f) => !SHIPPED.some((re) => re.test(f)))).toEqual([]);
 });
