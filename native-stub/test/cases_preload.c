@@ -12,9 +12,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "support.h"
@@ -176,4 +179,53 @@ CT_CASE(preload_starts_the_watchdog_only_when_asked)
         const char *args[] = {r->expect_running, NULL};
         expect_exit(spawn_role("preload_watch_state", args, env), 0, PEER_TIMEOUT_MS);
     }
+}
+
+/* args: scenario dir, status dir. Starts native_role as the harness starts a native role (its own
+ * process group, this process as CANN_HARNESS_PARENT_PID), waits until it runs its first step,
+ * then exits: the role is orphaned and must notice. */
+CT_ROLE(preload_middle)
+{
+    char program[PATH_CAP * 2], preload[PATH_CAP * 2], parent[32], marks_file[64];
+    snprintf(program, sizeof program, "%s/../test-programs/native_role", self_dir());
+    snprintf(parent, sizeof parent, "%d", (int)getpid());
+    setenv("LD_PRELOAD", preload_env(preload) + strlen("LD_PRELOAD="), 1);
+    setenv("ASAN_OPTIONS", strchr(SANITIZER_ENV, '=') + 1, 1);
+    setenv("CANN_HARNESS_NATIVE_WATCH", "1", 1);
+    setenv("CANN_HARNESS_PARENT_PID", parent, 1);
+    setenv("CANN_HARNESS_DIR", argv[0], 1);
+    setenv("CANN_HARNESS_ROLE", "consumer", 1);
+    setenv("CANN_HARNESS_KEEP", "0", 1);
+    pid_t role = fork();
+    if (role < 0)
+        CT_FAIL("fork: %s", strerror(errno));
+    if (role == 0) {
+        setpgid(0, 0); /* detached, as the orchestrator spawns a role */
+        execl(program, "native_role", "mark", "started", "await-signal", "never", (char *)NULL);
+        _exit(127);
+    }
+    publish_u64(argv[1], "orphan", (uint64_t)role);
+    char marks_dir[PATH_CAP];
+    snprintf(marks_dir, sizeof marks_dir, "%s/marks", argv[0]);
+    snprintf(marks_file, sizeof marks_file, "consumer.%d.marks", (int)role);
+    uint64_t give_up = now_ns() + (uint64_t)PEER_TIMEOUT_MS * 1000000u;
+    while (!file_exists(marks_dir, marks_file) && now_ns() < give_up)
+        sleep_ms(1);
+    CT_TRUE(file_exists(marks_dir, marks_file));
+    return 0; /* the role is re-parented to the case: its watchdog must notice */
+}
+
+CT_CASE(preload_orphaned_native_role_removes_its_scenario_and_dies)
+{
+    char scenario[PATH_CAP];
+    struct stat st;
+    if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) /* the orphan comes to us, so that we can reap it */
+        CT_FAIL("prctl(PR_SET_CHILD_SUBREAPER): %s", strerror(errno));
+    path_join(scenario, case_dir(), "scenario");
+    CT_EQ(0, mkdir(scenario, 0700));
+    const char *args[] = {scenario, case_dir(), NULL};
+    expect_exit(spawn_role("preload_middle", args, NULL), 0, PEER_TIMEOUT_MS);
+    pid_t orphan = (pid_t)await_u64(case_dir(), "orphan", PEER_TIMEOUT_MS);
+    CT_EQ(128 + SIGKILL, wait_exit(orphan, PEER_TIMEOUT_MS)); /* blocked in an await: killed, not ended */
+    CT_TRUE(lstat(scenario, &st) != 0); /* and it removed the scenario directory (keep 0) */
 }
