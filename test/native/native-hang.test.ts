@@ -44,7 +44,11 @@ function startBlocked(env: Record<string, string>): NativeRun {
 test('the wait-for graph names the native role and the ACL call it is blocked in, from the preloaded watchdog', async () => {
   run = startBlocked({ LD_PRELOAD: preloadLibrary, CANN_HARNESS_NATIVE_WATCH: '1', CANN_HARNESS_PARENT_PID: String(process.pid) });
   expect(await waitUntil(() => run!.stdout().includes('blocking'), 10_000)).toBe(true);
-  const graph = await collectWaitGraph([runningRole('consumer', run.pid)], dir);
+  // "blocking" is printed just before the call: ask again until the answer was taken inside it.
+  let graph = await collectWaitGraph([runningRole('consumer', run.pid)], dir);
+  for (const giveUp = Date.now() + 10_000; !graph.calls.consumer && Date.now() < giveUp; ) {
+    graph = await collectWaitGraph([runningRole('consumer', run.pid)], dir);
+  }
   expect(graph.calls.consumer?.name).toBe('aclrtSynchronizeStream');
   expect(graph.calls.consumer?.args).toMatch(/^stream=0x5a1[0-9a-f]+$/);
   const text = graph.lines.join('\n');
