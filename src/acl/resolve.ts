@@ -57,6 +57,7 @@ export { repoRoot } from './stub-build';
 
 /** The stub as built here: native-stub/build in a source checkout, the per-user cache when installed. */
 export const defaultStubPath = path.join(stubBuildDir(), 'lib64', LIBRARY_FILE);
+const PRELOAD_LIBRARY_FILE = 'libcannharness_preload.so';
 export const defaultHoldLibraryPath = path.join(stubBuildDir(), 'lib64', HOLD_LIBRARY_FILE);
 
 function isFile(p: string): boolean {
@@ -216,6 +217,25 @@ export function resolveHoldLibrary(env: NodeJS.ProcessEnv = process.env): string
     throw new LibraryNotFoundError(
       `the harness's native helper library ${file} does not exist; every device process's watchdog thread, ` +
         `stream.hold() and stream.latch() need it (in stub and real mode alike). ${BUILD_STUB_HINT}`,
+      'stub',
+      [file],
+    );
+  }
+  return file;
+}
+
+/**
+ * The library preloaded into native roles (native-stub/hold/preload.c): it starts their watchdog
+ * and records their blocking ACL calls for the hang report. It is built next to the helper library
+ * above and loads it from there, so it is looked for in that library's folder.
+ */
+export function resolvePreloadLibrary(env: NodeJS.ProcessEnv = process.env): string {
+  const hold = resolveHoldLibrary(env);
+  const file = path.join(path.dirname(hold), PRELOAD_LIBRARY_FILE);
+  if (!isFile(file)) {
+    throw new LibraryNotFoundError(
+      `${file} does not exist: native roles need it next to ${hold} (it starts their watchdog and shows their ACL calls ` +
+        `in hang reports). ${BUILD_STUB_HINT}`,
       'stub',
       [file],
     );

@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { LibraryNotFoundError, defaultStubPath, repoRoot, resolveHoldLibrary, resolveLibrary } from '../../src/acl';
+import { resolvePreloadLibrary } from '../../src/acl/resolve';
 
 const arch = process.arch === 'arm64' ? 'aarch64' : 'x86_64';
 
@@ -146,5 +147,14 @@ describe('resolveLibrary', () => {
   test('a missing native helper library (watchdog, hold, latch) says what needs it and how to build it', () => {
     const missing = path.join(dir, 'libcannharness_hold.so');
     expect(() => resolveHoldLibrary({ CANN_HARNESS_HOLD_LIBRARY: missing })).toThrow(/libcannharness_hold\.so does not exist; every device process's watchdog thread, stream\.hold\(\) and stream\.latch\(\) need it.*npm run build:stub/);
+  });
+
+  test('the preload of native roles is found next to the helper library, or its absence says why it is needed', () => {
+    expect(resolvePreloadLibrary({})).toBe(path.join(path.dirname(resolveHoldLibrary({})), 'libcannharness_preload.so'));
+    const hold = path.join(dir, 'libcannharness_hold.so');
+    fs.writeFileSync(hold, '');
+    expect(() => resolvePreloadLibrary({ CANN_HARNESS_HOLD_LIBRARY: hold })).toThrow(
+      new RegExp(`${path.join(dir, 'libcannharness_preload.so').replace(/[.]/g, '\\.')} does not exist: native roles need it next to .*npm run build:stub`),
+    );
   });
 });
