@@ -43,6 +43,8 @@ const VARIABLES_BY_KEY = {
   device: { name: 'CANN_HARNESS_DEVICE', setBy: 'harness', doc: "a device process's device" },
   index: { name: 'CANN_HARNESS_INDEX', setBy: 'harness', doc: "a device process's role index" },
   dir: { name: 'CANN_HARNESS_DIR', setBy: 'harness', doc: "a device process's scenario directory" },
+  deadlineNs: { name: 'CANN_HARNESS_DEADLINE_NS', setBy: 'harness', doc: "a native role's scenario deadline: absolute CLOCK_MONOTONIC ns" },
+  nativeWatch: { name: 'CANN_HARNESS_NATIVE_WATCH', setBy: 'harness', doc: "1: the preload library starts a native role's watchdog (removed for the programs it starts)" },
   parentPid: { name: 'CANN_HARNESS_PARENT_PID', setBy: 'harness', doc: "the orchestrator's pid, watched by its children" },
   session: { name: 'CANN_HARNESS_SESSION', setBy: 'harness', doc: 'session ids of the run, inherited by every process of it' },
   probe: { name: 'CANN_HARNESS_PROBE', setBy: 'harness', doc: "the device probe's result (JSON), for Jest's workers" },

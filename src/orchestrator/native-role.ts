@@ -15,13 +15,12 @@ import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import { resolveLibrary } from '../acl/resolve';
 import { stubBuildDir } from '../acl/stub-build';
+import { ENV } from '../env';
 import type { AclMode, NativeRoleSpec, RoleError, RoleSpec } from './types';
 
 export type { NativeRoleSpec } from './types';
 
 
-/** The deadline of the scenario, for the C API: `CANN_HARNESS_DEADLINE_NS`. */
-export const DEADLINE_ENV = 'CANN_HARNESS_DEADLINE_NS';
 
 export function isNative(spec: RoleSpec): spec is RoleSpec & { native: NativeRoleSpec } {
   return spec.native !== undefined;
@@ -50,15 +49,13 @@ export function nativeLibrary(mode: AclMode, env: NodeJS.ProcessEnv = process.en
  * blocking ACL call in progress. Must come first in LD_PRELOAD, before libascendcl.so.
  */
 export const PRELOAD_LIBRARY = path.join(stubBuildDir(), 'lib64', 'libcannharness_preload.so');
-/** Tells the preload library's constructor to start the watchdog (it removes it for children it execs). */
-export const NATIVE_WATCH_ENV = 'CANN_HARNESS_NATIVE_WATCH';
 
 /** The environment additions of a native role: deadline, watchdog and library selection (on top of the device process's environment). */
 export function nativeRoleEnv(base: NodeJS.ProcessEnv, library: string | undefined, deadlineNs: bigint | undefined, preload = PRELOAD_LIBRARY): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...base };
-  if (deadlineNs !== undefined) env[DEADLINE_ENV] = deadlineNs.toString();
+  if (deadlineNs !== undefined) env[ENV.deadlineNs] = deadlineNs.toString();
   const watch = existsSync(preload);
-  if (watch) env[NATIVE_WATCH_ENV] = '1';
+  if (watch) env[ENV.nativeWatch] = '1'; // the preload's constructor starts the watchdog only then
   env.LD_PRELOAD = [watch ? preload : undefined, library, base.LD_PRELOAD].filter(Boolean).join(':');
   if (library) env.LD_LIBRARY_PATH = [path.dirname(library), base.LD_LIBRARY_PATH].filter(Boolean).join(':');
   if (!env.LD_PRELOAD) delete env.LD_PRELOAD;
