@@ -15,13 +15,15 @@ import { resolveProgram, NativeProgramError } from '../scenario/native-exec';
 import type { ScenarioPlan } from '../scenario/types';
 import { harnessScript } from '../paths';
 import { ENV, type Mode } from '../env';
+import type { DeviceGate } from './probe';
 
 const NATIVE_EXEC = harnessScript('native-exec');
 export const BUILD_TIMEOUT_MS = 10 * 60_000;
 /** The exit code with which a precheck says "skip" (as the CANN samples' run.sh reads it). */
 export const PRECHECK_SKIP_EXIT = 2;
 
-export type NativeGate = { run: true } | { run: false; skip: true; reason: string } | { run: false; skip: false; message: string };
+/** The same shape as the device gate: a failure's `reason` is its message. */
+export type NativeGate = DeviceGate;
 
 interface ExecOutcome {
   code: number | null;
@@ -114,7 +116,7 @@ export function nativeGate(plan: Pick<ScenarioPlan<any>, 'name' | 'build' | 'pre
   if (plan.build) {
     const b = buildOnce(plan.build, specDir, env);
     if (b.code !== 0 || b.signal || b.spawnError) {
-      return { run: false, skip: false, message: `build ${JSON.stringify(plan.build)} (in ${specDir}) ${howItEnded(b, BUILD_TIMEOUT_MS)}; its output:\n${outputOf(b)}` };
+      return { run: false, skip: false, reason: `build ${JSON.stringify(plan.build)} (in ${specDir}) ${howItEnded(b, BUILD_TIMEOUT_MS)}; its output:\n${outputOf(b)}` };
     }
   }
   if (!plan.precheck) return { run: true };
@@ -123,11 +125,11 @@ export function nativeGate(plan: Pick<ScenarioPlan<any>, 'name' | 'build' | 'pre
   try {
     file = resolveProgram(program, specDir, 'precheck');
   } catch (e) {
-    if (e instanceof NativeProgramError) return { run: false, skip: false, message: e.message };
+    if (e instanceof NativeProgramError) return { run: false, skip: false, reason: e.message };
     throw e;
   }
   const lib = nativeLibrary(mode, env);
-  if ('error' in lib) return { run: false, skip: false, message: `precheck: no libascendcl.so to run it with: ${lib.error}` };
+  if ('error' in lib) return { run: false, skip: false, reason: `precheck: no libascendcl.so to run it with: ${lib.error}` };
   const childEnv = nativeRoleEnv({ ...env, [ENV.mode]: mode }, lib.path, undefined, '');
   const o = execSync(file, args, specDir, plan.precheck.timeoutMs, childEnv);
   if (o.code === 0 && !o.signal && !o.spawnError) return { run: true };
@@ -135,7 +137,7 @@ export function nativeGate(plan: Pick<ScenarioPlan<any>, 'name' | 'build' | 'pre
     const last = lastLine(o.stdout) ?? lastLine(o.stderr) ?? `${path.basename(file)} exited with ${PRECHECK_SKIP_EXIT} without saying why`;
     return { run: false, skip: true, reason: last };
   }
-  return { run: false, skip: false, message: `precheck ${[program, ...args].join(' ')} ${howItEnded(o, plan.precheck.timeoutMs)} (0 runs the scenario, ${PRECHECK_SKIP_EXIT} skips it); its output:\n${outputOf(o)}` };
+  return { run: false, skip: false, reason: `precheck ${[program, ...args].join(' ')} ${howItEnded(o, plan.precheck.timeoutMs)} (0 runs the scenario, ${PRECHECK_SKIP_EXIT} skips it); its output:\n${outputOf(o)}` };
 }
 
 function lastLine(text: string): string | undefined {

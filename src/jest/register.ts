@@ -58,18 +58,7 @@ export function registerScenarioTest(plan: ScenarioPlan<any>, focus: ScenarioFoc
   const probe = currentProbe();
   // Before the device count: a precheck's own reason (e.g. the CANN samples' "[SKIP] Need at least 4 devices") is the one to show.
   const native = plan.build || plan.precheck ? nativeGate(plan, specFile, probe.ok ? probe.mode : requestedMode()) : { run: true as const };
-  if (!native.run && native.skip) {
-    test.skip(`${plan.name} [skip: ${native.reason}]`, () => {});
-    addRunNote({ kind: 'skip', file: path.relative(process.cwd(), specFile), scenario: plan.name, reason: native.reason });
-    return;
-  }
-  if (!native.run) {
-    jestTest(plan.name, () => {
-      throw new ScenarioFailure(native.message, declaredAt);
-    });
-    return;
-  }
-  const gate = deviceGate(plan.devices, probe, process.env, plan.devicesSetBy);
+  const gate = native.run ? deviceGate(plan.devices, probe, process.env, plan.devicesSetBy) : native;
   if (!gate.run && gate.skip) {
     test.skip(`${plan.name} [skip: ${gate.reason}]`, () => {});
     addRunNote({ kind: 'skip', file: path.relative(process.cwd(), specFile), scenario: plan.name, reason: gate.reason });

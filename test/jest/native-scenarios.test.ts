@@ -4,63 +4,26 @@
  * `precheck: { exec }` (0 runs, 2 skips with its last line, else fails with its output), a
  * missing program, and a native role next to a TypeScript role. Its own TMPDIR, removed after.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import * as os from 'node:os';
+import { readdirSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
-
-const repoRoot = path.resolve(__dirname, '..', '..');
-const jestBin = require.resolve('jest/bin/jest');
-const fixtureConfig = path.join(__dirname, 'fixtures', 'jest.config.js');
-
-interface AssertionResult {
-  title: string;
-  status: string;
-  failureMessages: string[];
-}
+import { runFixtures, type NestedRun } from '../support/nested-jest';
 
 jest.setTimeout(120_000);
 
-let out: string;
-let results: AssertionResult[];
-let junit: string;
-let stderr = '';
-
+const scratch: string[] = [];
+let run: NestedRun;
 beforeAll(async () => {
-  out = mkdtempSync(path.join(os.tmpdir(), 'cann-native-jest-'));
-  const tmp = path.join(out, 'tmp');
-  mkdirSync(tmp);
-  const jsonFile = path.join(out, 'result.json');
-  const env: NodeJS.ProcessEnv = { ...process.env, FIXTURE_OUT: out, TMPDIR: tmp };
-  for (const k of ['CANN_HARNESS_PROBE', 'CANN_HARNESS_REQUIRE_DEVICES', 'JEST_WORKER_ID']) delete env[k];
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn(process.execPath, [jestBin, '--config', fixtureConfig, '--json', '--outputFile', jsonFile, '--ci', '--runInBand', 'fixtures/native/'], {
-      cwd: repoRoot,
-      env,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', () => resolve());
-  });
-  if (!existsSync(jsonFile)) throw new Error(`nested jest wrote no JSON result; stderr:\n${stderr}`);
-  const json = JSON.parse(readFileSync(jsonFile, 'utf8')) as { testResults: { assertionResults: AssertionResult[] }[] };
-  results = json.testResults.flatMap((t) => t.assertionResults);
-  junit = existsSync(path.join(out, 'junit.xml')) ? readFileSync(path.join(out, 'junit.xml'), 'utf8') : '';
+  run = await runFixtures('fixtures/native/', {}, scratch);
 });
 afterAll(() => {
-  if (out && !process.env.KEEP_OUT) rmSync(out, { recursive: true, force: true });
+  for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
 });
 
-const byTitle = (title: string) => {
-  const found = results.find((a) => a.title.startsWith(title));
-  if (!found) throw new Error(`no test titled ${title}; got ${results.map((a) => a.title).join(' | ')}`);
-  return found;
-};
+const byTitle = (title: string) => run.byTitle(title);
 
 test('precheck exit 2: a Jest skip whose reason is its last output line (JUnit too)', () => {
   expect(byTitle('precheck says skip')).toMatchObject({ title: 'precheck says skip [skip: [SKIP] need 99 devices, 8 available]', status: 'pending' });
-  expect(junit).toMatch(/<testcase [^>]*name="[^"]*precheck says skip \[skip: \[SKIP\] need 99 devices, 8 available\]"[^>]*>\s*<skipped\/>/);
+  expect(run.junit).toMatch(/<testcase [^>]*name="[^"]*precheck says skip \[skip: \[SKIP\] need 99 devices, 8 available\]"[^>]*>\s*<skipped\/>/);
 });
 
 test('precheck exit 5: a failure with its exit code and output', () => {
@@ -80,7 +43,7 @@ test('a failed build fails its scenarios with the output of the build', () => {
 });
 
 test('the build runs once per run, not once per scenario', () => {
-  expect(stderr.match(/\[cann-harness\] build: make -s OUT=/g)).toHaveLength(1);
+  expect(run.stderr.match(/\[cann-harness\] build: make -s OUT=/g)).toHaveLength(1);
 });
 
 test('a program that is not there: a clear error naming the path and the fix', () => {
@@ -91,5 +54,5 @@ test('a program that is not there: a clear error naming the path and the fix', (
 });
 
 test('nothing of the harness is left in the scratch TMPDIR (Jest keeps its own cache there)', () => {
-  expect(readdirSync(path.join(out, 'tmp')).filter((n) => n.startsWith('cann-'))).toEqual([]);
+  expect(readdirSync(run.tmp).filter((n) => n.startsWith('cann-'))).toEqual([]);
 });
