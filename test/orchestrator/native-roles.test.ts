@@ -18,8 +18,11 @@ const SOURCE = path.join(__dirname, 'fixtures', 'native', 'native_role.c');
 let build: FixtureBuild;
 let program: string;
 const ownPids = new Set<number>();
+const ownDirs = new Set<string>();
 const track = (e: RunEvent) => {
-  if (e.type === 'started') ownPids.add(e.pid);
+  if (e.type !== 'started') return;
+  ownPids.add(e.pid);
+  ownDirs.add(e.dir);
 };
 
 beforeAll(() => {
@@ -37,6 +40,9 @@ afterEach(() => {
     }
   }
   ownPids.clear();
+  // A failed run's directory is kept; a test that failed before removing it must not leave it.
+  for (const d of ownDirs) rmSync(d, { recursive: true, force: true });
+  ownDirs.clear();
 });
 
 const native = (name: string, args: string[], more: Partial<NativeRoleSpec> = {}, device = 0): RoleSpec => ({
@@ -161,7 +167,7 @@ withStub('native roles', () => {
   });
 
   test('a program that cannot start fails with the reason', async () => {
-    const result = await runRoles({ roles: [{ name: 'p', device: 0, native: { program: path.join(build.dir, 'nope'), args: [] } }], timeoutMs: 5000, mode: 'stub', keepDir: false });
+    const result = await runRoles({ roles: [{ name: 'p', device: 0, native: { program: path.join(build.dir, 'nope'), args: [] } }], timeoutMs: 5000, mode: 'stub', onEvent: track });
     expect(byName(result).p.status).toBe('failed');
     expect(byName(result).p.error?.message).toMatch(/could not start .*nope: spawn .*ENOENT/);
     rmSync(result.dir, { recursive: true, force: true });
