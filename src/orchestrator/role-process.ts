@@ -121,6 +121,7 @@ export class RoleProcess {
     const { spec, dir, mode } = this.launch;
     if (this.pid !== null && isNative(spec)) {
       this.libraryWatch = new LoadedLibraryWatch(this.pid, this.nativeLib && 'path' in this.nativeLib ? this.nativeLib.path : undefined);
+      this.diagnosticReport = null; // no event loop to write a Node report: the hang report need not wait for one
       this.launch.emit({ type: 'started', role: this.name, device: this.device, pid: this.pid, dir });
     } else if (this.pid !== null) {
       const job: Job = { role: spec.name, device: spec.device, index: this.index, dir, mode, entry: spec.entry! };

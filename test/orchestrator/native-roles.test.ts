@@ -116,6 +116,8 @@ withStub('native roles', () => {
     expect(r.stdout).toContain('exiting with 3 as asked');
     expect(bad.firstFailure?.role).toBe('producer');
     expect(formatScenarioFailure('s', bad)).toContain('exiting with 3 as asked');
+    expect(bad.summary).toContain(`library: ${r.library}`); // the report says which libascendcl.so it loaded
+    expect(r.library).toMatch(/libascendcl\.so$/);
     rmSync(bad.dir, { recursive: true, force: true });
     const good = await run([native('producer', ['exit', '3'], { expectExit: 3 })]);
     expect(byName(good).producer.status).toBe('passed');
