@@ -11,6 +11,7 @@ import { probeDevices } from '../jest/probe';
 import { stubBuildDir } from '../acl/stub-build';
 import { IS_SOURCE_CHECKOUT, NATIVE_STUB_DIR, PACKAGE_ROOT } from '../paths';
 import { ENV, type ResolvedMode } from '../env';
+import { nativeRoleEnv } from '../orchestrator/native-role';
 
 export interface DoctorReport {
   requestedMode: AclMode;
@@ -28,6 +29,8 @@ export interface DoctorReport {
   stubBuild: { dir: string; built: boolean; rebuild: string };
   /** libcannharness_hold.so (device processes' watchdog thread, stream hold/latch): where, and null when usable, else why not. */
   helperLibrary: { file: string; problem: string | null };
+  /** What a native role (exec) gets: LD_PRELOAD, in this order (null: no library to give it). */
+  nativePreload: string[] | null;
 }
 
 export async function collectDoctorReport(mode: AclMode): Promise<DoctorReport> {
@@ -74,6 +77,7 @@ export async function collectDoctorReport(mode: AclMode): Promise<DoctorReport> 
       rebuild: IS_SOURCE_CHECKOUT ? 'npm run build:stub' : 'npx cann-harness setup --force',
     },
     helperLibrary,
+    nativePreload: library ? nativeRoleEnv({}, library, undefined).LD_PRELOAD!.split(':') : null,
   };
 }
 
@@ -93,6 +97,7 @@ export function formatDoctorReport(r: DoctorReport): string {
   lines.push(row('stub build', `${r.stubBuild.dir} (${r.stubBuild.built ? 'built' : chalk.red('not built')}; rebuild: ${r.stubBuild.rebuild})`));
   const helper = r.helperLibrary;
   lines.push(row('helper lib', helper.problem ? chalk.red(helper.problem) : `${helper.file} (watchdog thread, stream hold/latch)`));
+  lines.push(row('native roles', r.nativePreload ? `LD_PRELOAD=${r.nativePreload.join(':')} (whatever rpath the program has; each role's report says what it loaded)` : chalk.red('no library to preload')));
   lines.push(row('stub tamper', r.stubTampering ? chalk.bgYellow.black(r.stubTampering) : 'none (no ACL_STUB_MUTANT, no ACL_STUB_JITTER)'));
   lines.push('');
   lines.push(

@@ -3,6 +3,7 @@
  *   cann-harness run [patterns...]   run the scenario suite (stub mode unless real hardware is found)
  *   cann-harness trace <dir>         build trace.json from a scenario directory
  *   cann-harness doctor              what would run here, and why
+ *   cann-harness flags               compiler/linker flags for native roles (pkg-config style)
  *   cann-harness show-report [dir]   serve an HTML report (run --html) on 127.0.0.1
  */
 import chalk from 'chalk';
@@ -19,6 +20,7 @@ import { ConfigError, applyConfig, type LoadedConfig } from '../config';
 import { setupCommand } from './setup';
 import { packageVersion } from '../acl/stub-build';
 import { traceCommand } from './trace';
+import { flagsCommand } from './flags';
 import { DEFAULT_HTML_DIR } from '../report/html/reporter';
 import { NoReportError, serveReport } from '../report/html/serve';
 import { MODES, modeFromEnv } from '../env';
@@ -169,6 +171,17 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option('--port <n>', 'port to listen on (default: any free port)', validated((t) => parsePort(t)))
     .action(async (dir: string, opts: { port?: number }) => {
       await showReport(dir, opts.port);
+    });
+
+  program
+    .command('flags')
+    .description("compiler and linker flags for a native role's program, pkg-config style, for the active mode (the stub's or CANN's headers and libascendcl.so)")
+    .addOption(modeOption())
+    .option('--cflags', 'only the compiler flags (-I...)')
+    .option('--libs', 'only the linker flags (-L... -lascendcl)')
+    .option('--harness', "also the harness's C API for native roles (cannharness.h, -lcannharness)")
+    .action((opts: { mode?: AclMode; cflags?: boolean; libs?: boolean; harness?: boolean }) => {
+      process.stdout.write(`${flagsCommand({ ...opts, mode: chosenMode(opts.mode) })}\n`);
     });
 
   program

@@ -13,6 +13,7 @@ import { measuredIntervals, runScenario } from '../scenario/run';
 import type { ScenarioFocus } from '../scenario/sink';
 import type { ScenarioPlan, ScenarioResult } from '../scenario/types';
 import { appendAuditDeclaration } from './audit-log';
+import { nativeGate } from './native-gate';
 import { currentProbe, deviceGate, requestedMode } from './probe';
 import { AUDIT_LOG_ENV, freshJitterSeed, repetitionsFromEnv, replayCommand, shardFromEnv, shardOfScenario } from './repeat';
 import { ENV, envOn } from '../env';
@@ -55,7 +56,9 @@ export function registerScenarioTest(plan: ScenarioPlan<any>, focus: ScenarioFoc
   }
   const jestTest = focus === 'only' ? test.only : test;
   const probe = currentProbe();
-  const gate = deviceGate(plan.devices, probe, process.env, plan.devicesSetBy);
+  // Before the device count: a precheck's own reason (e.g. the CANN samples' "[SKIP] Need at least 4 devices") is the one to show.
+  const native = plan.build || plan.precheck ? nativeGate(plan, specFile, probe.ok ? probe.mode : requestedMode()) : { run: true as const };
+  const gate = native.run ? deviceGate(plan.devices, probe, process.env, plan.devicesSetBy) : native;
   if (!gate.run && gate.skip) {
     test.skip(`${plan.name} [skip: ${gate.reason}]`, () => {});
     addRunNote({ kind: 'skip', file: path.relative(process.cwd(), specFile), scenario: plan.name, reason: gate.reason });

@@ -15,6 +15,7 @@ import { protocolError } from './wire-error';
 import { OutputCapture, rolePrefix } from './output-capture';
 import { CLOSE_AFTER_EXIT_BOUND_MS, ProcessHost, startInOwnGroup, type HostState } from './process-host';
 import { DEVICE_PROCESS_SCRIPT } from '../paths';
+import { LoadedLibraryWatch, isNative, judgeNativeExit, nativeError, nativeLibrary, nativeRoleEnv, readNativeRoleMarks, startNativeProcess } from './native-role';
 import type { AclMode, OutputLoss, RoleError, RoleResult, RoleSpec, RoleStatus, RunEvent } from './types';
 import type { WaitingFor } from '../rendezvous';
 import { ENV } from '../env';
@@ -35,6 +36,8 @@ export interface RoleLaunch {
   emit: (e: RunEvent) => void;
   /** Replaces starting harness/device-process.ts (tests script the order of child events). */
   startDevice?: StartDevice;
+  /** CLOCK_MONOTONIC ns of the run's deadline (native roles get it as CANN_HARNESS_DEADLINE_NS). */
+  deadlineNs?: bigint;
 }
 
 export class RoleProcess {
@@ -61,6 +64,9 @@ export class RoleProcess {
   private saidWhileStopping?: { ok: true } | { ok: false; error: RoleError };
   private status?: RoleStatus;
   private onEnd: (role: RoleProcess) => void = () => undefined;
+  /** Native roles: the library chosen for it, and what it really loaded. */
+  private readonly nativeLib?: { path: string } | { error: string };
+  private libraryWatch?: LoadedLibraryWatch;
   /** Resolves once the process has exited and its output pipes are drained. */
   readonly finished: Promise<void>;
 
@@ -73,7 +79,7 @@ export class RoleProcess {
     this.stderr = new OutputCapture(launch.echo ? process.stderr : undefined, prefix);
     this.host = new ProcessHost({
       what: `of role "${this.name}"`,
-      spawn: () => (launch.startDevice ?? startDeviceProcess)(this.childEnv()),
+      spawn: () => (launch.startDevice ?? this.starter())(this.childEnv()),
       stdout: this.stdout,
       stderr: this.stderr,
       onMessage: (m) => this.onRawMessage(m),
@@ -81,6 +87,13 @@ export class RoleProcess {
       onClosed: () => this.onClosed(),
     });
     this.finished = this.host.closed;
+    if (isNative(launch.spec)) this.nativeLib = nativeLibrary(launch.mode);
+  }
+
+  private starter(): StartDevice {
+    const { spec, dir } = this.launch;
+    if (!isNative(spec)) return startDeviceProcess;
+    return (env) => startNativeProcess(spec.native, { device: spec.device, index: this.index, dir }, env);
   }
 
   get pid(): number | null {
@@ -106,8 +119,12 @@ export class RoleProcess {
     this.onEnd = onEnd;
     this.host.start();
     const { spec, dir, mode } = this.launch;
-    if (this.pid !== null) {
-      const job: Job = { role: spec.name, device: spec.device, index: this.index, dir, mode, entry: spec.entry };
+    if (this.pid !== null && isNative(spec)) {
+      this.libraryWatch = new LoadedLibraryWatch(this.pid, this.nativeLib && 'path' in this.nativeLib ? this.nativeLib.path : undefined);
+      this.diagnosticReport = null; // no event loop to write a Node report: the hang report need not wait for one
+      this.launch.emit({ type: 'started', role: this.name, device: this.device, pid: this.pid, dir });
+    } else if (this.pid !== null) {
+      const job: Job = { role: spec.name, device: spec.device, index: this.index, dir, mode, entry: spec.entry! };
       this.host.send({ type: 'job', job } satisfies ToChild, (err) => {
         if (this.alive) this.stderr.push(`[harness] could not send the job to the child: ${err.message}\n`);
       });
@@ -117,7 +134,7 @@ export class RoleProcess {
 
   private childEnv(): NodeJS.ProcessEnv {
     const { spec, dir, mode } = this.launch;
-    return {
+    const env: NodeJS.ProcessEnv = {
       ...process.env,
       ...spec.env,
       [ENV.role]: spec.name,
@@ -128,6 +145,8 @@ export class RoleProcess {
       [ENV.parentPid]: String(process.pid), // lets the child notice a parent that died early
       [ENV.stubTrace]: spec.env?.[ENV.stubTrace] ?? path.join(dir, 'trace'),
     };
+    if (!isNative(spec)) return env;
+    return nativeRoleEnv(env, this.nativeLib && 'path' in this.nativeLib ? this.nativeLib.path : undefined, this.launch.deadlineNs);
   }
 
   /** SIGTERM to the whole group now, SIGKILL after graceMs if anything is still there. */
@@ -179,6 +198,7 @@ export class RoleProcess {
       stderr: this.stderr.text,
       marks: [...this.marks],
     };
+    if (this.libraryWatch) r.library = this.libraryWatch.loaded;
     if (this.reported?.ok && this.reported.value !== undefined) r.value = this.reported.value;
     if (status !== 'passed') {
       r.error = this.reported && !this.reported.ok ? this.reported.error : { message: this.describeEnd() };
@@ -273,6 +293,7 @@ export class RoleProcess {
 
   /** Everything the process sent is in (host state 'closed'): decide its status, once. */
   private onClosed(): void {
+    if (isNative(this.launch.spec)) this.readNativeMarks();
     this.status = this.decideStatus();
     this.launch.emit({ type: 'exited', role: this.name, status: this.status, exitCode: this.host.exitCode, signal: this.host.exitSignal });
     this.onEnd(this);
@@ -298,7 +319,28 @@ export class RoleProcess {
       return this.stopReason;
     }
     if (signal) return 'crashed'; // a signal we did not send: SIGSEGV, SIGABRT, ...
+    if (isNative(this.launch.spec)) return this.judgeNative(this.launch.spec.native);
     return 'failed';
+  }
+
+  /** The C API's marks of a native role, as if it had sent them; a malformed marks file fails it. */
+  private nativeMarksProblem?: string;
+  private readNativeMarks(): void {
+    try {
+      this.marks.push(...readNativeRoleMarks(this.launch.dir, this.name));
+    } catch (e) {
+      this.nativeMarksProblem = (e as Error).message;
+    }
+  }
+
+  /** A native role sends no result: its exit code, its output and the library it loaded decide. */
+  private judgeNative(native: NonNullable<RoleSpec['native']>): RoleStatus {
+    const { host } = this;
+    this.libraryWatch?.stop(native.program, this.childEnv());
+    const otherProblem = this.nativeLib && 'error' in this.nativeLib ? this.nativeLib.error : (this.libraryWatch?.mismatch() ?? this.nativeMarksProblem);
+    const problem = judgeNativeExit(native, { exitCode: host.exitCode, spawnError: host.spawnError, stdout: this.stdout.text, stderr: this.stderr.text, otherProblem });
+    this.reported = problem === null ? { ok: true } : { ok: false, error: nativeError(problem, host.endedAtNs) };
+    return problem === null ? 'passed' : 'failed';
   }
 
   private describeEnd(): string {

@@ -8,6 +8,7 @@ import { assignBlame } from './blame';
 import { checkHappensBefore, formatHappensBefore } from '../trace/happens-before';
 import { formatTextTimeline } from '../trace/text-timeline';
 import { RoleProcess, checkDeviceProcessScript } from './role-process';
+import { groupsEmptied } from './native-role';
 import { collectWaitGraph } from './hang-report';
 import { progressFile } from './progress-file';
 import type { WaitGraph } from './wait-graph';
@@ -66,7 +67,7 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   const startNs = process.hrtime.bigint();
   const dir = createScenarioDir();
   const roles = opts.roles.map(
-    (spec, i) => new RoleProcess({ spec, index: spec.index ?? i, dir, mode, echo: opts.echo ?? false, emit }),
+    (spec, i) => new RoleProcess({ spec, index: spec.index ?? i, dir, mode, echo: opts.echo ?? false, emit, deadlineNs: startNs + BigInt(Math.round(opts.timeoutMs * 1e6)) }),
   );
   let dirRemoved = false;
   const teardown: Teardown = {
@@ -141,8 +142,11 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   const cancelled = readCancelledTasks(dir, roleByPid);
   for (const r of results) if (cancelled.has(r.name)) r.cancelledTasks = cancelled.get(r.name);
   const first = assignBlame(results, stoppedByFailFast);
-  // A role killed by a signal could not detach from its IPC events' shared memory.
-  if (results.some((r) => r.signal !== null)) reclaimStubLeftovers({ mode });
+  // A role killed by a signal could not detach from its IPC events' shared memory; nor could what a
+  // native role forked (SIGKILLed with its group when the role ended, whatever its own exit).
+  const native = opts.roles.some((r) => r.native);
+  if (native) await groupsEmptied(results.flatMap((r) => (r.pid !== null ? [r.pid] : [])));
+  if (results.some((r) => r.signal !== null) || native) reclaimStubLeftovers({ mode });
   const traces = opts.collectTraces || opts.checkHappensBefore
     ? readTraces(dir, roleByPid)
     : undefined;

@@ -31,6 +31,7 @@ export function summarize(
   for (const r of roles) {
     const how = r.signal ? `signal ${r.signal}` : r.exitCode !== null ? `exit ${r.exitCode}` : 'not started';
     out.push(`  ${ICON[r.status].padEnd(5)} ${r.name}@dev${r.device} ${r.status} (${how}, ${r.durationMs} ms, pid ${r.pid ?? '-'})`);
+    if (r.library !== undefined) out.push(`        library: ${r.library ?? 'no libascendcl.so seen in its memory map'}`);
     for (const t of r.cancelledTasks ?? []) out.push(`        cancelled when it ended: ${t.kind} on device ${t.device}, stream ${t.stream}${t.ipc ? `, IPC event ${t.ipc}` : ''}`);
     if (r.status === 'passed') continue;
     if (r.consequenceOf) out.push(`        after role ${r.consequenceOf} failed first`);

@@ -20,11 +20,26 @@ export interface RoleEntry {
   args?: unknown;
 }
 
+/** What a native role runs and how its end is judged (RoleSpec.native). */
+export interface NativeRoleSpec {
+  /** Absolute path of the program (resolved by the caller against the spec's folder or PATH). */
+  program: string;
+  /** Its arguments; `{device}`, `{index}` and `{dir}` are replaced when it starts. */
+  args: string[];
+  /** The exit code of success (default 0). */
+  expectExit?: number;
+  /** Success also needs a line of stdout or stderr to match. */
+  expectOutput?: RegExp;
+}
+
 export interface RoleSpec {
   name: string;
   device: number;
   index?: number;
-  entry: RoleEntry;
+  /** A device process running a TypeScript body: give either `entry` or `native`. */
+  entry?: RoleEntry;
+  /** A native role: a program run as the role (native-role.ts). */
+  native?: NativeRoleSpec;
   env?: Record<string, string>;
 }
 
@@ -127,6 +142,8 @@ export interface RoleResult {
   outputLoss?: OutputLoss[];
   /** Device work its process queued but never ran (the stub's trace says "cancel"), stub mode only. */
   cancelledTasks?: CancelledTask[];
+  /** Native roles: the libascendcl.so seen in its memory map (null: none seen before it ended). */
+  library?: string | null;
 }
 
 /** One task the stub dropped without running it (at aclFinalize or exit), from its trace. */

@@ -54,20 +54,10 @@ export function validateRunOptions(opts: RunOptions): void {
     if (r.index !== undefined && (!Number.isInteger(r.index) || r.index < 0)) {
       throw new RunOptionsError(`${where}: index must be an integer >= 0, got ${JSON.stringify(r.index)}`);
     }
-    const e = r.entry;
-    if (!e || typeof e.module !== 'string' || !path.isAbsolute(e.module)) {
-      throw new RunOptionsError(`${where}: entry.module must be an absolute path (use path.resolve(__dirname, ...)), got ${JSON.stringify(e?.module)}`);
-    }
-    if (!existsSync(e.module)) throw new RunOptionsError(`${where}: entry.module ${e.module} does not exist`);
-    if (typeof e.export !== 'string' || e.export === '') {
-      throw new RunOptionsError(`${where}: entry.export must name the exported role function`);
-    }
-    if (e.args !== undefined) {
-      try {
-        JSON.stringify(e.args);
-      } catch (err) {
-        throw new RunOptionsError(`${where}: entry.args must be JSON-serialisable (${(err as Error).message})`);
-      }
+    if (r.native !== undefined) {
+      checkNative(r.native, where);
+    } else {
+      checkEntry(r.entry, where);
     }
     for (const [k, v] of Object.entries(r.env ?? {})) {
       if (RESERVED_ENV.includes(k)) {
@@ -76,4 +66,30 @@ export function validateRunOptions(opts: RunOptions): void {
       if (typeof v !== 'string') throw new RunOptionsError(`${where}: env.${k} must be a string`);
     }
   });
+}
+
+function checkNative(n: NonNullable<RunOptions['roles'][number]['native']>, where: string): void {
+  if (typeof n.program !== 'string' || !path.isAbsolute(n.program)) {
+    throw new RunOptionsError(`${where}: native.program must be an absolute path, got ${JSON.stringify(n.program)}`);
+  }
+  if (!Array.isArray(n.args) || n.args.some((a) => typeof a !== 'string')) {
+    throw new RunOptionsError(`${where}: native.args must be a list of strings`);
+  }
+}
+
+function checkEntry(e: RunOptions['roles'][number]['entry'], where: string): void {
+  if (!e || typeof e.module !== 'string' || !path.isAbsolute(e.module)) {
+    throw new RunOptionsError(`${where}: entry.module must be an absolute path (use path.resolve(__dirname, ...)), got ${JSON.stringify(e?.module)}`);
+  }
+  if (!existsSync(e.module)) throw new RunOptionsError(`${where}: entry.module ${e.module} does not exist`);
+  if (typeof e.export !== 'string' || e.export === '') {
+    throw new RunOptionsError(`${where}: entry.export must name the exported role function`);
+  }
+  if (e.args !== undefined) {
+    try {
+      JSON.stringify(e.args);
+    } catch (err) {
+      throw new RunOptionsError(`${where}: entry.args must be JSON-serialisable (${(err as Error).message})`);
+    }
+  }
 }

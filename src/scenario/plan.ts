@@ -6,6 +6,7 @@
 import { MUTANTS, isMutantName } from '../mutants';
 import { closest } from '../suggest';
 import { parseSelector } from './marks';
+import { NATIVE_ROLE_KEYS, NATIVE_SCENARIO_KEYS, checkNativeRole, checkNativeScenario } from './native-plan';
 import { REPLICATED } from './types';
 import type { Params, PlannedRole, ReplicatedRole, RoleDeclaration, ScenarioDeclaration, ScenarioPlan } from './types';
 import { defaultTimeoutMs, timeoutProblem } from '../env/timeout';
@@ -13,8 +14,8 @@ import { defaultTimeoutMs, timeoutProblem } from '../env/timeout';
 export { DEFAULT_TIMEOUT_MS, defaultTimeoutMs } from '../env/timeout';
 /** CANN's device limit (runtime src/runtime/core/inc/spec/base_info.hpp, RT_MAX_DEV_NUM; the stub's too): ids 0..63. */
 export const MAX_DEVICES = 64;
-const SCENARIO_KEYS = ['devices', 'timeoutMs', 'params', 'roles', 'verify', 'intervals', 'audit'] as const;
-const ROLE_KEYS = ['device', 'run', 'threads', 'thread', 'env'] as const;
+const SCENARIO_KEYS = ['devices', 'timeoutMs', 'params', 'roles', 'verify', 'intervals', 'audit', ...NATIVE_SCENARIO_KEYS] as const;
+const ROLE_KEYS = ['device', 'run', 'threads', 'thread', 'env', ...NATIVE_ROLE_KEYS] as const;
 /** Role names become file names in the scenario directory. */
 const ROLE_NAME = /^[A-Za-z][A-Za-z0-9_.-]*$/;
 
@@ -70,6 +71,7 @@ export function planScenario<P = Params>(name: unknown, decl: ScenarioDeclaratio
   }
 
   checkAudit(decl.audit, problems);
+  const native = checkNativeScenario(decl, problems);
   const roles = expandRoles(decl.roles, problems);
   const intervals = checkIntervals(decl.intervals, roles, problems);
 
@@ -105,6 +107,8 @@ export function planScenario<P = Params>(name: unknown, decl: ScenarioDeclaratio
   if (devicesSetBy) plan.devicesSetBy = devicesSetBy;
   if (decl.audit) plan.audit = { expectSurvive: [...decl.audit.expectSurvive], reason: decl.audit.reason };
   if (intervals.length) plan.intervals = intervals;
+  if (native.precheck) plan.precheck = native.precheck;
+  if (native.build) plan.build = native.build;
   return plan;
 }
 
@@ -225,8 +229,11 @@ function checkRole<P>(name: string, group: string, index: number, decl: RoleDecl
   }
   unknownKeys(decl, ROLE_KEYS, `role ${name}`, problems);
   const before = problems.length;
-  if (decl.run === undefined && decl.thread === undefined) {
-    problems.push(`role ${name}: missing body: give it run: async (ctx) => { ... } (or threads: k with thread: async (ctx, t) => { ... })`);
+  const native = checkNativeRole(name, decl, problems);
+  if (!native && decl.run === undefined && decl.thread === undefined) {
+    problems.push(
+      `role ${name}: missing body: give it run: async (ctx) => { ... } (or threads: k with thread: async (ctx, t) => { ... }, or a program: exec: ['build/proc_b', '{device}'])`,
+    );
   }
   if (decl.run !== undefined && typeof decl.run !== 'function') {
     problems.push(`role ${name}: run must be a function (got ${describe(decl.run)}): run: async (ctx) => { ... }`);
@@ -237,7 +244,7 @@ function checkRole<P>(name: string, group: string, index: number, decl: RoleDecl
   if (decl.threads !== undefined && (!Number.isInteger(decl.threads) || decl.threads < 1 || decl.threads > 64)) {
     problems.push(`role ${name}: threads must be a whole number from 1 to 64 (got ${describe(decl.threads)})`);
   }
-  if (decl.threads !== undefined && decl.thread === undefined) {
+  if (!native && decl.threads !== undefined && decl.thread === undefined) {
     problems.push(`role ${name}: threads: ${decl.threads} needs a thread body: thread: async (ctx, t) => { ... }`);
   }
   if (decl.thread !== undefined && decl.threads === undefined) {
@@ -260,6 +267,7 @@ function checkRole<P>(name: string, group: string, index: number, decl: RoleDecl
     run: decl.run,
     thread: decl.thread,
     env: decl.env,
+    ...(native ? { exec: [...decl.exec!], expectOutput: decl.expectOutput, expectExit: decl.expectExit } : {}),
   };
 }
 

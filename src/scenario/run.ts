@@ -4,12 +4,15 @@
  * Never loads koffi: safe inside Jest workers.
  */
 import type { AclMode, RoleResult, RunEvent, RunResult } from '../orchestrator';
+import type { NativeRoleSpec } from '../orchestrator/native-role';
 import { msSince } from '../orchestrator/mark-time';
 import { marksBetween, type MarkInterval } from './marks';
 import { paramsFingerprint } from './plan';
-import { ROLE_ENTRY_EXPORT, type RoleEntryArgs, type RoleEnvelope, type ScenarioMark, type ScenarioPlan, type ScenarioResult, type ScenarioRoleResult } from './types';
+import { ROLE_ENTRY_EXPORT, type PlannedRole, type RoleEntryArgs, type RoleEnvelope, type ScenarioMark, type ScenarioPlan, type ScenarioResult, type ScenarioRoleResult } from './types';
 import { ENV, envOff } from '../env';
 import { harnessScript } from '../paths';
+import * as path from 'node:path';
+import { resolveProgram } from './native-exec';
 
 /** An interval asked for with result.between(): the Jest integration reports them (percentiles across runs). */
 export interface MeasuredInterval {
@@ -58,14 +61,23 @@ export async function runScenario(plan: ScenarioPlan<any>, opts: RunScenarioOpti
       device: role.device,
       index: role.index,
       env: opts.env || role.env ? { ...opts.env, ...role.env } : undefined,
-      entry: {
+      ...(role.exec ? { native: nativeSpec(role, opts.specFile) } : { entry: {
         module: ROLE_ENTRY_MODULE,
         export: ROLE_ENTRY_EXPORT,
         args: { specFile: opts.specFile, scenario: plan.name, role: role.name, paramsJson: paramsFingerprint(plan.params) } satisfies RoleEntryArgs,
-      },
+      } }),
     })),
   });
   return toScenarioResult(plan, run);
+}
+
+/** A native role's program, resolved against the spec's folder or PATH (throws a clear error when it is missing). */
+function nativeSpec(role: PlannedRole<any>, specFile: string): NativeRoleSpec {
+  const [program, ...args] = role.exec!;
+  const spec: NativeRoleSpec = { program: resolveProgram(program, path.dirname(specFile), `role ${role.name}`), args };
+  if (role.expectExit !== undefined) spec.expectExit = role.expectExit;
+  if (role.expectOutput) spec.expectOutput = role.expectOutput;
+  return spec;
 }
 
 /** On by default except in real mode (no stub traces); CANN_HARNESS_HB_CHECK=0 turns it off. */

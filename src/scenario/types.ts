@@ -117,6 +117,23 @@ export interface RoleDeclaration<P = Params> {
   thread?: ThreadBody<P>;
   /** Extra environment variables for this role's process. */
   env?: Record<string, string>;
+  /**
+   * A native role: a program run instead of a body, `exec: ['build/proc_b', '{device}', '1']`.
+   * The program is a path relative to the spec file's folder, or a name found on PATH; `{device}`,
+   * `{index}` and `{dir}` in the arguments are replaced. Its cwd is the scenario directory.
+   */
+  exec?: readonly string[];
+  /** Native roles: success also needs a line of its stdout or stderr to match (like `grep -q`). */
+  expectOutput?: RegExp;
+  /** Native roles: the exit code that means success (default 0). */
+  expectExit?: number;
+}
+
+/** `precheck: { exec: ['build/precheck', '4'] }`: exit 0 runs the scenario, 2 skips it (the last output line says why). */
+export interface PrecheckDeclaration {
+  exec: readonly string[];
+  /** Default 30 000. */
+  timeoutMs?: number;
 }
 
 export const REPLICATED = Symbol.for('cann-ipc-harness.replicated');
@@ -151,6 +168,10 @@ export interface ScenarioDeclaration<P = Params> {
   intervals?: [from: string, to: string][];
   /** For `cann-harness audit`: mutants this scenario survives on purpose, and why. */
   audit?: AuditDeclaration;
+  /** A program deciding, before the scenario, whether it can run here (native roles' precheck). */
+  precheck?: PrecheckDeclaration;
+  /** A shell command run once per run, in the spec file's folder, before its scenarios: `build: 'make -C native'`. */
+  build?: string;
 }
 
 /**
@@ -206,6 +227,10 @@ export interface PlannedRole<P = Params> extends RoleInfo {
   run?: RoleBody<P>;
   thread?: ThreadBody<P>;
   env?: Record<string, string>;
+  /** A native role's program and arguments as declared (placeholders not yet replaced). */
+  exec?: string[];
+  expectOutput?: RegExp;
+  expectExit?: number;
 }
 
 export interface ScenarioPlan<P = Params> {
@@ -219,6 +244,8 @@ export interface ScenarioPlan<P = Params> {
   verify?: (result: ScenarioResult) => void | Promise<void>;
   intervals?: [string, string][];
   audit?: AuditDeclaration;
+  precheck?: { exec: string[]; timeoutMs: number };
+  build?: string;
 }
 
 /** JSON args the orchestrator passes to harness/scenario/role-entry.ts. */

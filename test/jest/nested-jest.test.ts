@@ -4,35 +4,9 @@
  * and declarations rejected at collection. Every child runs with its own TMPDIR, removed after,
  * so kept scenario directories never outlive the test.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import * as os from 'node:os';
+import { existsSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
-
-const repoRoot = path.resolve(__dirname, '..', '..');
-const jestBin = require.resolve('jest/bin/jest');
-const fixtureConfig = path.join(__dirname, 'fixtures', 'jest.config.js');
-
-interface AssertionResult {
-  title: string;
-  status: string;
-  failureMessages: string[];
-}
-interface JestJson {
-  numPassedTests: number;
-  numPendingTests: number;
-  numFailedTests: number;
-  numRuntimeErrorTestSuites: number;
-  testResults: { name: string; message: string; assertionResults: AssertionResult[] }[];
-}
-
-interface NestedRun {
-  json: JestJson;
-  junit: string;
-  tmp: string;
-  stderr: string;
-  byTitle(title: string): AssertionResult;
-}
+import { runFixtures as runIn, type NestedRun } from '../support/nested-jest';
 
 // Each test starts a whole Jest run (and its scenarios' processes) in a child.
 jest.setTimeout(90_000);
@@ -42,42 +16,7 @@ afterAll(() => {
   for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
 });
 
-function runFixtures(pattern: string, env: Record<string, string> = {}): Promise<NestedRun> {
-  const out = mkdtempSync(path.join(os.tmpdir(), 'cann-nested-jest-'));
-  scratch.push(out);
-  const tmp = path.join(out, 'tmp');
-  mkdirSync(tmp);
-  const jsonFile = path.join(out, 'result.json');
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, FIXTURE_OUT: out, TMPDIR: tmp, ...env };
-  for (const k of ['CANN_HARNESS_PROBE', 'CANN_HARNESS_REQUIRE_DEVICES', 'JEST_WORKER_ID']) if (!(k in env)) delete childEnv[k];
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [jestBin, '--config', fixtureConfig, '--json', '--outputFile', jsonFile, '--ci', '--runInBand', pattern],
-      { cwd: repoRoot, env: childEnv, stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    let stderr = '';
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', () => {
-      if (!existsSync(jsonFile)) return reject(new Error(`nested jest wrote no JSON result; stderr:\n${stderr}`));
-      const json = JSON.parse(readFileSync(jsonFile, 'utf8')) as JestJson;
-      const junitFile = path.join(out, 'junit.xml');
-      const all = json.testResults.flatMap((t) => t.assertionResults);
-      resolve({
-        json,
-        junit: existsSync(junitFile) ? readFileSync(junitFile, 'utf8') : '',
-        tmp,
-        stderr,
-        byTitle(title) {
-          const found = all.find((a) => a.title.startsWith(title));
-          if (!found) throw new Error(`no test titled ${title}; got ${all.map((a) => a.title).join(' | ')}`);
-          return found;
-        },
-      });
-    });
-  });
-}
+const runFixtures = (pattern: string, env: Record<string, string> = {}): Promise<NestedRun> => runIn(pattern, env, scratch);
 
 const twoDevices = JSON.stringify({ ok: true, mode: 'stub', library: 'fake', reason: 'test', deviceCount: 2, ipcSupported: true });
 

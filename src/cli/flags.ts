@@ -1,0 +1,55 @@
+/**
+ * `cann-harness flags [--cflags] [--libs] [--harness]`: compiler and linker flags for a native
+ * role, pkg-config style, for the active mode's libascendcl.so (the stub's headers and build, or
+ * CANN's include and lib64 folders). A Makefile: `CFLAGS += $(shell npx cann-harness flags --cflags)`.
+ */
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import { resolveLibrary, type AclMode } from '../acl/resolve';
+import { stubBuildDir } from '../acl/stub-build';
+import { NATIVE_STUB_DIR } from '../paths';
+import { UsageError } from './run';
+
+export interface FlagsOptions {
+  mode: AclMode;
+  cflags?: boolean;
+  libs?: boolean;
+  /** Also the harness's C API (cannharness.h, libcannharness.so). */
+  harness?: boolean;
+}
+
+/** The include folder that holds acl/acl.h for a libascendcl.so at `library`. */
+export function includeDirFor(library: string, mode: 'stub' | 'real'): string {
+  if (mode === 'stub') return path.join(NATIVE_STUB_DIR, 'include');
+  // CANN: <root>/lib64/libascendcl.so with <root>/include/acl/acl.h (also <root>/runtime/..., <arch>-linux/...).
+  const libDir = path.dirname(library);
+  for (let dir = path.dirname(libDir), i = 0; i < 3; dir = path.dirname(dir), i++) {
+    const inc = path.join(dir, 'include');
+    if (existsSync(path.join(inc, 'acl', 'acl.h'))) return inc;
+  }
+  throw new UsageError(`no include/acl/acl.h found near ${library} (looked in the three folders above ${libDir}): is the CANN toolkit (with headers) installed there?`);
+}
+
+export function flagsCommand(opts: FlagsOptions): string {
+  let choice;
+  try {
+    choice = resolveLibrary({ mode: opts.mode });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const both = !opts.cflags && !opts.libs;
+  const libDir = path.dirname(choice.path);
+  const out: string[] = [];
+  if (opts.cflags || both) {
+    out.push(`-I${includeDirFor(choice.path, choice.mode)}`);
+    if (opts.harness) out.push(`-I${path.join(NATIVE_STUB_DIR, 'include')}`);
+  }
+  if (opts.libs || both) {
+    out.push(`-L${libDir}`, '-lascendcl', `-Wl,-rpath,${libDir}`);
+    if (opts.harness) {
+      const own = path.join(stubBuildDir(), 'lib64');
+      out.push(`-L${own}`, '-lcannharness', `-Wl,-rpath,${own}`);
+    }
+  }
+  return [...new Set(out)].join(' ');
+}

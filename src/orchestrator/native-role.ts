@@ -1,0 +1,255 @@
+/**
+ * Native roles: a user's program (a CANN sample's proc_a, say) run as a role instead of a
+ * device process. RoleProcess hosts it exactly like a device process (own process group, output
+ * capture, deadline TERM -> KILL, blame); this module knows only what differs:
+ *  - how it is started: the program itself, cwd = the scenario directory, placeholders replaced;
+ *  - its environment: the device process's, plus the deadline and the library selection
+ *    (LD_PRELOAD of the harness's libascendcl.so: glibc matches a DT_NEEDED entry by soname,
+ *    so the preloaded copy wins over whatever rpath the program was linked with);
+ *  - which libascendcl.so it really loaded (read from /proc/<pid>/maps while it runs);
+ *  - how its end is judged: exit code (expectExit, default 0) and expectOutput, since it sends
+ *    the harness no result.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import * as path from 'node:path';
+import { resolveLibrary } from '../acl/resolve';
+import { stubBuildDir } from '../acl/stub-build';
+import { ENV } from '../env';
+import type { AclMode, NativeRoleSpec, RoleError, RoleSpec } from './types';
+
+export type { NativeRoleSpec } from './types';
+
+
+
+export function isNative(spec: RoleSpec): spec is RoleSpec & { native: NativeRoleSpec } {
+  return spec.native !== undefined;
+}
+
+/** `{device}`, `{index}`, `{dir}` replaced in one argument. */
+export function expandPlaceholders(arg: string, values: { device: number; index: number; dir: string }): string {
+  return arg.replace(/\{(device|index|dir)\}/g, (_m, key: 'device' | 'index' | 'dir') => String(values[key]));
+}
+
+/**
+ * The library a native role must load in `mode` (the one a TypeScript role would dlopen), or why
+ * there is none. Resolved in the parent: the program itself runs no harness code.
+ */
+export function nativeLibrary(mode: AclMode, env: NodeJS.ProcessEnv = process.env): { path: string } | { error: string } {
+  try {
+    return { path: resolveLibrary({ mode, env }).path };
+  } catch (e) {
+    return { error: (e as Error).message };
+  }
+}
+
+/**
+ * The harness's preload library for native roles (native-stub/hold/preload.c): its constructor
+ * starts the watchdog (parent gone -> kill the group; hang report answers) and it records the
+ * blocking ACL call in progress. Must come first in LD_PRELOAD, before libascendcl.so.
+ */
+export const PRELOAD_LIBRARY = path.join(stubBuildDir(), 'lib64', 'libcannharness_preload.so');
+
+/** The environment additions of a native role: deadline, watchdog and library selection (on top of the device process's environment). */
+export function nativeRoleEnv(base: NodeJS.ProcessEnv, library: string | undefined, deadlineNs: bigint | undefined, preload = PRELOAD_LIBRARY): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...base };
+  if (deadlineNs !== undefined) env[ENV.deadlineNs] = deadlineNs.toString();
+  const watch = existsSync(preload);
+  if (watch) env[ENV.nativeWatch] = '1'; // the preload's constructor starts the watchdog only then
+  env.LD_PRELOAD = [watch ? preload : undefined, library, base.LD_PRELOAD].filter(Boolean).join(':');
+  if (library) env.LD_LIBRARY_PATH = [path.dirname(library), base.LD_LIBRARY_PATH].filter(Boolean).join(':');
+  if (!env.LD_PRELOAD) delete env.LD_PRELOAD;
+  return env;
+}
+
+/** Starts the program as the leader of its own process group, in the scenario directory. */
+export function startNativeProcess(native: NativeRoleSpec, values: { device: number; index: number; dir: string }, env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(native.program, native.args.map((a) => expandPlaceholders(a, values)), {
+    detached: true, // own process group: the deadline's TERM -> KILL reaches whatever it forked
+    stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: values.dir,
+    env,
+  });
+}
+
+/** Why a native role that ended by itself (no signal, not stopped) failed, or null when it passed. */
+export function judgeNativeExit(
+  native: NativeRoleSpec,
+  end: { exitCode: number | null; spawnError?: Error; stdout: string; stderr: string; otherProblem?: string },
+): string | null {
+  if (end.spawnError) return `could not start ${native.program}: ${end.spawnError.message}`;
+  const expected = native.expectExit ?? 0;
+  if (end.exitCode !== expected) return `${path.basename(native.program)} exited with code ${end.exitCode} (expected ${expected})`;
+  if (end.otherProblem) return end.otherProblem;
+  if (native.expectOutput) {
+    const re = native.expectOutput;
+    const lines = `${end.stdout}\n${end.stderr}`.split('\n');
+    if (!lines.some((l) => new RegExp(re.source, re.flags.replace(/[gy]/g, '')).test(l))) {
+      return `${path.basename(native.program)} exited with code ${expected} but no line of its output matches expectOutput ${re}`;
+    }
+  }
+  return null;
+}
+
+/** A failure of a native role as a RoleError, timed when the parent saw it end. */
+export function nativeError(message: string, endedAtNs: bigint | null): RoleError {
+  return { message, tNs: (endedAtNs ?? process.hrtime.bigint()).toString() };
+}
+
+/** The libascendcl.so files mapped into `pid` (empty when none yet, or the process is gone). */
+export function mappedAclLibraries(pid: number): string[] {
+  let maps: string;
+  try {
+    maps = readFileSync(`/proc/${pid}/maps`, 'latin1');
+  } catch {
+    return [];
+  }
+  const found = new Set<string>();
+  for (const m of maps.matchAll(/ (\/\S*\/libascendcl\.so[^\s/]*)$/gm)) found.add(m[1]);
+  return [...found];
+}
+
+/** The ELF interpreter (dynamic loader) a program names, or null (static, not ELF, unreadable). */
+export function elfInterpreter(program: string): string | null {
+  let elf: Buffer;
+  try {
+    elf = readFileSync(program);
+  } catch {
+    return null;
+  }
+  // ELF64 little-endian only (x86_64, aarch64): e_phoff at 0x20, e_phentsize at 0x36, e_phnum at 0x38.
+  if (elf.length < 64 || elf.readUInt32BE(0) !== 0x7f454c46 || elf[4] !== 2 || elf[5] !== 1) return null;
+  const phoff = Number(elf.readBigUInt64LE(0x20));
+  const size = elf.readUInt16LE(0x36);
+  for (let i = 0; i < elf.readUInt16LE(0x38); i++) {
+    const ph = phoff + i * size;
+    if (ph + 40 > elf.length || elf.readUInt32LE(ph) !== 3) continue; // PT_INTERP
+    const off = Number(elf.readBigUInt64LE(ph + 8));
+    const len = Number(elf.readBigUInt64LE(ph + 32));
+    return elf.subarray(off, off + len).toString('latin1').replace(/\0+$/, '');
+  }
+  return null;
+}
+
+/**
+ * Which libascendcl.so the dynamic loader resolves for `program` in `env` (`ld.so --list`, which
+ * never runs the program), or why it cannot tell. For programs that end before their memory map
+ * could be read.
+ */
+export function loaderChoice(program: string, env: NodeJS.ProcessEnv): { path: string } | { problem: string } {
+  const interp = elfInterpreter(program);
+  if (!interp) return { problem: `${program} has no dynamic loader (statically linked, or not an ELF program): it cannot load the harness's libascendcl.so` };
+  const r = spawnSync(interp, ['--list', program], { env, encoding: 'utf8', timeout: 10_000 });
+  const m = /^\s*(?:libascendcl\.so\S* => )?(\/\S*\/libascendcl\.so\S*) \(/m.exec(r.stdout ?? '');
+  return m ? { path: m[1] } : { problem: `${interp} --list ${program} names no libascendcl.so${r.stderr ? `: ${r.stderr.trim()}` : ''}` };
+}
+
+/**
+ * Watches which libascendcl.so a native role loaded: reads /proc/<pid>/maps soon after the start
+ * (most programs load it before main) and then less often, until it is seen or the process ends.
+ */
+export class LoadedLibraryWatch {
+  loaded: string | null = null;
+  /** How `loaded` was learnt: its memory map, or the dynamic loader's answer after it ended. */
+  seenIn: 'memory map' | 'ld.so --list' | null = null;
+  private timer?: NodeJS.Timeout;
+  private delayMs = 1;
+
+  constructor(private readonly pid: number, private readonly expected: string | undefined) {
+    this.poll();
+  }
+
+  private poll(): void {
+    const found = mappedAclLibraries(this.pid);
+    if (found.length > 0) {
+      this.loaded = found[0];
+      this.seenIn = 'memory map';
+      return;
+    }
+    this.timer = setTimeout(() => this.poll(), this.delayMs);
+    this.timer.unref();
+    this.delayMs = Math.min(this.delayMs * 2, 50);
+  }
+
+  /** Stops watching; a process that ended before its map was read is asked of the dynamic loader. */
+  stop(program: string, env: NodeJS.ProcessEnv): void {
+    if (this.timer) clearTimeout(this.timer);
+    if (this.loaded !== null) return;
+    const choice = loaderChoice(program, env);
+    if ('path' in choice) {
+      this.loaded = choice.path;
+      this.seenIn = 'ld.so --list';
+    }
+  }
+
+  /** A line for the role's report: which library it loaded. */
+  describe(): string {
+    if (this.loaded === null) return 'no libascendcl.so seen in its memory map (it ended before it loaded one, or never loads one)';
+    return `loaded ${this.loaded} (seen in its ${this.seenIn})`;
+  }
+
+  /** The loaded library is not the one the harness chose (another copy found by rpath or dlopen). */
+  mismatch(): string | undefined {
+    if (this.loaded === null || !this.expected || samePath(this.loaded, this.expected)) return undefined;
+    return `it loaded ${this.loaded}, not the harness's ${this.expected}: it was probably dlopen()ed by full path or linked statically; build it with \`npx cann-harness flags --cflags --libs\``;
+  }
+}
+
+function samePath(a: string, b: string): boolean {
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return path.resolve(a) === path.resolve(b);
+  }
+}
+
+/**
+ * The marks a native role wrote with the C API (readNativeMarks of ./native-marks.ts, the C API's
+ * reader, which throws a NativeMarksError naming a malformed file). Looked up at run time so that
+ * this module also works in a build without the C API; once both are merged, this may become a
+ * static import.
+ */
+export function readNativeRoleMarks(dir: string, role: string): { name: string; tNs: string }[] {
+  let reader: ((dir: string, role: string) => { name: string; tNs: string }[]) | undefined;
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    reader = (require(path.join(__dirname, 'native-marks')) as { readNativeMarks?: typeof reader }).readNativeMarks;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') return [];
+    throw e;
+  }
+  return reader ? reader(dir, role) : [];
+}
+
+/** Live (non-zombie) processes whose process group is one of `pgids`. */
+function liveMembers(pgids: Set<number>): number {
+  let n = 0;
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return 0;
+  }
+  for (const e of entries) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      const stat = readFileSync(`/proc/${e}/stat`, 'latin1');
+      const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (rest[0] !== 'Z' && rest[0] !== 'X' && pgids.has(Number(rest[2]))) n++;
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return n;
+}
+
+/**
+ * Resolves once no live process is left in the roles' groups (bounded by `maxMs`): what a native
+ * role forked was SIGKILLed with its group, but dies asynchronously, and the stub's objects of a
+ * process still alive are (rightly) not reclaimed.
+ */
+export async function groupsEmptied(pgids: number[], maxMs = 2000): Promise<void> {
+  const set = new Set(pgids);
+  const end = Date.now() + maxMs;
+  while (liveMembers(set) > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+}
