@@ -25,7 +25,7 @@ const config: Config = {
   // check /dev/shm as a whole run alone (test/support/stub-gate.ts).
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-  setupFilesAfterEnv: [...basePreset().setupFilesAfterEnv, '<rootDir>/test/support/stub-gate-setup.ts'],
+  setupFilesAfterEnv: ['<rootDir>/test/support/file-cpu.ts', ...basePreset().setupFilesAfterEnv, '<rootDir>/test/support/stub-gate-setup.ts'],
   testSequencer: '<rootDir>/test/support/sequencer.js',
   reporters: [
     'default',
