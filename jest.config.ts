@@ -21,11 +21,10 @@ const config: Config = {
   // yet most of the suite's wall time is spent waiting for child processes (device processes,
   // nested Jest and npm sessions, the C cases), not on the CPU: two files at once even there.
   maxWorkers: Math.max(2, availableParallelism() - 1),
-  // The preset's set-up and teardown, plus a gate between files that run at once: the few that
-  // check /dev/shm as a whole run alone (test/support/stub-gate.ts).
-  globalSetup: '<rootDir>/test/support/global-setup.ts',
-  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-  setupFilesAfterEnv: ['<rootDir>/test/support/file-cpu.ts', ...basePreset().setupFilesAfterEnv, '<rootDir>/test/support/stub-gate-setup.ts'],
+  // Each file's stub processes in a scope of their own (ACL_STUB_SCOPE): files that check /dev/shm
+  // for leaks run beside the others (test/support/stub-scope-environment.ts).
+  testEnvironment: '<rootDir>/test/support/stub-scope-environment.ts',
+  setupFilesAfterEnv: ['<rootDir>/test/support/file-cpu.ts', ...basePreset().setupFilesAfterEnv],
   testSequencer: '<rootDir>/test/support/sequencer.js',
   reporters: [
     'default',
