@@ -38,8 +38,8 @@ int shm_scope_configure(char *err, size_t len)
         ok = isalnum((unsigned char)v[i]) || v[i] == '_' || v[i] == '-';
     if (!ok) {
         snprintf(err, len,
-                 "ACL_STUB_SCOPE=%.40s%s is invalid: use 1 to %d characters of A-Z, a-z, 0-9, _ and -, or unset it",
-                 v, n > 40 ? "..." : "", SHM_SCOPE_MAX);
+                 "ACL_STUB_SCOPE=%.40s%s is invalid: use 1 to %d characters of A-Z, a-z, 0-9, _ and -, or unset it", v,
+                 n > 40 ? "..." : "", SHM_SCOPE_MAX);
         return -1;
     }
     memcpy(scope, v ? v : "", n + 1);

@@ -45,8 +45,12 @@ static void expect_scope_init(const char *env_entry, const char *init_code)
 
 CT_CASE(scope_env_bad_values_fail_aclInit_100000)
 {
-    const char *bad[] = {"ACL_STUB_SCOPE=a/b", "ACL_STUB_SCOPE=a.b", "ACL_STUB_SCOPE=../x", "ACL_STUB_SCOPE=a b",
-                         "ACL_STUB_SCOPE=\xc3\xa9t\xc3\xa9", "ACL_STUB_SCOPE=abcdefghijklmnopqrstuvwxy" /* 25 */};
+    const char *bad[] = {"ACL_STUB_SCOPE=a/b",
+                         "ACL_STUB_SCOPE=a.b",
+                         "ACL_STUB_SCOPE=../x",
+                         "ACL_STUB_SCOPE=a b",
+                         "ACL_STUB_SCOPE=\xc3\xa9t\xc3\xa9",
+                         "ACL_STUB_SCOPE=abcdefghijklmnopqrstuvwxy" /* 25 */};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         expect_scope_init(bad[i], "100000");
     expect_scope_init("ACL_STUB_SCOPE=Az09_-abcdefghijklmnopqr", "0"); /* 24, every kind of character */
