@@ -6,12 +6,10 @@ import { basePreset } from './src/jest/preset';
 // The repository's own tests: the harness preset (the one `cann-harness run` and user projects get),
 // plus what only this repository needs.
 const config: Config = {
+  // The preset's transform (esbuild, types stripped): type errors, in test files too, fail
+  // test/architecture/typecheck.test.ts, one tsc run over the whole project (ts-jest type-checked
+  // each file again in each worker: about 1 s of CPU per file).
   ...basePreset(),
-  // ts-jest here (not the preset's esbuild transform, which only strips types): it reports type
-  // errors in the repository's own test files as Jest loads them.
-  transform: {
-    '^.+\\.tsx?$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
-  },
   roots: ['<rootDir>/test', '<rootDir>/specs'],
   testMatch: ['**/*.test.ts', '**/*.spec.ts'],
   // Fixture specs are run by test/jest/*.test.ts in a nested Jest and by test/package/*.test.ts
@@ -19,13 +17,13 @@ const config: Config = {
   testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/jest/fixtures/', '<rootDir>/test/package/fixtures/'],
   // Test files in parallel. Jest's default (cores - 1) runs them one at a time on a 2-core machine,
   // yet most of the suite's wall time is spent waiting for child processes (device processes,
-  // nested Jest and npm sessions, the C cases), not on the CPU: two files at once even there.
-  maxWorkers: Math.max(2, availableParallelism() - 1),
-  // The preset's set-up and teardown, plus a gate between files that run at once: the few that
-  // check /dev/shm as a whole run alone (test/support/stub-gate.ts).
-  globalSetup: '<rootDir>/test/support/global-setup.ts',
-  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-  setupFilesAfterEnv: [...basePreset().setupFilesAfterEnv, '<rootDir>/test/support/stub-gate-setup.ts'],
+  // nested Jest and npm sessions, the C cases), not on the CPU: with two files at once the quiet
+  // 2-core machine used 0.93 cores on average (221 s CPU in 237 s), so three at once there.
+  maxWorkers: Math.max(3, availableParallelism() - 1),
+  // Each file's stub processes in a scope of their own (ACL_STUB_SCOPE): files that check /dev/shm
+  // for leaks run beside the others (test/support/stub-scope-environment.ts).
+  testEnvironment: '<rootDir>/test/support/stub-scope-environment.ts',
+  setupFilesAfterEnv: ['<rootDir>/test/support/file-cpu.ts', ...basePreset().setupFilesAfterEnv],
   testSequencer: '<rootDir>/test/support/sequencer.js',
   reporters: [
     'default',

@@ -91,10 +91,11 @@ void plat_self_process_id(struct plat_process_id *out);
 /* 1 when the process described by id is still running, else 0. */
 int plat_process_alive(const struct plat_process_id *id);
 
-/* Named shared memory. Names are built by plat_shm_name from a prefix and a
- * 64-bit id and are at most PLAT_SHM_NAME_MAX bytes including the NUL. */
+/* Named shared memory. Names are built by plat_shm_name from a prefix, a
+ * 64-bit id and a scope ("" for none; at most SHM_SCOPE_MAX characters, see
+ * shm.h) and are at most PLAT_SHM_NAME_MAX bytes including the NUL. */
 #define PLAT_SHM_NAME_MAX 64
-void plat_shm_name(char out[PLAT_SHM_NAME_MAX], const char *prefix, uint64_t id);
+void plat_shm_name(char out[PLAT_SHM_NAME_MAX], const char *prefix, uint64_t id, const char *scope);
 /* Creates (exclusively) and maps an object of size bytes, zero-filled.
  * Returns the mapping or NULL (errno set; EEXIST when the name is taken). */
 void *plat_shm_create(const char *name, size_t size);

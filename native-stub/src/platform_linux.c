@@ -290,9 +290,9 @@ int plat_process_alive(const struct plat_process_id *id)
     return 1;
 }
 
-void plat_shm_name(char out[PLAT_SHM_NAME_MAX], const char *prefix, uint64_t id)
+void plat_shm_name(char out[PLAT_SHM_NAME_MAX], const char *prefix, uint64_t id, const char *scope)
 {
-    snprintf(out, PLAT_SHM_NAME_MAX, "/%s%016llx", prefix, (unsigned long long)id);
+    snprintf(out, PLAT_SHM_NAME_MAX, "/%s%016llx%s%s", prefix, (unsigned long long)id, *scope ? "." : "", scope);
 }
 
 void *plat_shm_create(const char *name, size_t size)

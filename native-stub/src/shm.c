@@ -10,6 +10,7 @@
 #include "sync.h"
 
 #include <assert.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stddef.h>
 #include <signal.h>
@@ -24,6 +25,26 @@ _Static_assert(offsetof(struct shm_header, users) == 56 + PLAT_SHARED_LOCK_BYTES
                "shm_header layout changed: bump SHM_MAGIC");
 
 enum shm_test_death shm_test_die_in_lock;
+
+/* ACL_STUB_SCOPE (shm.h); "" for none. Set by aclInit, before any object. */
+static char scope[SHM_SCOPE_MAX + 1];
+
+int shm_scope_configure(char *err, size_t len)
+{
+    const char *v = getenv("ACL_STUB_SCOPE");
+    size_t n = v ? strlen(v) : 0;
+    int ok = n <= SHM_SCOPE_MAX;
+    for (size_t i = 0; ok && i < n; i++)
+        ok = isalnum((unsigned char)v[i]) || v[i] == '_' || v[i] == '-';
+    if (!ok) {
+        snprintf(err, len,
+                 "ACL_STUB_SCOPE=%.40s%s is invalid: use 1 to %d characters of A-Z, a-z, 0-9, _ and -, or unset it", v,
+                 n > 40 ? "..." : "", SHM_SCOPE_MAX);
+        return -1;
+    }
+    memcpy(scope, v ? v : "", n + 1);
+    return 0;
+}
 
 /* Process-local list of mapped objects, guarded by list_lock. Lock order:
  * list_lock, then an object's shared lock. */
@@ -152,7 +173,7 @@ int shm_create(const char *prefix, size_t size, void (*init)(struct shm_header *
         obj->id = plat_random_u64();
         if (obj->id == 0)
             continue;
-        plat_shm_name(obj->name, prefix, obj->id);
+        plat_shm_name(obj->name, prefix, obj->id, scope);
         map = plat_shm_create(obj->name, size);
         if (!map && errno != EEXIST)
             break;
@@ -248,7 +269,7 @@ enum shm_open_result shm_open_by_id(const char *prefix, uint64_t id, size_t size
         return mapped;
 
     char name[PLAT_SHM_NAME_MAX];
-    plat_shm_name(name, prefix, id);
+    plat_shm_name(name, prefix, id, scope);
     size_t actual = 0;
     void *map = plat_shm_open(name, sizeof(struct shm_header), &actual, NULL);
     if (!map)
@@ -407,9 +428,31 @@ static void say_left_alone(const char *name, const char *why)
     fprintf(stderr, "[acl-stub] left /dev/shm%s alone: %s (not reclaimed; remove it if it is stale)\n", name, why);
 }
 
-static void reclaim_one(const char *name, void *ctx)
+struct reclaim_ctx {
+    const char *prefix;
+    shm_repair_fn repair;
+};
+
+/* Whether reclaim may look at name ("/<prefix>...", shm.h): with a scope,
+ * only "/<prefix><16 hex>.<scope>" (another scope's leftovers are the
+ * evidence of its own leak checks); without one, every object. */
+static int in_reclaim_scope(const char *name, const char *prefix)
 {
-    shm_repair_fn repair = *(shm_repair_fn *)ctx;
+    if (!*scope)
+        return 1;
+    const char *id = name + 1 + strlen(prefix);
+    for (int i = 0; i < 16; i++)
+        if (!isxdigit((unsigned char)id[i]))
+            return 0;
+    return id[16] == '.' && strcmp(id + 17, scope) == 0;
+}
+
+static void reclaim_one(const char *name, void *vctx)
+{
+    const struct reclaim_ctx *ctx = vctx;
+    shm_repair_fn repair = ctx->repair;
+    if (!in_reclaim_scope(name, ctx->prefix))
+        return;
     char why[160];
     /* Only our own objects: another user's (or one others can write) is not
      * ours to unlink or to lock. /dev/shm is sticky, so nobody else can put
@@ -470,5 +513,6 @@ static void reclaim_one(const char *name, void *ctx)
 
 void shm_reclaim_stale(const char *prefix, shm_repair_fn repair)
 {
-    plat_shm_for_each(prefix, reclaim_one, &repair);
+    struct reclaim_ctx ctx = {prefix, repair};
+    plat_shm_for_each(prefix, reclaim_one, &ctx);
 }

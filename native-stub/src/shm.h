@@ -23,6 +23,16 @@
 #define SHM_MAX_USERS 16384
 #define SHM_EVENT_PREFIX "cannstub-ev-"
 
+/* ACL_STUB_SCOPE (read at aclInit): a name that every object this process
+ * creates or opens carries ("/<prefix><16 hex id>.<scope>"), and that limits
+ * its reclaim to objects of the same scope. Processes that share objects must
+ * share the scope. Unset or empty: no scope, and reclaim looks at every stub
+ * object, scoped or not (so nothing a killed scoped run left stays forever).
+ * 1 to SHM_SCOPE_MAX characters of [A-Za-z0-9_-]. */
+#define SHM_SCOPE_MAX 24
+/* Reads and checks ACL_STUB_SCOPE: 0, or -1 with err set. */
+int shm_scope_configure(char *err, size_t len);
+
 struct shm_header {
     uint64_t magic;
     uint32_t ready;    /* 1 once the creator has initialised everything */

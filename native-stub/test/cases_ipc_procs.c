@@ -870,7 +870,7 @@ CT_CASE(procs_reclaim_leaves_objects_of_another_stub_version_alone)
     ct_set_watchdog(25);
     static char name[64];
     uint64_t id = now_ns() ^ ((uint64_t)getpid() << 40);
-    snprintf(name, sizeof name, "/cannstub-ev-%016llx", (unsigned long long)id);
+    stub_object_name(name, STUB_SHM_EVENT_PREFIX, id);
     int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
     CT_TRUE(fd >= 0);
     ct_on_cleanup(unlink_fake_object, name);
@@ -930,7 +930,7 @@ static void unmap_fake_object(void *map)
 static void make_fake_object(struct fake_object *o, int garble_lock, mode_t mode)
 {
     uint64_t id = now_ns() ^ ((uint64_t)getpid() << 40) ^ (garble_lock ? 0x5a5a000000ull : 0);
-    snprintf(o->name, sizeof o->name, "/cannstub-ev-%016llx", (unsigned long long)id);
+    stub_object_name(o->name, STUB_SHM_EVENT_PREFIX, id);
     snprintf(o->path, sizeof o->path, "/dev/shm%s", o->name);
     int fd = shm_open(o->name, O_RDWR | O_CREAT | O_EXCL, 0600);
     CT_TRUE(fd >= 0);

@@ -467,7 +467,9 @@ void declare_owned(const aclrtIpcEventHandle *h)
             return;
     if (seen_count < 64)
         seen[seen_count++] = id;
-    printf("ct-owned-path: %s%016llx\n", STUB_SHM_EVENT_PATH_PREFIX, (unsigned long long)id);
+    char name[64];
+    stub_object_name(name, STUB_SHM_EVENT_PREFIX, id);
+    printf("ct-owned-path: /dev/shm%s\n", name);
     fflush(stdout);
 }
 
@@ -475,16 +477,26 @@ int stub_object_exists(const aclrtIpcEventHandle *h)
 {
     uint64_t id;
     memcpy(&id, h->reserved, sizeof id);
-    char path[128];
-    snprintf(path, sizeof path, "%s%016llx", STUB_SHM_EVENT_PATH_PREFIX, (unsigned long long)id);
+    char name[64], path[128];
+    stub_object_name(name, STUB_SHM_EVENT_PREFIX, id);
+    snprintf(path, sizeof path, "/dev/shm%s", name);
     return access(path, F_OK) == 0;
 }
 
-/* The stub names the object after the key: /dev/shm/<prefix><16 hex>. */
+void stub_object_name(char out[64], const char *prefix, uint64_t id)
+{
+    const char *scope = getenv("ACL_STUB_SCOPE");
+    int scoped = scope && *scope;
+    snprintf(out, 64, "/%s%016llx%s%s", prefix, (unsigned long long)id, scoped ? "." : "", scoped ? scope : "");
+}
+
+/* The stub names the object after the key: /dev/shm/<prefix><16 hex>[.<scope>]. */
 static void key_object_path(char out[PATH_CAP], const char *key)
 {
     size_t n = strncmp(key, "cannstub-mem-", 13) == 0 ? 13 + 16 : strlen(key);
-    snprintf(out, PATH_CAP, "/dev/shm/%.*s", (int)n, key);
+    const char *scope = getenv("ACL_STUB_SCOPE");
+    int scoped = scope && *scope;
+    snprintf(out, PATH_CAP, "/dev/shm/%.*s%s%s", (int)n, key, scoped ? "." : "", scoped ? scope : "");
 }
 
 void declare_key_owned(const char *key)

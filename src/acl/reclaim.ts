@@ -30,8 +30,9 @@ export function reclaimStubLeftovers(opts: { mode?: AclMode; env?: NodeJS.Proces
     return []; // no usable library: nothing of ours can have been created
   }
   if (!existsSync(reclaimToolPath)) return [];
-  // The tool is itself a stub process: keep the run's ACL_STUB_* settings (trace dir, faults) away from it.
-  const toolEnv = Object.fromEntries(Object.entries(env).filter(([k]) => !k.startsWith('ACL_STUB_')));
+  // The tool is itself a stub process: keep the run's ACL_STUB_* settings (trace dir, faults) away from it,
+  // except its scope: the run's leftovers are in it, and a run in a scope reclaims only that scope.
+  const toolEnv = Object.fromEntries(Object.entries(env).filter(([k]) => !k.startsWith('ACL_STUB_') || k === ENV.stubScope));
   const r = childProcess().spawnSync(reclaimToolPath, [], {
     env: { ...toolEnv, [ENV.stubLog]: 'info' },
     encoding: 'utf8',

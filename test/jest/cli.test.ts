@@ -1,7 +1,13 @@
-/** The `cann-harness` command, run as users run it (bin/cann-harness.js in a child process). */
+/**
+ * The `cann-harness` command, run as users run it (bin/cann-harness.js in a child process), except
+ * the usage errors, which stop before anything is started: they call the CLI's main() in this
+ * process (one child each added only a Node start-up), and one of them also goes through the
+ * binary for its exit code.
+ */
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { main } from '../../src/cli/main';
 import { runCommand } from '../support/run-child';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
@@ -12,6 +18,29 @@ jest.setTimeout(90_000);
 
 function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return runCommand(process.execPath, [bin, ...args], { cwd: repoRoot, env });
+}
+
+/** The same command through main() in this process, with `env` set meanwhile and its output captured. */
+async function cliInProcess(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+  const out = { stdout: '', stderr: '' };
+  const capture = (stream: 'stdout' | 'stderr') =>
+    jest.spyOn(process[stream], 'write').mockImplementation((chunk: string | Uint8Array) => {
+      out[stream] += String(chunk);
+      return true;
+    });
+  const spies = [capture('stdout'), capture('stderr')];
+  Object.assign(process.env, env);
+  try {
+    const code = await main([process.execPath, bin, ...args]);
+    return { code, ...out };
+  } finally {
+    for (const s of spies) s.mockRestore();
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
 }
 
 test('doctor prints mode, library and why, device count, IPC support and versions', async () => {
@@ -65,13 +94,19 @@ test.each([
   [['run', '('], /pattern "\(" is not a valid regular expression/],
   [['frobnicate'], /unknown command 'frobnicate'/],
 ])('bad input %j is a clear error with exit code 2', async (args, message) => {
-  const r = await cli(args);
+  const r = await cliInProcess(args);
   expect(r.code).toBe(2);
   expect(r.stderr).toMatch(message);
 });
 
+test('the binary exits with main()\'s code and shows its message: 2 for bad usage', async () => {
+  const r = await cli(['frobnicate']);
+  expect(r.code).toBe(2);
+  expect(r.stderr).toMatch(/unknown command 'frobnicate'/);
+});
+
 test('a bad CANN_HARNESS_MODE is a usage error naming the variable (commander does not check defaults)', async () => {
-  const r = await cli(['doctor'], { CANN_HARNESS_MODE: 'gpu' });
+  const r = await cliInProcess(['doctor'], { CANN_HARNESS_MODE: 'gpu' });
   expect(r.code).toBe(2);
   expect(r.stderr).toContain('CANN_HARNESS_MODE must be one of auto, stub, real; got "gpu"');
   expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
@@ -106,10 +141,10 @@ test('run: a pattern that matches nothing is an error, not a silent pass', async
 });
 
 test('run: --repeat-each 0 and a bad --jitter are usage errors naming the fix', async () => {
-  const zero = await cli(['run', '--repeat-each', '0']);
+  const zero = await cliInProcess(['run', '--repeat-each', '0']);
   expect(zero.code).toBe(2);
   expect(zero.stderr).toContain('give how many times to run each scenario, a whole number from 1 (e.g. --repeat-each 20)');
-  const jitter = await cli(['run', '--jitter', 'fast']);
+  const jitter = await cliInProcess(['run', '--jitter', 'fast']);
   expect(jitter.code).toBe(2);
   expect(jitter.stderr).toContain('--jitter "fast" is invalid');
 });
@@ -182,10 +217,10 @@ test('audit: scenario x mutant table as JSON; an undeclared wait-noop survivor f
 }, 120_000);
 
 test('audit: refuses to run with a mutant already in the environment, or an unknown --mutants name', async () => {
-  const env = await cli(['audit'], { ACL_STUB_MUTANT: 'wait-noop' });
+  const env = await cliInProcess(['audit'], { ACL_STUB_MUTANT: 'wait-noop' });
   expect(env.code).toBe(2);
   expect(env.stderr).toContain('ACL_STUB_MUTANT is set (wait-noop): unset it, the audit chooses the mutants itself (--mutants)');
-  const bad = await cli(['audit', '--mutants', 'wait-noop,slow']);
+  const bad = await cliInProcess(['audit', '--mutants', 'wait-noop,slow']);
   expect(bad.code).toBe(2);
   expect(bad.stderr).toContain('--mutants: unknown mutant "slow"; use a comma-separated list of wait-noop, record-instant, wait-latest, sync-noop');
 });

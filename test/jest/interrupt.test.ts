@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { leakedShmOf, survivors, waitUntil } from '../support/leftovers';
+import { ipcEventObject, leakedShmOf, survivors, waitUntil } from '../support/leftovers';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
 const bin = path.join(repoRoot, 'bin', 'cann-harness.js');
@@ -34,7 +34,7 @@ function seenInTraces(tmp: string): { pids: number[]; shm: string[] } {
     if (!m) continue;
     pids.add(Number(m[1]));
     try {
-      for (const ipc of readFileSync(f, 'utf8').matchAll(/"ipc":"([0-9a-f]{16})"/g)) shm.add(`cannstub-ev-${ipc[1]}`);
+      for (const ipc of readFileSync(f, 'utf8').matchAll(/"ipc":"([0-9a-f]{16})"/g)) shm.add(ipcEventObject(ipc[1]));
     } catch {
       /* removed meanwhile */
     }

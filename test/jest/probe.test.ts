@@ -1,4 +1,5 @@
 import { deviceGate, parseProbe, requiredDevices } from '../../src/jest/probe';
+import globalSetup from '../../src/jest/global-setup';
 import { finishRunNotes } from '../../src/jest/run-notes';
 import type { PrecheckResult } from '../../src/orchestrator';
 
@@ -35,7 +36,6 @@ test('malformed settings are rejected with the fix', () => {
 });
 
 test('global setup stops the run when no ACL runtime is usable at all (instead of skipping every scenario)', async () => {
-  const { default: globalSetup } = await import('../../src/jest/global-setup');
   const saved = process.env.CANN_HARNESS_PROBE;
   const savedNotes = process.env.CANN_HARNESS_NOTES_LOG;
   try {

@@ -5,14 +5,17 @@
  * code is loaded into Jest). Each case then runs as `conformance --case NAME` in its own process
  * group, so that whatever it spawns can be found and killed. After each case: nothing of the
  * group may still run, and no shared-memory object of ours may remain in /dev/shm, neither the
- * ones the case declared ("ct-owned-path:" lines) nor new unused `cannstub*` objects.
+ * ones the case declared ("ct-owned-path:" lines) nor new unused `cannstub*` objects. Each case
+ * runs in a stub scope of its own (ACL_STUB_SCOPE, native-stub/README-stub.md), so "new" means new
+ * in that scope: test files running at the same time neither count here nor reclaim our leaks.
  *
  * CANN_STUB_FLAVOR=asan|tsan runs the suite against build-asan/ or build-tsan/ instead of build/.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { leakedShm, liveGroupMembers, shmEntries, waitUntil } from '../support/leftovers';
+import { ENV } from '../../src/env';
+import { leakedShm, liveGroupMembers, shmEntries, stubScope, waitUntil } from '../support/leftovers';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
 const CASE_TIMEOUT_MS = 30_000; // the runner's own watchdog fails a case after 20 s
@@ -74,9 +77,14 @@ interface CaseRun {
   pgid: number;
 }
 
-function runCase(suite: Suite, name: string): Promise<CaseRun> {
+/** The stub scope of one case: the file's own, plus the case's index (at most 24 characters). */
+function caseScope(suite: Suite, name: string): string {
+  return `${stubScope() || 'ct'}c${suite.cases.indexOf(name).toString(36)}`;
+}
+
+function runCase(suite: Suite, name: string, scope: string): Promise<CaseRun> {
   return new Promise((resolve, reject) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, ...sanitizerEnv(suite.flavor) };
+    const env: NodeJS.ProcessEnv = { ...process.env, ...sanitizerEnv(suite.flavor), [ENV.stubScope]: scope };
     const child = spawn(suite.runner, ['--case', name], {
       cwd: repoRoot,
       env,
@@ -134,9 +142,8 @@ function ownedLeftovers(stdout: string): string[] {
 const suite = loadSuite();
 
 describe(`native stub conformance suite (${suite.flavor})`, () => {
-  // Each case checks that nothing new is left in /dev/shm: no other test file may use the stub
-  // meanwhile (its objects would count here, and its aclInit would reclaim a leak of ours), so this
-  // file holds the stub gate exclusively (test/support/stub-gate-setup.ts).
+  // Each case checks that nothing new is left in its scope of /dev/shm: other test files' stub
+  // processes have scopes of their own, so they neither count here nor reclaim a leak of ours.
   if (suite.problem) {
     test('the conformance runner is built', () => {
       throw new Error(suite.problem);
@@ -147,8 +154,9 @@ describe(`native stub conformance suite (${suite.flavor})`, () => {
   test.each(suite.cases)(
     '%s',
     async (name) => {
-      const shmBefore = shmEntries();
-      const run = await runCase(suite, name);
+      const scope = caseScope(suite, name);
+      const shmBefore = shmEntries(scope);
+      const run = await runCase(suite, name, scope);
       // Helpers must have ended with their case; kill stragglers so nothing outlives the test.
       const stragglers = run.pgid ? liveGroupMembers(run.pgid) : [];
       killGroup(run.pgid);
@@ -160,7 +168,7 @@ describe(`native stub conformance suite (${suite.flavor})`, () => {
       if (owned.length > 0) {
         throw new Error(`case ${name} left stub objects behind: ${owned.join(', ')}\n${describeRun(name, run)}`);
       }
-      expect(leakedShm(shmBefore)).toEqual([]);
+      expect(leakedShm(shmBefore, scope)).toEqual([]);
     },
     CASE_TIMEOUT_MS + 10_000,
   );

@@ -2,7 +2,6 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { runRoles, RunOptionsError, type RoleResult, type RunEvent, type RunOptions, type RunResult, type RoleSpec } from '../../src/orchestrator';
-import * as scenarioDir from '../../src/orchestrator/scenario-dir';
 import { formatScenarioFailure } from '../../src/report/failure';
 import { Rendezvous } from '../../src/rendezvous';
 import { leakedShmOf, shmObjectsOfRun, survivors, waitUntil } from '../support/leftovers';
@@ -310,17 +309,19 @@ describe('bad options are rejected before anything is started', () => {
     ['missing module', { roles: [{ ...ok, entry: { module: '/nonexistent/x.ts', export: 'a' } }] }, /does not exist/],
     ['reserved env', { roles: [{ ...ok, env: { CANN_HARNESS_ROLE: 'x' } }] }, /set by the harness itself/],
   ])('%s', async (_what, patch, message) => {
-    const created = jest.spyOn(scenarioDir, 'createScenarioDir');
+    // Nothing of this call's own: no scenario directory made (in /sys any attempt fails with another
+    // error; the transform's module exports cannot be spied on), no process started.
+    const before = process.env.CANN_HARNESS_TMPDIR;
+    process.env.CANN_HARNESS_TMPDIR = '/sys';
     const events: RunEvent[] = [];
     try {
       const err = await runRoles({ roles: [ok], timeoutMs: 1000, ...patch, onEvent: (e: RunEvent) => events.push(e) } as never).catch((e) => e);
       expect(err).toBeInstanceOf(RunOptionsError);
       expect(err.message).toMatch(message);
-      // Nothing of this call's own: no scenario directory made, no process started.
-      expect(created).not.toHaveBeenCalled();
       expect(events).toEqual([]);
     } finally {
-      created.mockRestore();
+      if (before === undefined) delete process.env.CANN_HARNESS_TMPDIR;
+      else process.env.CANN_HARNESS_TMPDIR = before;
     }
   });
 });

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { runRoles, type RoleSpec, type RunEvent, type RunResult } from '../../src/orchestrator';
 import { repoRoot } from '../support/run-child';
 import { traceCommand } from '../../src/cli/trace';
-import { leakedShmOf, shmObjectsOfRun, survivors, waitUntil } from '../support/leftovers';
+import { ipcEventObject, leakedShmOf, shmObjectsOfRun, survivors, waitUntil } from '../support/leftovers';
 
 const STUB = path.join(repoRoot, 'native-stub', 'build', 'lib64', 'libascendcl.so');
 const withStub = existsSync(STUB) ? describe : describe.skip;
@@ -27,7 +27,7 @@ function shmObjectsOfAnswers(dir: string): string[] {
   const hangDir = path.join(dir, 'hang');
   const names = new Set<string>();
   for (const f of readdirSync(hangDir).filter((n) => /^[^.]+\.\d+\.json$/.test(n))) {
-    for (const m of readFileSync(path.join(hangDir, f), 'utf8').matchAll(/\\"ipc\\":\\"([0-9a-f]{16})\\"/g)) names.add(`cannstub-ev-${m[1]}`);
+    for (const m of readFileSync(path.join(hangDir, f), 'utf8').matchAll(/\\"ipc\\":\\"([0-9a-f]{16})\\"/g)) names.add(ipcEventObject(m[1]));
   }
   return [...names].sort();
 }

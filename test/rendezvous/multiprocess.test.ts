@@ -1,4 +1,5 @@
 /** Rendezvous across real processes: concurrent writers and readers, and barriers. */
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -32,7 +33,6 @@ test('8 writers republishing 1 MiB payloads, 3 readers: never a torn read', asyn
   const writersDone = Promise.all(writers);
   let done = false;
   void writersDone.then(() => (done = true));
-  const { createHash } = await import('node:crypto');
   while (!done) {
     const data = await rv.await('blob', { timeoutMs: 30_000 });
     expect(createHash('sha256').update(data.subarray(32)).digest().equals(data.subarray(0, 32))).toBe(true);

@@ -46,7 +46,9 @@ beforeAll(async () => {
   const kept = (r: { stdout: string; stderr: string }) => [...`${r.stdout}\n${r.stderr}`.matchAll(/(?:kept directory|kept at):? (\/\S+?)(?=[\s)]|$)/g)].map((m) => m[1]);
   passingKept = kept(p);
   keptDirs = [...kept(f), ...passingKept];
-  const { chromium: launcher } = await import('playwright-core');
+  // (require: Jest's transform keeps import() as is, which Jest's module system cannot run)
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { chromium: launcher } = require('playwright-core') as typeof import('playwright-core');
   browser = await launcher.launch({ executablePath: chromium });
   mkdirSync(screenshots, { recursive: true });
 });

@@ -5,6 +5,7 @@
  */
 import { readdirSync, readFileSync, readlinkSync, existsSync } from 'node:fs';
 import * as path from 'node:path';
+import { ENV } from '../../src/env';
 import { scenarioBaseDir } from '../../src/orchestrator/scenario-dir';
 
 interface ProcStat {
@@ -68,9 +69,21 @@ export function scenarioDirsOf(ownerPid: number): string[] {
     .map((n) => path.join(base, n));
 }
 
-export function shmEntries(): Set<string> {
+/** This process's stub scope (ACL_STUB_SCOPE: each test file has its own, test/support/stub-scope-environment.ts), '' for none. */
+export function stubScope(env: NodeJS.ProcessEnv = process.env): string {
+  return env[ENV.stubScope] ?? '';
+}
+
+/** The /dev/shm name of the stub's IPC event with this 16-hex-digit id, in `scope` (native-stub/README-stub.md). */
+export function ipcEventObject(id: string, scope: string = stubScope()): string {
+  return `cannstub-ev-${id}${scope ? `.${scope}` : ''}`;
+}
+
+/** The stub's objects in /dev/shm: of `scope` only ('' : every stub object, scoped or not). */
+export function shmEntries(scope: string = stubScope()): Set<string> {
+  const own = (n: string): boolean => n.startsWith('cannstub') && (!scope || n.endsWith(`.${scope}`));
   try {
-    return new Set(readdirSync('/dev/shm').filter((n) => n.startsWith('cannstub')));
+    return new Set(readdirSync('/dev/shm').filter(own));
   } catch {
     return new Set();
   }
@@ -102,16 +115,16 @@ function shmInUse(name: string): boolean {
 }
 
 /**
- * New stub objects in /dev/shm (not in `before`) that no live process uses. Objects that other
- * test files running at the same time are using are not counted against us.
+ * New stub objects of `scope` in /dev/shm (not in `before`) that no live process uses. Test files
+ * running at the same time have scopes of their own: their objects are not counted against us.
  */
-export function leakedShm(before: Set<string>): string[] {
-  return [...shmEntries()].filter((n) => !before.has(n) && existsSync(`/dev/shm/${n}`) && !shmInUse(n));
+export function leakedShm(before: Set<string>, scope: string = stubScope()): string[] {
+  return [...shmEntries(scope)].filter((n) => !before.has(n) && existsSync(`/dev/shm/${n}`) && !shmInUse(n));
 }
 
 /**
  * The stub's IPC-event objects that one run used, read from its traces (RunOptions.collectTraces):
- * each traced call names the event's 64-bit id, and the object is /dev/shm/cannstub-ev-<id>.
+ * each traced call names the event's 64-bit id, and the object is /dev/shm/cannstub-ev-<id>.<scope>.
  * Checking these instead of "every new cannstub object" keeps a run's check to its own objects
  * while other test files create and destroy theirs at the same time.
  */
@@ -120,7 +133,7 @@ export function shmObjectsOfRun(traces: { jsonl: string }[] | undefined): string
   for (const t of traces ?? []) {
     for (const line of t.jsonl.split('\n')) {
       const m = /"ipc":"([0-9a-f]{16})"/.exec(line);
-      if (m) names.add(`cannstub-ev-${m[1]}`);
+      if (m) names.add(ipcEventObject(m[1]));
     }
   }
   return [...names].sort();

@@ -1,34 +1,37 @@
 /**
- * The order Jest starts the repository's test files in (jest.config.ts, testSequencer): Jest's own
- * order (slowest first, from the timings of earlier runs), except that the C conformance suite (it
- * holds the stub gate exclusively, see ./stub-gate.ts) starts first, next to the static
- * checks that never touch the stub (STUB_FREE): the other worker has work while it runs, instead
- * of waiting for it. Plain JavaScript: Jest loads a sequencer without its transform.
+ * The order Jest starts the repository's test files in (jest.config.ts, testSequencer): the longest
+ * files first, so that no long file starts last and runs on alone while the other workers are idle.
+ * Jest's own order (slowest first) needs the timings of an earlier run, which a fresh clone (CI)
+ * does not have; LONGEST names the files that took longest in the measurements of README's
+ * "Set-up and tests" (a scheduling hint only: a wrong or stale entry costs time, never a result).
+ * The other files follow in Jest's order. Plain JavaScript: Jest loads a sequencer without its
+ * transform.
  */
 'use strict';
 const TestSequencer = require('@jest/test-sequencer').default;
 
-/** Test files that never start a stub process (static checks): they do not take the gate. */
-const STUB_FREE = /\/test\/architecture\/[^/]+\.test\.ts$/;
-/** The file that holds the gate exclusively and starts first (the longest of them, beside the static checks). */
-const FIRST = /\/test\/native\/conformance\.test\.ts$/;
-/**
- * The files that hold the gate exclusively: the conformance suite, and those whose checks say "this
- * run left nothing in /dev/shm" (leakedShmOf): another file's aclInit would reclaim such a leak
- * before the check looks, and the check would pass with the leak.
- */
-const EXCLUSIVE =
-  /\/test\/(native\/conformance|orchestrator\/(acl-roles|run-roles|wait-graph)|jest\/interrupt|trace\/happens-before)\.test\.ts$/;
+const LONGEST = [
+  'test/jest/cli.test.ts',
+  'test/native/conformance.test.ts',
+  'test/jest/cli-config.test.ts',
+  'test/jest/nested-jest.test.ts',
+  'test/orchestrator/wait-graph.test.ts',
+  'test/package/pack-install.test.ts',
+  'test/architecture/lint.test.ts',
+  'test/architecture/typecheck.test.ts',
+];
+
+const rankOf = (t) => {
+  const i = LONGEST.findIndex((f) => t.path.endsWith(`/${f}`));
+  return i < 0 ? LONGEST.length : i;
+};
 
 class RepositorySequencer extends TestSequencer {
   sort(tests) {
-    const rank = (t) => (FIRST.test(t.path) ? 0 : STUB_FREE.test(t.path) ? 1 : 2);
-    const byRank = (list) => list.map((t, i) => ({ t, i })).sort((a, b) => rank(a.t) - rank(b.t) || a.i - b.i).map((x) => x.t);
+    const longestFirst = (list) => list.map((t, i) => ({ t, i })).sort((a, b) => rankOf(a.t) - rankOf(b.t) || a.i - b.i).map((x) => x.t);
     const sorted = super.sort(tests);
-    return Array.isArray(sorted) ? byRank(sorted) : sorted.then(byRank);
+    return Array.isArray(sorted) ? longestFirst(sorted) : sorted.then(longestFirst);
   }
 }
 
 module.exports = RepositorySequencer;
-module.exports.STUB_FREE = STUB_FREE;
-module.exports.EXCLUSIVE = EXCLUSIVE;
