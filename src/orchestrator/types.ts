@@ -58,6 +58,8 @@ export interface RunOptions {
    * role has ended; a violation fails the run. Runs without traces (real CANN) are reported skipped.
    */
   checkHappensBefore?: boolean;
+  /** `rounds` scenarios: create the round barrier file for this many parties (round-barrier-file.ts) before any role starts. */
+  roundBarrierParties?: number;
 }
 
 export interface TraceFile {

@@ -9,12 +9,13 @@ import { parseSelector } from './marks';
 import { REPLICATED } from './types';
 import type { Params, PlannedRole, ReplicatedRole, RoleDeclaration, ScenarioDeclaration, ScenarioPlan } from './types';
 import { defaultTimeoutMs, timeoutProblem } from '../env/timeout';
+import { roundsProblems } from './rounds-plan';
 
 export { DEFAULT_TIMEOUT_MS, defaultTimeoutMs } from '../env/timeout';
 /** CANN's device limit (runtime src/runtime/core/inc/spec/base_info.hpp, RT_MAX_DEV_NUM; the stub's too): ids 0..63. */
 export const MAX_DEVICES = 64;
-const SCENARIO_KEYS = ['devices', 'timeoutMs', 'params', 'roles', 'verify', 'intervals', 'audit'] as const;
-const ROLE_KEYS = ['device', 'run', 'threads', 'thread', 'env'] as const;
+const SCENARIO_KEYS = ['devices', 'timeoutMs', 'params', 'roles', 'verify', 'intervals', 'audit', 'rounds'] as const;
+const ROLE_KEYS = ['device', 'run', 'threads', 'thread', 'env', 'setup'] as const;
 /** Role names become file names in the scenario directory. */
 const ROLE_NAME = /^[A-Za-z][A-Za-z0-9_.-]*$/;
 
@@ -71,6 +72,7 @@ export function planScenario<P = Params>(name: unknown, decl: ScenarioDeclaratio
 
   checkAudit(decl.audit, problems);
   const roles = expandRoles(decl.roles, problems);
+  problems.push(...roundsProblems(decl.rounds, roles));
   const intervals = checkIntervals(decl.intervals, roles, problems);
 
   let devices = decl.devices;
@@ -105,6 +107,7 @@ export function planScenario<P = Params>(name: unknown, decl: ScenarioDeclaratio
   if (devicesSetBy) plan.devicesSetBy = devicesSetBy;
   if (decl.audit) plan.audit = { expectSurvive: [...decl.audit.expectSurvive], reason: decl.audit.reason };
   if (intervals.length) plan.intervals = intervals;
+  if (decl.rounds !== undefined) plan.rounds = decl.rounds;
   return plan;
 }
 
@@ -260,6 +263,7 @@ function checkRole<P>(name: string, group: string, index: number, decl: RoleDecl
     run: decl.run,
     thread: decl.thread,
     env: decl.env,
+    ...(decl.setup !== undefined ? { setup: decl.setup } : {}),
   };
 }
 

@@ -94,6 +94,18 @@ export interface ScenarioContext<P = Params> extends DataContext {
   /** Await several signals (all of them, in any order). */
   awaitSignals(names: readonly string[], opts?: Omit<AwaitOptions, 'from'>): Promise<void>;
   sleep(ms: number): Promise<void>;
+
+  /** Soak rounds (README "Soak rounds"): this round's number, 1..rounds (1 when the scenario has no rounds). */
+  readonly round: number;
+  /** How many rounds this run has (1 without rounds). */
+  readonly rounds: number;
+  /** What the role's `setup` body returned (undefined without one, and in `setup` itself). */
+  readonly setup: any;
+  /**
+   * Waits until every role of the scenario called it too (the fast round barrier: a futex, not a
+   * file). Only in a scenario run with rounds; every role must call it the same number of times.
+   */
+  barrier(): void;
 }
 
 /** A worker thread of a role that declared `threads: k`. */
@@ -117,6 +129,12 @@ export interface RoleDeclaration<P = Params> {
   thread?: ThreadBody<P>;
   /** Extra environment variables for this role's process. */
   env?: Record<string, string>;
+  /**
+   * Soak rounds: runs once in the role's process before round 1; what it returns is `ctx.setup` in
+   * every round. What it creates through ctx (IPC events, shared names, memory) lives for the
+   * whole run; names it shares are not per round.
+   */
+  setup?: RoleBody<P>;
 }
 
 export const REPLICATED = Symbol.for('cann-ipc-harness.replicated');
@@ -151,6 +169,11 @@ export interface ScenarioDeclaration<P = Params> {
   intervals?: [from: string, to: string][];
   /** For `cann-harness audit`: mutants this scenario survives on purpose, and why. */
   audit?: AuditDeclaration;
+  /**
+   * Soak rounds: each role's process starts once and runs its body this many times, every round
+   * checked (README "Soak rounds"). `run --rounds N` / CANN_HARNESS_ROUNDS override it.
+   */
+  rounds?: number;
 }
 
 /**
@@ -206,6 +229,7 @@ export interface PlannedRole<P = Params> extends RoleInfo {
   run?: RoleBody<P>;
   thread?: ThreadBody<P>;
   env?: Record<string, string>;
+  setup?: RoleBody<P>;
 }
 
 export interface ScenarioPlan<P = Params> {
@@ -219,6 +243,8 @@ export interface ScenarioPlan<P = Params> {
   verify?: (result: ScenarioResult) => void | Promise<void>;
   intervals?: [string, string][];
   audit?: AuditDeclaration;
+  /** The declared `rounds` (CANN_HARNESS_ROUNDS wins when set). */
+  rounds?: number;
 }
 
 /** JSON args the orchestrator passes to harness/scenario/role-entry.ts. */
@@ -228,6 +254,15 @@ export interface RoleEntryArgs {
   role: string;
   /** JSON of the params as planned where the scenario was declared (Jest): every process must agree. */
   paramsJson?: string;
+  /** Soak rounds of this run (set: the role runs in rounds, harness/scenario/rounds.ts). */
+  rounds?: RoundsArgs;
+}
+
+/** How a device process runs its rounds (decided where the test is registered). */
+export interface RoundsArgs {
+  total: number;
+  /** The run's jitter: seed of round 1 and max_us; each later round's seed follows (src/scenario/round-seed.ts). */
+  jitter?: { seed: number; maxUs: number };
 }
 
 /** What role-entry returns; unwrapped by the runner into ScenarioRoleResult. */

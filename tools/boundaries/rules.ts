@@ -38,7 +38,7 @@ export const PARTS: Readonly<Record<string, PartRule>> = {
   },
   harness: {
     role: 'everything that runs inside device processes and their worker threads: process entry points, the scenario role and thread entries, role contexts',
-    mayImport: ['src/scenario', 'src/acl', 'src/orchestrator', 'src/rendezvous', 'src/ts-hook'],
+    mayImport: ['src/scenario', 'src/acl', 'src/orchestrator', 'src/rendezvous', 'src/ts-hook', 'src/trace'],
   },
   'src/audit': { role: 'the mutant audit: verdicts and table', mayImport: ['src/scenario', 'src/mutants'] },
   'src/config': { role: 'cann-harness.config.ts: defineConfig and its validation', mayImport: ['src/suggest', 'src/ts-hook'] },
