@@ -4,12 +4,13 @@
  * step (round) the producer computes (fills the buffer with the step's byte, waits for it) and
  * records the event, and each consumer waits on the event and reads the buffer.
  *
- * `bug: true` is the classic ordering bug of a reused event: the consumer queues its wait before
- * it knows that the producer recorded this step. A wait captures the latest record, so when the
- * consumer is early it captures the previous step's record, does not wait at all, and reads the
- * previous step's bytes. The consumer first resets its scratch buffer in 4 chunks, which almost always takes
- * longer than the producer's step: the bug is rare, and seeded jitter (which delays the producer's
- * step now and then) makes it show within thousands of rounds.
+ * `bug: true` is a classic ordering bug of a reused event: the producer tells the consumers that
+ * the step is ready (the barrier) before it has recorded it (it first waits for its compute). A
+ * wait captures the latest record, so a consumer that gets there first captures the previous
+ * step's record, does not wait at all, and reads the previous step's bytes whenever the
+ * producer's compute is late. Without jitter that takes an unlucky schedule (in our runs: one
+ * round in tens to hundreds, and a single run almost never); seeded jitter delays the compute
+ * often enough that `--rounds 10000 --jitter` finds it within the first rounds.
  */
 import { replicate, type DeviceBuffer, type Event } from '../src';
 

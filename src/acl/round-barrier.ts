@@ -5,7 +5,7 @@
  */
 import { lstatSync } from 'node:fs';
 import { recordCall } from './call-record';
-import { loadBarrierLibrary, loadJitterReseed, type BarrierFunctions } from './native';
+import type { BarrierFunctions } from './native';
 import { resolveHoldLibrary } from './resolve';
 
 const ETIMEDOUT = 110;
@@ -34,7 +34,7 @@ export class RoundBarrier {
 
   /** Maps the file at `file`; the error names why it cannot (a link, not ours, a bad file). */
   static attach(file: string, env: NodeJS.ProcessEnv = process.env): RoundBarrier {
-    const fns = loadBarrierLibrary(resolveHoldLibrary(env));
+    const fns = koffiDeclarations().loadBarrierLibrary(resolveHoldLibrary(env));
     const native = fns.attach(file);
     if (native === 0n) throw new Error(`cannot use the round barrier ${file}: ${whyNot(file)}`);
     return new RoundBarrier(fns, native);
@@ -90,6 +90,10 @@ export function reseedStubJitter(libraryFile: string, seed: number): boolean {
 
 const reseeds = new Map<string, ((seed: number) => number) | null>();
 function reseedFor(file: string): ((seed: number) => number) | null {
-  if (!reseeds.has(file)) reseeds.set(file, loadJitterReseed(file));
+  if (!reseeds.has(file)) reseeds.set(file, koffiDeclarations().loadJitterReseed(file));
   return reseeds.get(file)!;
 }
+
+/** The koffi declarations, loaded on first use: importing src/acl must never load koffi (Jest's processes import it). */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const koffiDeclarations = () => require('./native') as typeof import('./native');

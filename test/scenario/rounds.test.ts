@@ -1,0 +1,117 @@
+/**
+ * Soak rounds (issue #22): one set of processes runs every role's body N times, each round
+ * checked, and a failing round stops the run naming the round, its seed and how to replay it.
+ */
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import * as path from 'node:path';
+import { collectScenarios, runScenario } from '../../src/scenario';
+import type { RoundsArgs, ScenarioResult } from '../../src/scenario/types';
+import { failedRound, roundsReplay } from '../../src/jest/rounds';
+import { roundSeed } from '../../src/scenario/round-seed';
+import { repoRoot } from '../support/run-child';
+import { leakedShm, shmEntries, survivors, waitUntil } from '../support/leftovers';
+
+const STUB = path.join(repoRoot, 'native-stub', 'build', 'lib64', 'libascendcl.so');
+const withStub = existsSync(STUB) ? test : test.skip;
+const FIXTURES = path.join(__dirname, 'fixtures', 'rounds-scenarios.ts');
+const PIPELINE = path.join(repoRoot, 'specs', 'reused-event-pipeline.spec.ts');
+const BUGGY = path.join(repoRoot, 'test', 'jest', 'fixtures', 'rounds', 'buggy-pipeline.spec.ts');
+
+const plans = new Map<string, ReturnType<typeof collectScenarios> extends Map<string, infer P> ? P[] : never>();
+async function run(file: string, name: string, rounds: RoundsArgs, env?: Record<string, string>, keepDir?: boolean): Promise<{ r: ScenarioResult; dirs: string[] }> {
+  if (!plans.has(file)) plans.set(file, [...collectScenarios(file).values()]); // a spec file is collected once per process
+  const plan = plans.get(file)!.find((p) => p.name.startsWith(name))!;
+  const dirs: string[] = [];
+  const r = await runScenario(plan, { specFile: file, mode: 'stub', rounds, env, keepDir, onEvent: (e) => void (e.type === 'started' && dirs.push(e.dir)) });
+  return { r, dirs: [...new Set(dirs)] };
+}
+
+const errorOf = (r: ScenarioResult, role: string) => r.role(role).error?.message ?? '';
+
+withStub('each round gets ctx.round and the setup state; per-round names do not pile up in the scenario directory', async () => {
+  const { r, dirs } = await run(FIXTURES, 'per-round names', { total: 40 }, undefined, true);
+  try {
+    expect(r.summary).toContain('passed');
+    expect(r.ok).toBe(true);
+    expect(r.role('producer').value).toEqual({ round: 40, rounds: 40, setup: { token: 'setup of producer', setupRound: 0 } });
+    expect(r.role('consumer').value).toEqual({ round: 40, setup: { whole: true } });
+    // Names of round 40 were removed after its end barrier; names shared in setup stay.
+    const handles = readdirSync(path.join(r.dir, 'handles')).filter((n) => !n.startsWith('rounds-pid.') && !n.startsWith('pid'));
+    expect(handles.filter((n) => /@r\d+$/.test(n))).toEqual([]);
+    expect(handles).toContain('whole-run');
+    expect(readdirSync(path.join(r.dir, 'signals')).filter((n) => /@r\d+$/.test(n))).toEqual([]);
+  } finally {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  }
+}, 60_000);
+
+withStub('the fixed pipeline passes its rounds, every round byte-checked and happens-before-checked', async () => {
+  const { r } = await run(PIPELINE, 'pipeline on a reused IPC event', { total: 300 });
+  expect(r.summary).toContain('passed');
+  expect(r.ok).toBe(true);
+  expect(r.happensBefore?.ok).toBe(true);
+}, 60_000);
+
+withStub('with jitter, rounds catch the buggy pipeline: the report names the round, its seed and how many passed', async () => {
+  const total = 10_000;
+  const { r, dirs } = await run(BUGGY, 'buggy pipeline', { total, jitter: { seed: 4242, maxUs: 200 } }, { ACL_STUB_JITTER: '4242:200' });
+  try {
+    expect(r.ok).toBe(false);
+    expect(r.firstFailure?.role).toBe('consumer-0');
+    const round = failedRound(r)!;
+    expect(round).toBeGreaterThanOrEqual(1);
+    expect(round).toBeLessThan(total);
+    const message = errorOf(r, 'consumer-0');
+    expect(message).toContain(`${(round - 1).toLocaleString('en-US')} of 10,000 rounds passed, round ${round.toLocaleString('en-US')} failed, jitter seed ${roundSeed(4242, round)}`);
+    expect(message).toMatch(/read byte \d+ at offset \d+, expected \d+ \(the previous step's bytes/);
+    // The producer stopped at the broken barrier, blamed after the consumer.
+    expect(errorOf(r, 'producer')).toMatch(/another role failed \(party 2 broke the round barrier\)/);
+    const replay = roundsReplay(BUGGY, 'buggy pipeline: the consumer waits before the step is recorded', { total, jitter: { seed: 4242, maxUs: 200 } }, round);
+    expect(replay).toContain(`ACL_STUB_JITTER=${roundSeed(4242, round)}:200 npx cann-harness run`);
+    expect(replay).toContain(`--rounds ${total - round + 1}`);
+  } finally {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  }
+}, 120_000);
+
+withStub('a round that throws stops every role at once, and only that role is blamed', async () => {
+  const { r, dirs } = await run(FIXTURES, 'a role that throws', { total: 1000 }, { ROUNDS_FAIL_AT: '7' });
+  try {
+    expect(r.ok).toBe(false);
+    expect(r.timedOut).toBe(false);
+    expect(r.firstFailure?.role).toBe('faulty');
+    expect(errorOf(r, 'faulty')).toBe('6 of 1,000 rounds passed, round 7 failed (the role body): faulty gives up in round 7');
+    expect(errorOf(r, 'steady')).toMatch(/^6 of 1,000 rounds passed, round 7 failed .*another role failed \(party 2 broke the round barrier\)/);
+  } finally {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  }
+}, 60_000);
+
+withStub('a role killed mid-rounds: no hang at the barrier, the killed role is blamed, nothing left behind', async () => {
+  const before = shmEntries();
+  const started = Date.now();
+  const { r, dirs } = await run(FIXTURES, 'a role killed', { total: 1000 }, { ROUNDS_FAIL_AT: '5' });
+  try {
+    expect(r.ok).toBe(false);
+    expect(r.timedOut).toBe(false); // fail-fast stopped the role waiting at the barrier, long before the 60 s deadline
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(r.firstFailure?.role).toBe('doomed');
+    expect(r.role('doomed').signal).toBe('SIGKILL');
+    const pids = r.roles.map((x) => x.pid);
+    await waitUntil(() => survivors(pids).length === 0, 10_000);
+    expect(survivors(pids)).toEqual([]);
+    // The barrier's only file is in the scenario directory: it goes with it, however the run ends.
+    expect(readdirSync(r.dir)).toContain('round-barrier');
+    expect(leakedShm(before)).toEqual([]);
+  } finally {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  }
+}, 90_000);
+
+test('failedRound reads the round from the first failure; the replay without jitter reruns up to it', () => {
+  const r = { firstFailure: { role: 'b' }, roles: [{ name: 'b', error: { message: '1,233 of 10,000 rounds passed, round 1,234 failed (the role body): x' } }] } as unknown as ScenarioResult;
+  expect(failedRound(r)).toBe(1234);
+  const spec = path.join(process.cwd(), 'specs', 'a.spec.ts');
+  expect(roundsReplay(spec, 'a', { total: 10_000 }, 1234)).toContain("--specs specs 'a\\.spec\\.ts$' -t '^a$' --rounds 1234");
+  expect(roundsReplay(spec, 'a', { total: 10_000 }, null)).toBe('');
+});
