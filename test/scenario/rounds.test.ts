@@ -2,7 +2,7 @@
  * Soak rounds (issue #22): one set of processes runs every role's body N times, each round
  * checked, and a failing round stops the run naming the round, its seed and how to replay it.
  */
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { collectScenarios, runScenario } from '../../src/scenario';
 import type { RoundsArgs, ScenarioResult } from '../../src/scenario/types';
@@ -50,6 +50,32 @@ withStub('the fixed pipeline passes its rounds, every round byte-checked and hap
   expect(r.summary).toContain('passed');
   expect(r.ok).toBe(true);
   expect(r.happensBefore?.ok).toBe(true);
+}, 60_000);
+
+withStub('the happens-before check runs every round: a stub whose records take effect at once fails round 1', async () => {
+  const { r, dirs } = await run(PIPELINE, 'pipeline on a reused IPC event', { total: 300 }, { ACL_STUB_MUTANT: 'record-instant' });
+  try {
+    expect(r.ok).toBe(false);
+    expect(r.firstFailure?.role).toBe('producer'); // the first role checks the trace between rounds
+    expect(errorOf(r, 'producer')).toMatch(/^0 of 300 rounds passed, round 1 failed \(happens-before check of the stub trace\): happens-before violation/);
+  } finally {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  }
+}, 60_000);
+
+withStub('the trace is read as a stream: after 300 rounds the trace files hold about one round, not 300', async () => {
+  const { r, dirs } = await run(PIPELINE, 'pipeline on a reused IPC event', { total: 300 }, undefined, true);
+  try {
+    expect(r.ok).toBe(true);
+    const traceDir = path.join(r.dir, 'trace');
+    const files = readdirSync(traceDir).filter((n) => n.endsWith('.jsonl'));
+    expect(files.length).toBe(3);
+    const lines = files.map((f) => readFileSync(path.join(traceDir, f), 'utf8').split('\n').filter(Boolean).length);
+    // One round is a handful of lines per process (fill, record, wait, copy, syncs); 300 rounds would be thousands.
+    for (const n of lines) expect(n).toBeLessThan(40);
+  } finally {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  }
 }, 60_000);
 
 withStub('with jitter, rounds catch the buggy pipeline: the report names the round, its seed and how many passed', async () => {
