@@ -14,10 +14,10 @@
 import * as path from 'node:path';
 import { RoundBarrier, reseedStubJitter, type Stream } from '../../src/acl';
 import type { RoleContext } from '../../src/orchestrator';
-import { ROUND_BARRIER_FILE } from '../../src/orchestrator';
+import { ROUND_BARRIER_FILE } from '../../src/orchestrator/round-barrier-file';
 import { roundsUnsupported } from '../../src/scenario/rounds-plan';
 import { nextRoundSeed } from '../../src/scenario/round-seed';
-import type { PlannedRole, RoleEnvelope, RoundsArgs, ScenarioPlan } from '../../src/scenario/types';
+import type { PlannedRole, RoleEnvelope, RoundsArgs, ScenarioMark, ScenarioPlan } from '../../src/scenario/types';
 import { checkHappensBefore, formatHappensBefore } from '../../src/trace/happens-before';
 import { TraceTail } from '../../src/trace/trace-tail';
 import { ENV, envOff } from '../../src/env';
@@ -72,7 +72,18 @@ export async function runScenarioRounds(
     stream: runStream,
   });
   const rdv = roundRendezvous(base.rendezvous);
-  const roundBase: BaseContext = Object.create(base, { rendezvous: { value: rdv.rendezvous } });
+  // Marks of the current round only: the result (and verify) gets the last round's, so memory
+  // stays flat and mark-order checks compare within one round.
+  let marks: ScenarioMark[] = [];
+  const roundBase: BaseContext = Object.create(base, {
+    rendezvous: { value: rdv.rendezvous },
+    mark: {
+      value: (name: string) => {
+        if (typeof name !== 'string' || name === '') throw new TypeError('mark(name): name must be a non-empty string');
+        marks.push({ name, tNs: process.hrtime.bigint().toString() });
+      },
+    },
+  });
   const hbWanted = checker && acl.library.mode === 'stub' && !envOff(ENV.hbCheck);
   const pids = new Map<number, string>();
   const tail = hbWanted ? new TraceTail(path.join(base.dir, 'trace'), (pid) => pids.get(pid) ?? null) : undefined;
@@ -107,7 +118,6 @@ export async function runScenarioRounds(
       throw err;
     }
     let lastReport = Date.now();
-    const startedAt = lastReport;
     for (round = 1; round <= total; round++) {
       if (round > 1 && seed !== undefined) seed = nextRoundSeed(seed);
       if (seed !== undefined && !reseedStubJitter(acl.library.path, seed)) {
@@ -119,6 +129,7 @@ export async function runScenarioRounds(
         fail(e, 'round start');
       }
       rdv.setRound(round);
+      marks = [];
       value = await runOneRound(roundBase, plan, role, deadline, round, total, state, () => barrier.wait(`round ${round}: ctx.barrier()`, waitMs()), runStream).catch((e) =>
         fail(e, 'the role body'),
       );
@@ -137,7 +148,6 @@ export async function runScenarioRounds(
         progress(round, total);
       }
     }
-    void startedAt;
   } finally {
     setupOwned.drain?.(Math.min(ROUND_DRAIN_MS, Math.max(0, deadline - Date.now())));
     setupOwned.cleanup();
@@ -146,7 +156,7 @@ export async function runScenarioRounds(
   }
   const unsendable = unsendablePart(value, `the value returned by role ${role.name} (last round)`);
   if (unsendable) throw new Error(`${unsendable}, which JSON cannot carry to the parent: return plain data`);
-  const envelope: RoleEnvelope = { __scenarioEnvelope: 1, threadMarks: [] };
+  const envelope: RoleEnvelope = { __scenarioEnvelope: 1, threadMarks: marks };
   if (value !== undefined) envelope.value = value;
   return envelope;
 }
