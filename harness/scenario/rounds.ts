@@ -143,7 +143,7 @@ export async function runScenarioRounds(
         const report = checkHappensBefore(tail.take());
         if (!report.ok) fail(new Error(formatHappensBefore(report)), 'happens-before check of the stub trace');
       }
-      if (progress && (Date.now() - lastReport >= PROGRESS_EVERY_MS || round === total)) {
+      if (checker && progress && (Date.now() - lastReport >= PROGRESS_EVERY_MS || round === total)) {
         lastReport = Date.now();
         progress(round, total);
       }

@@ -33,6 +33,7 @@ export type RunEvent =
   | { type: 'waiting'; role: string; waitingFor: WaitingFor | null }
   | { type: 'mark'; role: string; name: string; tNs: string }
   | { type: 'timeout'; roles: string[] }
+  | { type: 'rounds'; role: string; done: number; total: number }
   | { type: 'exited'; role: string; status: RoleStatus; exitCode: number | null; signal: string | null };
 
 export interface RunOptions {
@@ -216,6 +217,8 @@ export interface RoleContext {
   log(...args: unknown[]): void;
   /** Records a CLOCK_MONOTONIC timestamp, returned in RoleResult.marks. */
   mark(name: string): void;
+  /** Soak rounds: tells the orchestrator how many rounds are done (live progress). */
+  roundsDone?(done: number, total: number): void;
 }
 
 export type RoleBody = (ctx: RoleContext, args: unknown) => unknown | Promise<unknown>;
