@@ -33,6 +33,14 @@ static long futex(uint32_t *word, int op, uint32_t value, const struct timespec 
     return syscall(SYS_futex, word, op, value, timeout, NULL, 0);
 }
 
+/* Closes fd and fails with err (errno kept for the caller). */
+static void *fail_closing(int fd, int err)
+{
+    close(fd);
+    errno = err;
+    return NULL;
+}
+
 HOLD_EXPORT void *cannharness_barrier_attach(const char *path)
 {
     if (!path) {
@@ -43,22 +51,12 @@ HOLD_EXPORT void *cannharness_barrier_attach(const char *path)
     if (fd < 0)
         return NULL;
     struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int saved = errno;
-        close(fd);
-        errno = saved;
-        return NULL;
-    }
-    if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077) != 0) {
-        close(fd);
-        errno = EPERM;
-        return NULL;
-    }
-    if (st.st_size != CANNHARNESS_BARRIER_BYTES) {
-        close(fd);
-        errno = EINVAL;
-        return NULL;
-    }
+    if (fstat(fd, &st) != 0)
+        return fail_closing(fd, errno);
+    if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077) != 0)
+        return fail_closing(fd, EPERM);
+    if (st.st_size != CANNHARNESS_BARRIER_BYTES)
+        return fail_closing(fd, EINVAL);
     void *map = mmap(NULL, CANNHARNESS_BARRIER_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     int saved = errno;
     close(fd); /* the mapping keeps the file */
@@ -68,7 +66,8 @@ HOLD_EXPORT void *cannharness_barrier_attach(const char *path)
     }
     struct barrier *b = map;
     uint32_t parties = __atomic_load_n(&b->parties, __ATOMIC_ACQUIRE);
-    if (__atomic_load_n(&b->magic, __ATOMIC_ACQUIRE) != CANNHARNESS_BARRIER_MAGIC || parties < 1 || parties > MAX_PARTIES) {
+    if (__atomic_load_n(&b->magic, __ATOMIC_ACQUIRE) != CANNHARNESS_BARRIER_MAGIC || parties < 1 ||
+        parties > MAX_PARTIES) {
         munmap(map, CANNHARNESS_BARRIER_BYTES);
         errno = EINVAL;
         return NULL;
@@ -140,7 +139,8 @@ HOLD_EXPORT void cannharness_barrier_break(void *barrier, int party)
     if (!b)
         return;
     uint32_t none = 0;
-    __atomic_compare_exchange_n(&b->broken, &none, party > 0 ? (uint32_t)party : 1u, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    __atomic_compare_exchange_n(&b->broken, &none, party > 0 ? (uint32_t)party : 1u, 0, __ATOMIC_ACQ_REL,
+                                __ATOMIC_ACQUIRE);
     /* Waiters sleep on the generation word: bump it so none can miss the wake-up. */
     __atomic_add_fetch(&b->generation, 1, __ATOMIC_ACQ_REL);
     futex(&b->generation, FUTEX_WAKE, INT32_MAX, NULL);

@@ -82,7 +82,8 @@ uint32_t jitter_task_us(int device, uint64_t stream, uint64_t task)
     uint32_t m = __atomic_load_n(&max_us, __ATOMIC_ACQUIRE);
     if (!m)
         return 0;
-    uint64_t h = mix(__atomic_load_n(&base_key, __ATOMIC_ACQUIRE) ^ mix(((uint64_t)(uint32_t)device << 48) ^ (stream << 32) ^ task));
+    uint64_t h = mix(__atomic_load_n(&base_key, __ATOMIC_ACQUIRE) ^
+                     mix(((uint64_t)(uint32_t)device << 48) ^ (stream << 32) ^ task));
     return (uint32_t)(h % ((uint64_t)m + 1));
 }
 
