@@ -32,3 +32,11 @@ test('bad rounds and setup declarations are refused with the fix', () => {
   expect(bad({ round: 3, roles: { a: { device: 0, run: () => 0 } } })).toThrow('unknown key "round" (did you mean "rounds"?)');
   expect(planScenario('ok', { rounds: 3, roles: { a: { device: 0, run: () => 0, setup: () => 1 } } }).rounds).toBe(3);
 });
+
+test('run --rounds: a bad count is refused with the fix', () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { parseRounds } = require('../../src/cli/rounds-option') as typeof import('../../src/cli/rounds-option');
+  expect(parseRounds('10000')).toBe(10_000);
+  expect(() => parseRounds('specs/x')).toThrow('--rounds must be a whole number of rounds from 1 to 10000000 (got "specs/x"): e.g. --rounds 10000 (a spec pattern right after --rounds is taken as its value: put patterns first)');
+  expect(() => parseRounds('0')).toThrow(/--rounds must be a whole number/);
+});
