@@ -65,6 +65,7 @@ export function createRoleContext(job: Job, send: (m: FromChild) => void): RoleC
       if (typeof name !== 'string' || name === '') throw new TypeError('mark(name): name must be a non-empty string');
       send({ type: 'mark', name, tNs: process.hrtime.bigint().toString() });
     },
+    roundsDone: (done: number, total: number) => send({ type: 'rounds', done, total }),
   };
 
   const cleanup = () => {

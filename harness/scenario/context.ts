@@ -22,6 +22,25 @@ export interface OwnedContext<C> {
   cleanup(): void;
 }
 
+/** What a context in a soak round knows (harness/scenario/rounds.ts); without rounds: round 1 of 1. */
+export interface RoundPart {
+  round: number;
+  rounds: number;
+  setup: unknown;
+  barrier(): void;
+  /** The role's stream that lives for the whole run (ctx.stream in every round). */
+  stream?: () => Stream;
+}
+
+const NO_ROUNDS: RoundPart = {
+  round: 1,
+  rounds: 1,
+  setup: undefined,
+  barrier() {
+    throw new Error('ctx.barrier() needs a scenario run with rounds: declare rounds: N (or run with --rounds N)');
+  },
+};
+
 /** How long past the deadline a ctx wait without its own timeout lasts (see timeoutOf). */
 export const DEFAULT_WAIT_MARGIN_MS = 3_000;
 
@@ -30,6 +49,7 @@ export function createScenarioContext(
   plan: ScenarioPlan<any>,
   role: PlannedRole<any>,
   deadlineMs: number,
+  rounds: RoundPart = NO_ROUNDS,
 ): OwnedContext<ScenarioContext<any>> {
   const latches: Latch[] = [];
   const events: Event[] = [];
@@ -70,6 +90,7 @@ export function createScenarioContext(
     mark: (name) => base.mark(name),
 
     get stream() {
+      if (rounds.stream) return rounds.stream();
       if (!ownStream || ownStream.destroyed) {
         home ??= base.acl.currentContext();
         ownStream = base.acl.createStream();
@@ -128,6 +149,10 @@ export function createScenarioContext(
       await Promise.all(names.map((n) => base.rendezvous.awaitSignal(n, { timeoutMs: timeoutOf(opts) })));
     },
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    round: rounds.round,
+    rounds: rounds.rounds,
+    setup: rounds.setup,
+    barrier: () => rounds.barrier(),
     ...data.members,
   };
 

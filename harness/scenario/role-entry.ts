@@ -11,6 +11,7 @@ import { createScenarioContext } from './context';
 import { paramsFingerprint } from '../../src/scenario/plan';
 import { collectScenarios } from '../../src/scenario/scenario';
 import { runRoleThreads } from './threads';
+import { runScenarioRounds } from './rounds';
 import { type ROLE_ENTRY_EXPORT, type PlannedRole, type RoleEntryArgs, type RoleEnvelope, type ScenarioPlan } from '../../src/scenario/types';
 
 /** How long a role that returned may take to run the device work it queued (never past the deadline). */
@@ -20,6 +21,7 @@ export async function runScenarioRole(base: RoleContext, args: RoleEntryArgs): P
   const startedAt = Date.now();
   const { plan, role } = findRole(args);
   const deadline = startedAt + plan.timeoutMs;
+  if (args.rounds) return runScenarioRounds(base, plan, role, args.rounds, deadline, base.roundsDone?.bind(base));
   const owned = createScenarioContext(base, plan, role, deadline);
   const { cleanup } = owned;
   const guarded = guardAfterReturn(owned.ctx, role.name);

@@ -5,6 +5,9 @@
  */
 #include "jitter.h"
 
+#include "cannstub/jitter.h"
+#include "errors.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +16,7 @@
 
 #define JITTER_MAX_US 1000000u /* 1 s: more would only make timeouts fire */
 
-static uint64_t base_key; /* seed mixed with the role name */
+static uint64_t base_key; /* seed mixed with the role name; atomic: a round reseeds it while streams run */
 static uint32_t max_us;   /* 0: off */
 
 static uint64_t mix(uint64_t z)
@@ -56,8 +59,16 @@ int jitter_configure(char *err, unsigned long errlen)
                  v, JITTER_MAX_US);
         return -1;
     }
-    base_key = mix(seed ^ mix(hash_text(getenv("CANN_HARNESS_ROLE"))));
+    __atomic_store_n(&base_key, mix(seed ^ mix(hash_text(getenv("CANN_HARNESS_ROLE")))), __ATOMIC_RELEASE);
     __atomic_store_n(&max_us, (uint32_t)us, __ATOMIC_RELEASE);
+    return 0;
+}
+
+STUB_EXPORT int cannstub_jitter_reseed(unsigned long long seed)
+{
+    if (!jitter_enabled())
+        return -1;
+    __atomic_store_n(&base_key, mix(seed ^ mix(hash_text(getenv("CANN_HARNESS_ROLE")))), __ATOMIC_RELEASE);
     return 0;
 }
 
@@ -71,7 +82,8 @@ uint32_t jitter_task_us(int device, uint64_t stream, uint64_t task)
     uint32_t m = __atomic_load_n(&max_us, __ATOMIC_ACQUIRE);
     if (!m)
         return 0;
-    uint64_t h = mix(base_key ^ mix(((uint64_t)(uint32_t)device << 48) ^ (stream << 32) ^ task));
+    uint64_t h = mix(__atomic_load_n(&base_key, __ATOMIC_ACQUIRE) ^
+                     mix(((uint64_t)(uint32_t)device << 48) ^ (stream << 32) ^ task));
     return (uint32_t)(h % ((uint64_t)m + 1));
 }
 
@@ -80,7 +92,7 @@ uint32_t jitter_completion_us(uint64_t object, uint64_t target)
     uint32_t m = __atomic_load_n(&max_us, __ATOMIC_ACQUIRE);
     if (!m)
         return 0;
-    uint64_t h = mix(base_key ^ 0x686f7374ull ^ mix((object << 32) ^ target));
+    uint64_t h = mix(__atomic_load_n(&base_key, __ATOMIC_ACQUIRE) ^ 0x686f7374ull ^ mix((object << 32) ^ target));
     if ((h & 3) != 0)
         return 0; /* a lower rate than task starts */
     return (uint32_t)((h >> 2) % ((uint64_t)m + 1));

@@ -326,3 +326,52 @@ export function loadWatchLibrary(file: string): WatchFunctions {
 export function mapNativeMemory(address: bigint, bytes: number): ArrayBuffer {
   return koffi.view(address, bytes) as ArrayBuffer;
 }
+
+/** The round barrier of libcannharness_hold.so (native-stub/hold/barrier.h). */
+export interface BarrierFunctions {
+  /** The mapping, or 0n (errno is lost through koffi: the caller checks the file itself for the message). */
+  attach(path: string): bigint;
+  parties(barrier: bigint): number;
+  /** 0, -ETIMEDOUT, -EPIPE (broken). */
+  wait(barrier: bigint, timeoutMs: number): number;
+  breakIt(barrier: bigint, party: number): void;
+  broken(barrier: bigint): number;
+  detach(barrier: bigint): void;
+}
+
+export function loadBarrierLibrary(file: string): BarrierFunctions {
+  const lib = koffi.load(file);
+  pinLoadedLibrary(file);
+  const f = (name: string, result: TypeSpec, args: TypeSpec[]) => {
+    try {
+      return lib.func(name, result, args);
+    } catch {
+      throw new Error(`${file} does not export ${name} (a library older than rounds); rebuild it with \`npm run build:stub\``);
+    }
+  };
+  const attach = f('cannharness_barrier_attach', voidPtr, ['const char *']);
+  const parties = f('cannharness_barrier_parties', 'int', [voidPtr]);
+  const wait = f('cannharness_barrier_wait', 'int', [voidPtr, 'int']);
+  const breakIt = f('cannharness_barrier_break', 'void', [voidPtr, 'int']);
+  const broken = f('cannharness_barrier_broken', 'int', [voidPtr]);
+  const detach = f('cannharness_barrier_detach', 'void', [voidPtr]);
+  return {
+    attach: (path) => BigInt((attach(path) as bigint | number | null) ?? 0),
+    parties: (b) => parties(b) as number,
+    wait: (b, ms) => wait(b, ms) as number,
+    breakIt: (b, party) => void breakIt(b, party),
+    broken: (b) => broken(b) as number,
+    detach: (b) => void detach(b),
+  };
+}
+
+/** `cannstub_jitter_reseed` of the stub (include/cannstub/jitter.h); null for a library without it (real CANN). */
+export function loadJitterReseed(file: string): ((seed: number) => number) | null {
+  const lib = koffi.load(file);
+  try {
+    const fn = lib.func('cannstub_jitter_reseed', 'int', ['unsigned long long']);
+    return (seed) => fn(seed) as number;
+  } catch {
+    return null;
+  }
+}

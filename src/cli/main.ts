@@ -6,6 +6,7 @@
  *   cann-harness flags               compiler/linker flags for native roles (pkg-config style)
  *   cann-harness show-report [dir]   serve an HTML report (run --html) on 127.0.0.1
  */
+import { parseRounds } from './rounds-option';
 import chalk from 'chalk';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { AclMode } from '../orchestrator';
@@ -104,6 +105,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option('--shard <i/n>', 'run only shard i of n: scenarios are split by a hash of file and name (the others are reported skipped)', validated((t) => parseShard(t)))
     .option('--list', 'list the selected scenarios with the devices and roles each needs, without running them')
     .option('--repeat-each <n>', 'run every scenario n times (soak); each repetition is its own test', validated((t) => parseRepeatEach(t)))
+    .option('--rounds <n>', 'soak rounds: every role process starts once and runs its body n times, each round checked (README "Soak rounds")', validated((t) => parseRounds(t)))
     .option('--jitter [max_us]', 'seeded stub jitter: delay each stream task by up to max_us (default 200) microseconds, a fresh seed per repetition', validated((t) => parseJitterUs(t)))
     .option('--html [dir]', `write the HTML report (index.html, opens from the file system) to dir (default ${DEFAULT_HTML_DIR})`)
     .action(async (patterns: string[], opts) => {

@@ -51,6 +51,8 @@ export interface RunCommandOptions {
   repeatEach?: number;
   /** Seeded stub jitter of at most this many microseconds, a fresh seed per repetition. */
   jitter?: number;
+  /** Soak rounds: every scenario's role processes run their bodies this many times. */
+  rounds?: number;
   /** Run only the scenarios of shard i of n (by scenario, not by file). */
   shard?: Shard;
   /** A failed scenario runs again up to this many times; passing on a retry is reported flaky. */
@@ -158,6 +160,7 @@ export async function runCommand(patterns: string[], opts: RunCommandOptions): P
   if (opts.echo) process.env[ENV.echo] = '1';
   if (opts.repeatEach !== undefined) process.env[REPEAT_EACH_ENV] = String(opts.repeatEach);
   if (opts.jitter !== undefined) process.env[JITTER_US_ENV] = String(opts.jitter);
+  if (opts.rounds !== undefined) process.env[ENV.rounds] = String(opts.rounds);
   if (opts.retries !== undefined) process.env[RETRIES_ENV] = String(opts.retries);
   if (opts.shard) process.env[SHARD_ENV] = `${opts.shard.index}/${opts.shard.total}`;
 

@@ -8,6 +8,7 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { closest } from '../suggest';
+import { roundsProblem } from '../env/rounds';
 import { ENV, MODES, type Mode } from '../env';
 import { timeoutProblem } from '../env/timeout';
 
@@ -16,6 +17,8 @@ export interface HarnessConfig {
   specs?: string;
   /** Default deadline of a scenario in ms (a scenario's own `timeoutMs` wins; default 30000). */
   timeoutMs?: number;
+  /** Soak rounds for every scenario (like `run --rounds N`; README "Soak rounds"). */
+  rounds?: number;
   /** Devices this machine must have: scenarios needing up to this many fail instead of being skipped. */
   devices?: number;
   /** Which libascendcl to load: auto (real CANN if found, else the stub), stub or real. */
@@ -40,7 +43,7 @@ export function defineConfig(config: HarnessConfig): HarnessConfig {
 }
 
 export const CONFIG_FILES = ['cann-harness.config.ts', 'cann-harness.config.js'] as const;
-const KEYS = ['specs', 'timeoutMs', 'devices', 'mode', 'tmpDir', 'keep', 'trace', 'reporters'] as const;
+const KEYS = ['specs', 'timeoutMs', 'rounds', 'devices', 'mode', 'tmpDir', 'keep', 'trace', 'reporters'] as const;
 const REPORTER_KEYS = ['junit'] as const;
 const POLICY = ['on-failure', 'always', 'never'] as const;
 const CHOICES = [['mode', MODES], ['keep', POLICY], ['trace', POLICY]] as const;
@@ -90,6 +93,11 @@ export function validateConfig(value: unknown, file: string): LoadedConfig {
     const problem = timeoutProblem(c.timeoutMs, 'timeoutMs', 'e.g. timeoutMs: 20_000');
     if (problem) problems.push(`${where}: ${problem}`);
     else out.timeoutMs = c.timeoutMs as number;
+  }
+  if (c.rounds !== undefined) {
+    const problem = roundsProblem(c.rounds, 'rounds', 'e.g. rounds: 1000');
+    if (problem) problems.push(`${where}: ${problem}`);
+    else out.rounds = c.rounds as number;
   }
   if (c.devices !== undefined) {
     if (Number.isInteger(c.devices) && (c.devices as number) >= 1) out.devices = c.devices as number;
@@ -152,6 +160,7 @@ export function configEnv(config: HarnessConfig, env: NodeJS.ProcessEnv = proces
     [ENV.keep]: config.keep ? POLICY_ENV[config.keep] : undefined,
     [ENV.trace]: config.trace ? POLICY_ENV[config.trace] : undefined,
     [ENV.timeoutMs]: config.timeoutMs?.toString(),
+    [ENV.rounds]: config.rounds?.toString(),
   };
   return Object.fromEntries(Object.entries(wanted).filter((e): e is [string, string] => e[1] !== undefined && !env[e[0]]));
 }

@@ -28,6 +28,7 @@ const VARIABLES_BY_KEY = {
   trace: { name: 'CANN_HARNESS_TRACE', setBy: 'user', doc: '1: keep every scenario directory with its trace.json timeline; 0: no trace.json even in kept ones' },
   echo: { name: 'CANN_HARNESS_ECHO', setBy: 'user', doc: "1: echo every role's output live" },
   timeoutMs: { name: 'CANN_HARNESS_TIMEOUT_MS', setBy: 'user', doc: 'default scenario deadline in ms' },
+  rounds: { name: 'CANN_HARNESS_ROUNDS', setBy: 'user', doc: 'N: every scenario runs its role bodies N times in one set of processes (soak rounds; `run --rounds N`)' },
   cacheDir: { name: 'CANN_HARNESS_CACHE_DIR', setBy: 'user', doc: 'where an installed package builds the CPU stub' },
   tsCache: { name: 'CANN_HARNESS_TS_CACHE', setBy: 'user', doc: 'where compiled TypeScript is cached' },
   tmpDir: { name: 'CANN_HARNESS_TMPDIR', setBy: 'user', doc: 'where scenario directories are made' },

@@ -15,6 +15,7 @@ import type { ScenarioPlan, ScenarioResult } from '../scenario/types';
 import { appendAuditDeclaration } from './audit-log';
 import { nativeGate } from './native-gate';
 import { currentProbe, deviceGate, requestedMode } from './probe';
+import { failedRound, roundsOf, roundsReplay } from './rounds';
 import { AUDIT_LOG_ENV, freshJitterSeed, repetitionsFromEnv, replayCommand, shardFromEnv, shardOfScenario } from './repeat';
 import { ENV, envOn } from '../env';
 import { jestTimeoutMs } from '../env/timeout';
@@ -75,6 +76,8 @@ export function registerScenarioTest(plan: ScenarioPlan<any>, focus: ScenarioFoc
   for (const rep of repetitionsFromEnv()) {
     const seed = rep.jitterMaxUs ? freshJitterSeed() : null;
     const jitter = seed !== null ? `${seed}:${rep.jitterMaxUs}` : null;
+    const rounds = roundsOf(plan, jitter);
+    // No rounds label: the replay command's -t '^name$' must still match the title.
     const labels = [rep.total > 1 ? `repeat ${rep.index}/${rep.total}` : null, jitter ? `jitter seed ${seed}` : null].filter(Boolean);
     const title = labels.length ? `${plan.name} [${labels.join(', ')}]` : plan.name;
     jestTest(
@@ -88,8 +91,9 @@ export function registerScenarioTest(plan: ScenarioPlan<any>, focus: ScenarioFoc
           env: jitter ? { [ENV.stubJitter]: jitter } : undefined,
           deferRemoval: plan.verify !== undefined, // a failed verify keeps the directory like any failure
           collectTraces: htmlWantsTraces() || undefined,
+          rounds,
         });
-        const replay = jitter ? `\n\njitter seed ${seed} (ACL_STUB_JITTER=${jitter}); replay with:\n  ${replayCommand(specFile, plan.name, jitter)}` : '';
+        const replay = rounds && !result.ok ? roundsReplay(specFile, plan.name, rounds, failedRound(result)) : jitter ? `\n\njitter seed ${seed} (ACL_STUB_JITTER=${jitter}); replay with:\n  ${replayCommand(specFile, plan.name, jitter)}` : '';
         // For the HTML report (a no-op without it): what the roles did, whatever verify() says next.
         const record = (verifyError?: string) =>
           recordScenarioRun({ specFile, title, scenario: plan.name, mode, jitter, replay: replayCommand(specFile, plan.name, jitter), verifyError, run: result });

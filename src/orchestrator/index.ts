@@ -22,3 +22,4 @@ export type {
   RoleContext,
   RoleBody,
 } from './types';
+export { ROUND_BARRIER_FILE, roundBarrierPath } from './round-barrier-file';

@@ -17,6 +17,8 @@ export interface RunProgress {
   startedAt: number;
   /** Role name -> 'starting', 'running', 'waiting for signal "x" from y', 'passed', ... */
   roles: Record<string, string>;
+  /** Soak rounds: e.g. "round 1,234 of 10,000, 1,050 rounds/s". */
+  rounds?: string;
 }
 
 let runs = 0;
@@ -27,6 +29,7 @@ export function progressFile(label: string, roleNames: string[], env: NodeJS.Pro
   if (!dir) return null;
   const file = path.join(dir, `${process.pid}-${++runs}.json`);
   const state: RunProgress = { label, startedAt: Date.now(), roles: Object.fromEntries(roleNames.map((n) => [n, 'starting'])) };
+  const roundsRate = roundsProgress();
   const write = () => {
     try {
       writeFileSync(`${file}.tmp`, JSON.stringify(state));
@@ -42,12 +45,27 @@ export function progressFile(label: string, roleNames: string[], env: NodeJS.Pro
       else if (e.type === 'waiting') state.roles[e.role] = e.waitingFor ? `waiting for ${e.waitingFor.what}${e.waitingFor.from ? ` from ${e.waitingFor.from}` : ''}` : 'running';
       else if (e.type === 'exited') state.roles[e.role] = e.status;
       else if (e.type === 'timeout') for (const r of e.roles) state.roles[r] = `${state.roles[r]} (deadline passed)`;
+      else if (e.type === 'rounds') state.rounds = roundsRate.line(e.done, e.total);
       else return;
       write();
     },
     close() {
       rmSync(file, { force: true });
       rmSync(`${file}.tmp`, { force: true });
+    },
+  };
+}
+
+/** "round 1,234 of 10,000, 1,050 rounds/s": the rate since the previous report. */
+export function roundsProgress(now: () => number = Date.now): { line(done: number, total: number): string } {
+  let last: { done: number; at: number } | undefined;
+  return {
+    line(done, total) {
+      const at = now();
+      const rate = last && at > last.at ? ((done - last.done) * 1000) / (at - last.at) : undefined;
+      last = { done, at };
+      const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+      return `round ${fmt(done)} of ${fmt(total)}${rate !== undefined ? `, ${fmt(rate)} rounds/s` : ''}`;
     },
   };
 }

@@ -31,6 +31,8 @@ export type FromChild =
   | { type: 'waiting'; waitingFor: WaitingFor | null; tNs?: string }
   | { type: 'mark'; name: string; tNs: string }
   | { type: 'diagnosed'; file: string | null }
+  /** Soak rounds: rounds done so far, sent now and then by the first role (harness/scenario/rounds.ts). */
+  | { type: 'rounds'; done: number; total: number }
   | ({ type: 'result'; ok: true; value?: unknown } & ResultExtras)
   | ({ type: 'result'; ok: false; error: RoleError } & ResultExtras);
 
@@ -56,6 +58,8 @@ function fromChildProblem(m: unknown): string | null {
     case 'mark':
       if (typeof m.name !== 'string') return `"mark".name is ${JSON.stringify(m.name)}, not a string`;
       return isDecimal(m.tNs) ? null : `"mark".tNs is ${JSON.stringify(m.tNs)}, not a decimal string of nanoseconds`;
+    case 'rounds':
+      return Number.isInteger(m.done) && Number.isInteger(m.total) ? null : '"rounds".done and .total must be whole numbers';
     case 'diagnosed':
       return m.file === null || typeof m.file === 'string' ? null : '"diagnosed".file is neither a string nor null';
     case 'result': {
@@ -71,7 +75,7 @@ function fromChildProblem(m: unknown): string | null {
   }
 }
 
-const FROM_CHILD_TYPES: readonly string[] = ['waiting', 'mark', 'diagnosed', 'result'] satisfies FromChild['type'][];
+const FROM_CHILD_TYPES: readonly string[] = ['waiting', 'mark', 'diagnosed', 'rounds', 'result'] satisfies FromChild['type'][];
 
 /** A message of this protocol at all (anything else on the pipe is ignored, as Node's IPC messages of a role's own were). */
 export function isFromChild(m: unknown): boolean {

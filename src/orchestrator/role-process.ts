@@ -254,6 +254,9 @@ export class RoleProcess {
       case 'diagnosed':
         this.diagnosticReport = m.file;
         break;
+      case 'rounds':
+        this.launch.emit({ type: 'rounds', role: this.name, done: m.done, total: m.total });
+        break;
       case 'mark':
         this.marks.push({ name: m.name, tNs: m.tNs });
         this.launch.emit({ type: 'mark', role: this.name, name: m.name, tNs: m.tNs });

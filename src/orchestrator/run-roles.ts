@@ -11,6 +11,7 @@ import { RoleProcess, checkDeviceProcessScript } from './role-process';
 import { groupsEmptied } from './native-role';
 import { collectWaitGraph } from './hang-report';
 import { progressFile } from './progress-file';
+import { createRoundBarrierFile } from './round-barrier-file';
 import type { WaitGraph } from './wait-graph';
 import { registerLive, unregisterLive, type Teardown } from './live-runs';
 import { createScenarioDir, keepRequested, readCancelledTasks, readTraces, removeScenarioDir, writePostMortem } from './scenario-dir';
@@ -66,6 +67,7 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   const startedAt = Date.now();
   const startNs = process.hrtime.bigint();
   const dir = createScenarioDir();
+  if (opts.roundBarrierParties) createRoundBarrierFile(dir, opts.roundBarrierParties);
   const roles = opts.roles.map(
     (spec, i) => new RoleProcess({ spec, index: spec.index ?? i, dir, mode, echo: opts.echo ?? false, emit, deadlineNs: startNs + BigInt(Math.round(opts.timeoutMs * 1e6)) }),
   );

@@ -48,6 +48,7 @@ export type RunEvent =
   | { type: 'waiting'; role: string; waitingFor: WaitingFor | null }
   | { type: 'mark'; role: string; name: string; tNs: string }
   | { type: 'timeout'; roles: string[] }
+  | { type: 'rounds'; role: string; done: number; total: number }
   | { type: 'exited'; role: string; status: RoleStatus; exitCode: number | null; signal: string | null };
 
 export interface RunOptions {
@@ -73,6 +74,8 @@ export interface RunOptions {
    * role has ended; a violation fails the run. Runs without traces (real CANN) are reported skipped.
    */
   checkHappensBefore?: boolean;
+  /** `rounds` scenarios: create the round barrier file for this many parties (round-barrier-file.ts) before any role starts. */
+  roundBarrierParties?: number;
 }
 
 export interface TraceFile {
@@ -231,6 +234,8 @@ export interface RoleContext {
   log(...args: unknown[]): void;
   /** Records a CLOCK_MONOTONIC timestamp, returned in RoleResult.marks. */
   mark(name: string): void;
+  /** Soak rounds: tells the orchestrator how many rounds are done (live progress). */
+  roundsDone?(done: number, total: number): void;
 }
 
 export type RoleBody = (ctx: RoleContext, args: unknown) => unknown | Promise<unknown>;

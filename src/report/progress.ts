@@ -30,7 +30,7 @@ export function formatBlock(runs: RunProgress[], now: number, quietMs: number, m
   const shown = runs.filter((x) => now - x.startedAt >= quietMs).sort((a, b) => a.startedAt - b.startedAt);
   const lines: string[] = [];
   for (const r of shown) {
-    lines.push(`[running ${((now - r.startedAt) / 1000).toFixed(0)} s] ${r.label}`);
+    lines.push(`[running ${((now - r.startedAt) / 1000).toFixed(0)} s] ${r.label}${r.rounds ? ` (${r.rounds})` : ''}`);
     for (const [name, state] of Object.entries(r.roles)) lines.push(`    ${name}: ${state}`);
   }
   if (lines.length <= maxLines) return lines;
@@ -42,7 +42,7 @@ export function formatProgress(runs: RunProgress[], now: number, quietMs: number
   const lines: string[] = [];
   for (const r of runs.filter((x) => now - x.startedAt >= quietMs).sort((a, b) => a.startedAt - b.startedAt)) {
     const roles = Object.entries(r.roles).map(([name, state]) => `${name}: ${state}`).join('; ');
-    lines.push(`[running ${((now - r.startedAt) / 1000).toFixed(0)} s] ${r.label} | ${roles}`);
+    lines.push(`[running ${((now - r.startedAt) / 1000).toFixed(0)} s] ${r.label}${r.rounds ? ` (${r.rounds})` : ''} | ${roles}`);
   }
   return lines;
 }

@@ -10,12 +10,13 @@ import { NATIVE_ROLE_KEYS, NATIVE_SCENARIO_KEYS, checkNativeRole, checkNativeSce
 import { REPLICATED } from './types';
 import type { Params, PlannedRole, ReplicatedRole, RoleDeclaration, ScenarioDeclaration, ScenarioPlan } from './types';
 import { defaultTimeoutMs, timeoutProblem } from '../env/timeout';
+import { roundsProblems } from './rounds-plan';
 
 export { DEFAULT_TIMEOUT_MS, defaultTimeoutMs } from '../env/timeout';
 /** CANN's device limit (runtime src/runtime/core/inc/spec/base_info.hpp, RT_MAX_DEV_NUM; the stub's too): ids 0..63. */
 export const MAX_DEVICES = 64;
-const SCENARIO_KEYS = ['devices', 'timeoutMs', 'params', 'roles', 'verify', 'intervals', 'audit', ...NATIVE_SCENARIO_KEYS] as const;
-const ROLE_KEYS = ['device', 'run', 'threads', 'thread', 'env', ...NATIVE_ROLE_KEYS] as const;
+const SCENARIO_KEYS = ['devices', 'timeoutMs', 'params', 'roles', 'verify', 'intervals', 'audit', 'rounds', ...NATIVE_SCENARIO_KEYS] as const;
+const ROLE_KEYS = ['device', 'run', 'threads', 'thread', 'env', 'setup', ...NATIVE_ROLE_KEYS] as const;
 /** Role names become file names in the scenario directory. */
 const ROLE_NAME = /^[A-Za-z][A-Za-z0-9_.-]*$/;
 
@@ -73,6 +74,7 @@ export function planScenario<P = Params>(name: unknown, decl: ScenarioDeclaratio
   checkAudit(decl.audit, problems);
   const native = checkNativeScenario(decl, problems);
   const roles = expandRoles(decl.roles, problems);
+  problems.push(...roundsProblems(decl.rounds, roles));
   const intervals = checkIntervals(decl.intervals, roles, problems);
 
   let devices = decl.devices;
@@ -109,6 +111,7 @@ export function planScenario<P = Params>(name: unknown, decl: ScenarioDeclaratio
   if (intervals.length) plan.intervals = intervals;
   if (native.precheck) plan.precheck = native.precheck;
   if (native.build) plan.build = native.build;
+  if (decl.rounds !== undefined) plan.rounds = decl.rounds;
   return plan;
 }
 
@@ -268,6 +271,7 @@ function checkRole<P>(name: string, group: string, index: number, decl: RoleDecl
     thread: decl.thread,
     env: decl.env,
     ...(native ? { exec: [...decl.exec!], expectOutput: decl.expectOutput, expectExit: decl.expectExit } : {}),
+    ...(decl.setup !== undefined ? { setup: decl.setup } : {}),
   };
 }
 

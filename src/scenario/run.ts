@@ -8,7 +8,7 @@ import type { NativeRoleSpec } from '../orchestrator/native-role';
 import { msSince } from '../orchestrator/mark-time';
 import { marksBetween, type MarkInterval } from './marks';
 import { paramsFingerprint } from './plan';
-import { ROLE_ENTRY_EXPORT, type PlannedRole, type RoleEntryArgs, type RoleEnvelope, type ScenarioMark, type ScenarioPlan, type ScenarioResult, type ScenarioRoleResult } from './types';
+import { ROLE_ENTRY_EXPORT, type PlannedRole, type RoleEntryArgs, type RoundsArgs, type RoleEnvelope, type ScenarioMark, type ScenarioPlan, type ScenarioResult, type ScenarioRoleResult } from './types';
 import { ENV, envOff } from '../env';
 import { harnessScript } from '../paths';
 import * as path from 'node:path';
@@ -41,6 +41,8 @@ export interface RunScenarioOptions {
   deferRemoval?: boolean;
   /** Keep the stub's trace files in the result (RunResult.traces), e.g. for the HTML report. */
   collectTraces?: boolean;
+  /** Soak rounds: every role's process runs its body this many times (harness/scenario/rounds.ts). */
+  rounds?: RoundsArgs;
 }
 
 export async function runScenario(plan: ScenarioPlan<any>, opts: RunScenarioOptions): Promise<ScenarioResult> {
@@ -56,6 +58,7 @@ export async function runScenario(plan: ScenarioPlan<any>, opts: RunScenarioOpti
     deferRemoval: opts.deferRemoval,
     collectTraces: opts.collectTraces,
     checkHappensBefore: happensBeforeWanted(opts.mode),
+    ...(opts.rounds ? { roundBarrierParties: plan.roles.length } : {}),
     roles: plan.roles.map((role) => ({
       name: role.name,
       device: role.device,
@@ -64,7 +67,7 @@ export async function runScenario(plan: ScenarioPlan<any>, opts: RunScenarioOpti
       ...(role.exec ? { native: nativeSpec(role, opts.specFile) } : { entry: {
         module: ROLE_ENTRY_MODULE,
         export: ROLE_ENTRY_EXPORT,
-        args: { specFile: opts.specFile, scenario: plan.name, role: role.name, paramsJson: paramsFingerprint(plan.params) } satisfies RoleEntryArgs,
+        args: { specFile: opts.specFile, scenario: plan.name, role: role.name, paramsJson: paramsFingerprint(plan.params), ...(opts.rounds ? { rounds: opts.rounds } : {}) } satisfies RoleEntryArgs,
       } }),
     })),
   });

@@ -7,6 +7,7 @@
  *   scenario('fan-out to 3 devices', oneToMany({ consumers: 3 }));
  *   scenario('custom', { ...pipeline({ stages: 4 }), timeoutMs: 60_000 });
  */
+import { handoffRounds } from './handoff-rounds';
 import { EventRecordedStatus } from '../acl/enums';
 import type { Event, Latch } from '../acl';
 import { replicate } from './plan';
@@ -14,6 +15,8 @@ import type { ScenarioContext, ScenarioDeclaration, ScenarioResult } from './typ
 
 interface TemplateOptions {
   timeoutMs?: number;
+  /** Soak rounds (README "Soak rounds"): the scenario's `rounds` (pingPong's own `rounds` counts its exchanges instead). */
+  rounds?: number;
   /** Extra checks, run after the template's own. */
   verify?: (result: ScenarioResult) => void | Promise<void>;
 }
@@ -170,6 +173,7 @@ export function oneToMany(
   return {
     devices: Math.max(producerDevice, ...range(consumers).map(consumerDevice)) + 1,
     timeoutMs: opts.timeoutMs, // unset: the scenario default (the config file's timeoutMs, else 30 s)
+    ...(opts.rounds !== undefined ? { rounds: opts.rounds } : {}), // soak rounds: the same body every round
     roles: {
       producer: {
         device: producerDevice,
@@ -217,6 +221,7 @@ export function pipeline(
   return {
     devices: Math.max(...range(stages).map(stageDevice)) + 1,
     timeoutMs: opts.timeoutMs, // unset: the scenario default (the config file's timeoutMs, else 30 s)
+    ...(opts.rounds !== undefined ? { rounds: opts.rounds } : {}), // soak rounds: the same body every round
     roles: {
       stage: replicate(stages, (i) => ({
         device: stageDevice(i),
@@ -264,6 +269,7 @@ export function fanIn(opts: TemplateOptions & { producers?: number } = {}): Scen
   return {
     devices: producers + 1,
     timeoutMs: opts.timeoutMs, // unset: the scenario default (the config file's timeoutMs, else 30 s)
+    ...(opts.rounds !== undefined ? { rounds: opts.rounds } : {}), // soak rounds: the same body every round
     roles: {
       producer: replicate(producers, (i) => ({
         device: i,
@@ -358,13 +364,18 @@ export interface HandoffRead {
  * notices a missing wait.
  */
 export function handoff(
-  opts: TemplateOptions & { consumers?: number; bytes?: number; sync?: 'event' | 'notify'; wait?: boolean; sameDevice?: boolean } = {},
+  opts: TemplateOptions & { consumers?: number; bytes?: number; sync?: 'event' | 'notify'; wait?: boolean; sameDevice?: boolean; rounds?: number } = {},
 ): ScenarioDeclaration {
   const consumers = checkCount('handoff consumers', opts.consumers ?? 2, 1, 64);
   const bytes = checkCount('handoff bytes', opts.bytes ?? 4096, 1, 1 << 30);
   const sync = opts.sync ?? 'event';
   if (sync !== 'event' && sync !== 'notify') throw new Error(`handoff sync must be 'event' or 'notify' (got ${JSON.stringify(sync)})`);
   const wait = opts.wait ?? true;
+  if (opts.rounds !== undefined) {
+    // Soak rounds: the event and the buffer made once, a fast checked handoff per round (handoff-rounds.ts).
+    if (sync !== 'event' || !wait) throw new Error("handoff with rounds runs the IPC-event handoff only: drop sync: 'notify' / wait: false, or rounds");
+    return { ...handoffRounds({ consumers, bytes, rounds: opts.rounds, sameDevice: opts.sameDevice, timeoutMs: opts.timeoutMs }), ...(opts.verify ? { verify: opts.verify } : {}) };
+  }
   const consumerNames = range(consumers).map((i) => `consumer-${i}`);
   return {
     devices: opts.sameDevice ? 1 : consumers + 1,

@@ -94,6 +94,18 @@ export interface ScenarioContext<P = Params> extends DataContext {
   /** Await several signals (all of them, in any order). */
   awaitSignals(names: readonly string[], opts?: Omit<AwaitOptions, 'from'>): Promise<void>;
   sleep(ms: number): Promise<void>;
+
+  /** Soak rounds (README "Soak rounds"): this round's number, 1..rounds (1 when the scenario has no rounds). */
+  readonly round: number;
+  /** How many rounds this run has (1 without rounds). */
+  readonly rounds: number;
+  /** What the role's `setup` body returned (undefined without one, and in `setup` itself). */
+  readonly setup: any;
+  /**
+   * Waits until every role of the scenario called it too (the fast round barrier: a futex, not a
+   * file). Only in a scenario run with rounds; every role must call it the same number of times.
+   */
+  barrier(): void;
 }
 
 /** A worker thread of a role that declared `threads: k`. */
@@ -127,6 +139,12 @@ export interface RoleDeclaration<P = Params> {
   expectOutput?: RegExp;
   /** Native roles: the exit code that means success (default 0). */
   expectExit?: number;
+  /**
+   * Soak rounds: runs once in the role's process before round 1; what it returns is `ctx.setup` in
+   * every round. What it creates through ctx (IPC events, shared names, memory) lives for the
+   * whole run; names it shares are not per round.
+   */
+  setup?: RoleBody<P>;
 }
 
 /** `precheck: { exec: ['build/precheck', '4'] }`: exit 0 runs the scenario, 2 skips it (the last output line says why). */
@@ -172,6 +190,11 @@ export interface ScenarioDeclaration<P = Params> {
   precheck?: PrecheckDeclaration;
   /** A shell command run once per run, in the spec file's folder, before its scenarios: `build: 'make -C native'`. */
   build?: string;
+  /**
+   * Soak rounds: each role's process starts once and runs its body this many times, every round
+   * checked (README "Soak rounds"). `run --rounds N` / CANN_HARNESS_ROUNDS override it.
+   */
+  rounds?: number;
 }
 
 /**
@@ -231,6 +254,7 @@ export interface PlannedRole<P = Params> extends RoleInfo {
   exec?: string[];
   expectOutput?: RegExp;
   expectExit?: number;
+  setup?: RoleBody<P>;
 }
 
 export interface ScenarioPlan<P = Params> {
@@ -246,6 +270,8 @@ export interface ScenarioPlan<P = Params> {
   audit?: AuditDeclaration;
   precheck?: { exec: string[]; timeoutMs: number };
   build?: string;
+  /** The declared `rounds` (CANN_HARNESS_ROUNDS wins when set). */
+  rounds?: number;
 }
 
 /** JSON args the orchestrator passes to harness/scenario/role-entry.ts. */
@@ -255,6 +281,15 @@ export interface RoleEntryArgs {
   role: string;
   /** JSON of the params as planned where the scenario was declared (Jest): every process must agree. */
   paramsJson?: string;
+  /** Soak rounds of this run (set: the role runs in rounds, harness/scenario/rounds.ts). */
+  rounds?: RoundsArgs;
+}
+
+/** How a device process runs its rounds (decided where the test is registered). */
+export interface RoundsArgs {
+  total: number;
+  /** The run's jitter: seed of round 1 and max_us; each later round's seed follows (src/scenario/round-seed.ts). */
+  jitter?: { seed: number; maxUs: number };
 }
 
 /** What role-entry returns; unwrapped by the runner into ScenarioRoleResult. */

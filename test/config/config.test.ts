@@ -22,7 +22,7 @@ function problemsOf(value: unknown): string {
 
 test('an unknown key is an error with "did you mean" and the known keys', () => {
   expect(problemsOf({ timeout: 5000 })).toBe(
-    'cann-harness.config.ts: unknown key "timeout" (did you mean "timeoutMs"?); known keys: specs, timeoutMs, devices, mode, tmpDir, keep, trace, reporters',
+    'cann-harness.config.ts: unknown key "timeout" (did you mean "timeoutMs"?); known keys: specs, timeoutMs, rounds, devices, mode, tmpDir, keep, trace, reporters',
   );
   expect(problemsOf({ reporters: { junitt: 'x.xml' } })).toContain('reporters: unknown key "junitt" (did you mean "junit"?)');
   expect(problemsOf({ zzzzzz: 1 })).not.toContain('did you mean');
@@ -71,6 +71,12 @@ test('paths resolve against the config file; each key becomes its environment va
   expect(configEnv({ keep: 'on-failure' }, {})).toEqual({});
   // An environment variable already set wins over the file.
   expect(configEnv({ mode: 'stub', devices: 4 }, { CANN_HARNESS_MODE: 'real' })).toEqual({ CANN_HARNESS_REQUIRE_DEVICES: '4' });
+});
+
+test('rounds reaches every process as CANN_HARNESS_ROUNDS; a bad count names the fix', () => {
+  expect(configEnv(validateConfig({ rounds: 5000 }, FILE), {})).toEqual({ CANN_HARNESS_ROUNDS: '5000' });
+  expect(configEnv({ rounds: 5000 }, { CANN_HARNESS_ROUNDS: '7' })).toEqual({}); // run --rounds wins
+  expect(problemsOf({ rounds: 0 })).toBe('cann-harness.config.ts: rounds must be a whole number of rounds from 1 to 10000000 (got 0): e.g. rounds: 1000');
 });
 
 test('timeoutMs becomes the default scenario deadline, and the preset gives Jest more time than that', () => {

@@ -38,7 +38,7 @@ export const PARTS: Readonly<Record<string, PartRule>> = {
   },
   harness: {
     role: 'everything that runs inside device processes and their worker threads: process entry points, the scenario role and thread entries, role contexts',
-    mayImport: ['src/scenario', 'src/acl', 'src/orchestrator', 'src/rendezvous', 'src/ts-hook'],
+    mayImport: ['src/scenario', 'src/acl', 'src/orchestrator', 'src/rendezvous', 'src/ts-hook', 'src/trace'],
   },
   'src/audit': { role: 'the mutant audit: verdicts and table', mayImport: ['src/scenario', 'src/mutants'] },
   'src/config': { role: 'cann-harness.config.ts: defineConfig and its validation', mayImport: ['src/suggest', 'src/ts-hook'] },
@@ -143,8 +143,8 @@ export const LOAD_RULES: readonly LoadRule[] = [
     entries: ['harness/device-process.ts', 'harness/scenario/role-entry.ts', 'harness/scenario/thread-worker.js', 'harness/precheck.ts', 'src/index.ts'],
     never: ['src/orchestrator', 'src/jest/register.ts', 'src/report', 'src/cli'],
     // What both sides of the message pipe share: its messages, errors on the wire, JSON checks,
-    // hang-request files, mark clocks and the role context type.
-    except: ['src/orchestrator/protocol.ts', 'src/orchestrator/wire-error.ts', 'src/orchestrator/json-value.ts', 'src/orchestrator/hang-files.ts', 'src/orchestrator/mark-time.ts', 'src/orchestrator/types.ts'],
+    // hang-request files, mark clocks, the role context type and the round barrier's file name.
+    except: ['src/orchestrator/protocol.ts', 'src/orchestrator/wire-error.ts', 'src/orchestrator/json-value.ts', 'src/orchestrator/hang-files.ts', 'src/orchestrator/mark-time.ts', 'src/orchestrator/types.ts', 'src/orchestrator/round-barrier-file.ts'],
     why: 'the orchestrator starts and watches device processes; loading it there costs start-up time and would let device code reach around its parent',
   },
 ];

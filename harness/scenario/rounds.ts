@@ -1,0 +1,200 @@
+/**
+ * Soak rounds inside a role's device process (README "Soak rounds"): the process starts once,
+ * runs the role's `setup` body, then its `run` body `rounds` times. Every round:
+ *  - starts and ends at the round barrier (a futex shared by every role, src/acl/round-barrier.ts);
+ *  - gets a fresh ctx (ctx.round, ctx.setup) whose shared names are namespaced by the round and
+ *    whose IPC events, latches, memory and names are released at its end; ctx.stream is the
+ *    role's one stream for the whole run, drained at the end of every round;
+ *  - with jitter, reseeds the stub with the round's own seed (src/scenario/round-seed.ts);
+ *  - is checked: the body's own assertions here, and, by the first role between two rounds, the
+ *    happens-before check of that round's trace (read as a stream: src/trace/trace-tail.ts).
+ * A failing round breaks the barrier, so every other role stops at once; the failing role's error
+ * names the round, its seed and how many rounds passed.
+ */
+import * as path from 'node:path';
+import { RoundBarrier, reseedStubJitter, type Stream } from '../../src/acl';
+import type { RoleContext } from '../../src/orchestrator';
+import { ROUND_BARRIER_FILE } from '../../src/orchestrator/round-barrier-file';
+import { roundsUnsupported } from '../../src/scenario/rounds-plan';
+import { nextRoundSeed } from '../../src/scenario/round-seed';
+import type { PlannedRole, RoleEnvelope, RoundsArgs, ScenarioMark, ScenarioPlan } from '../../src/scenario/types';
+import { checkHappensBefore, formatHappensBefore } from '../../src/trace/happens-before';
+import { TraceTail } from '../../src/trace/trace-tail';
+import { ENV, envOff } from '../../src/env';
+import { noteRoleFailure } from '../failure-time';
+import { unsendablePart } from '../../src/orchestrator/json-value';
+import { guardAfterReturn } from './after-return';
+import { createScenarioContext, DEFAULT_WAIT_MARGIN_MS, type BaseContext } from './context';
+import { roundRendezvous } from './round-rendezvous';
+
+/** How long the end of a round may take to run the device work its body queued. */
+const ROUND_DRAIN_MS = 2000;
+/** Name under which each role publishes its pid once, so the trace check can name roles. */
+const PID_NAME = (role: string) => `rounds-pid.${role}`;
+/** How often the first role reports progress (rounds done, rounds per second). */
+const PROGRESS_EVERY_MS = 500;
+
+export type RoundsProgress = (done: number, total: number) => void;
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+export async function runScenarioRounds(
+  base: RoleContext,
+  plan: ScenarioPlan<any>,
+  role: PlannedRole<any>,
+  rounds: RoundsArgs,
+  deadline: number,
+  progress?: RoundsProgress,
+): Promise<RoleEnvelope> {
+  const unsupported = roundsUnsupported(role);
+  if (unsupported) throw new Error(unsupported);
+  if (!role.run) throw new Error(`role ${role.name} has no run body to repeat`);
+  const party = plan.roles.findIndex((r) => r.name === role.name) + 1;
+  const checker = party === 1;
+  const total = rounds.total;
+  const waitMs = () => Math.max(1, deadline - Date.now()) + DEFAULT_WAIT_MARGIN_MS;
+
+  const acl = base.acl; // every round uses ACL: load it before round 1
+  const barrier = RoundBarrier.attach(path.join(base.dir, ROUND_BARRIER_FILE));
+  if (barrier.parties !== plan.roles.length) {
+    barrier.close();
+    throw new Error(`the round barrier was made for ${barrier.parties} roles, but scenario "${plan.name}" has ${plan.roles.length}`);
+  }
+  let stream: Stream | undefined;
+  const runStream = () => (stream && !stream.destroyed ? stream : (stream = acl.createStream()));
+
+  // setup: once, with names and objects that live for the whole run.
+  const setupOwned = createScenarioContext(base, plan, role, deadline, {
+    round: 0,
+    rounds: total,
+    setup: undefined,
+    barrier: () => barrier.wait('setup: ctx.barrier()', waitMs()),
+    stream: runStream,
+  });
+  const rdv = roundRendezvous(base.rendezvous);
+  // Marks of the current round only: the result (and verify) gets the last round's, so memory
+  // stays flat and mark-order checks compare within one round.
+  let marks: ScenarioMark[] = [];
+  const roundBase: BaseContext = Object.create(base, {
+    rendezvous: { value: rdv.rendezvous },
+    mark: {
+      value: (name: string) => {
+        if (typeof name !== 'string' || name === '') throw new TypeError('mark(name): name must be a non-empty string');
+        marks.push({ name, tNs: process.hrtime.bigint().toString() });
+      },
+    },
+  });
+  const hbWanted = checker && acl.library.mode === 'stub' && !envOff(ENV.hbCheck);
+  const pids = new Map<number, string>();
+  const tail = hbWanted ? new TraceTail(path.join(base.dir, 'trace'), (pid) => pids.get(pid) ?? null) : undefined;
+
+  let round = 0;
+  let seed = rounds.jitter?.seed;
+  let value: unknown;
+  const fail = (e: unknown, what: string): never => {
+    noteRoleFailure(); // before the barrier breaks: the roles it stops fail after this one
+    barrier.break(party);
+    const err = e instanceof Error ? e : new Error(String(e));
+    const seedText = seed !== undefined ? `, jitter seed ${seed}` : '';
+    err.message = `${fmt(round - 1)} of ${fmt(total)} rounds passed, round ${fmt(round)} failed${seedText} (${what}): ${err.message}`;
+    throw err;
+  };
+  try {
+    let state: unknown;
+    try {
+      if (hbWanted || !checker) await base.rendezvous.publish(PID_NAME(role.name), String(process.pid));
+      state = role.setup ? await role.setup(setupOwned.ctx) : undefined;
+      if (tail) {
+        for (const r of plan.roles) {
+          const pid = Number((await base.rendezvous.await(PID_NAME(r.name), { timeoutMs: waitMs(), from: r.name })).toString());
+          pids.set(pid, r.name);
+        }
+      }
+    } catch (e) {
+      noteRoleFailure();
+      barrier.break(party);
+      const err = e instanceof Error ? e : new Error(String(e));
+      err.message = `setup failed (before round 1): ${err.message}`;
+      throw err;
+    }
+    let lastReport = Date.now();
+    for (round = 1; round <= total; round++) {
+      if (round > 1 && seed !== undefined) seed = nextRoundSeed(seed);
+      if (seed !== undefined && !reseedStubJitter(acl.library.path, seed)) {
+        fail(new Error(`could not reseed the stub's jitter (is ${ENV.stubJitter} set, and is this the stub?)`), 'jitter');
+      }
+      try {
+        barrier.wait(`round ${round} start`, waitMs());
+      } catch (e) {
+        fail(e, 'round start');
+      }
+      rdv.setRound(round);
+      marks = [];
+      value = await runOneRound(roundBase, plan, role, deadline, round, total, state, () => barrier.wait(`round ${round}: ctx.barrier()`, waitMs()), runStream).catch((e) =>
+        fail(e, 'the role body'),
+      );
+      try {
+        barrier.wait(`round ${round} end`, waitMs());
+      } catch (e) {
+        fail(e, 'round end');
+      }
+      rdv.removeRoundNames();
+      if (tail) {
+        const report = checkHappensBefore(tail.take());
+        if (!report.ok) fail(new Error(formatHappensBefore(report)), 'happens-before check of the stub trace');
+      }
+      if (checker && progress && (Date.now() - lastReport >= PROGRESS_EVERY_MS || round === total)) {
+        lastReport = Date.now();
+        progress(round, total);
+      }
+    }
+  } finally {
+    setupOwned.drain?.(Math.min(ROUND_DRAIN_MS, Math.max(0, deadline - Date.now())));
+    setupOwned.cleanup();
+    if (stream && !stream.destroyed) quietly(() => stream!.destroy());
+    barrier.close();
+  }
+  const unsendable = unsendablePart(value, `the value returned by role ${role.name} (last round)`);
+  if (unsendable) throw new Error(`${unsendable}, which JSON cannot carry to the parent: return plain data`);
+  const envelope: RoleEnvelope = { __scenarioEnvelope: 1, threadMarks: marks };
+  if (value !== undefined) envelope.value = value;
+  return envelope;
+}
+
+/** One round: a fresh ctx, the body, then its device work drained and what it made released. */
+async function runOneRound(
+  base: BaseContext,
+  plan: ScenarioPlan<any>,
+  role: PlannedRole<any>,
+  deadline: number,
+  round: number,
+  rounds: number,
+  setup: unknown,
+  barrier: () => void,
+  runStream: () => Stream,
+): Promise<unknown> {
+  const owned = createScenarioContext(base, plan, role, deadline, { round, rounds, setup, barrier, stream: runStream });
+  const guarded = guardAfterReturn(owned.ctx, role.name);
+  try {
+    const value = await role.run!(guarded.ctx);
+    const pending = guarded.pending();
+    if (pending.length > 0) throw new Error(`the body returned while ${pending.join(', ')} ${pending.length === 1 ? 'was' : 'were'} still in progress: await every ctx call`);
+    const bound = Math.min(ROUND_DRAIN_MS, Math.max(1, deadline - Date.now()));
+    const undrained = owned.drain?.(bound) ?? [];
+    // The run's stream too: the next round (and the trace check) must find it idle.
+    runStream().synchronize(bound);
+    if (undrained.length > 0) throw new Error(`${undrained.join(', ')} did not drain within ${bound} ms at the end of the round`);
+    return value;
+  } finally {
+    guarded.close();
+    owned.cleanup();
+  }
+}
+
+function quietly(fn: () => unknown): void {
+  try {
+    fn();
+  } catch {
+    /* clean-up after a failure: the failure is what matters */
+  }
+}

@@ -1,0 +1,153 @@
+/*
+ * barrier.c - the round barrier (barrier.h): a generation counter and a
+ * futex on a shared file mapping. The last party to arrive resets the count
+ * and bumps the generation; the others sleep in FUTEX_WAIT on the generation
+ * word (not FUTEX_PRIVATE: the waiters are other processes).
+ */
+#include "barrier.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define HOLD_EXPORT __attribute__((visibility("default")))
+#define MAX_PARTIES 4096u
+
+struct barrier {
+    uint32_t magic;
+    uint32_t parties;
+    uint32_t arrived;
+    uint32_t generation;
+    uint32_t broken;
+};
+_Static_assert(sizeof(struct barrier) <= CANNHARNESS_BARRIER_BYTES, "layout fits the file");
+
+static long futex(uint32_t *word, int op, uint32_t value, const struct timespec *timeout)
+{
+    return syscall(SYS_futex, word, op, value, timeout, NULL, 0);
+}
+
+/* Closes fd and fails with err (errno kept for the caller). */
+static void *fail_closing(int fd, int err)
+{
+    close(fd);
+    errno = err;
+    return NULL;
+}
+
+HOLD_EXPORT void *cannharness_barrier_attach(const char *path)
+{
+    if (!path) {
+        errno = EINVAL;
+        return NULL;
+    }
+    int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return fail_closing(fd, errno);
+    if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077) != 0)
+        return fail_closing(fd, EPERM);
+    if (st.st_size != CANNHARNESS_BARRIER_BYTES)
+        return fail_closing(fd, EINVAL);
+    void *map = mmap(NULL, CANNHARNESS_BARRIER_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    int saved = errno;
+    close(fd); /* the mapping keeps the file */
+    if (map == MAP_FAILED) {
+        errno = saved;
+        return NULL;
+    }
+    struct barrier *b = map;
+    uint32_t parties = __atomic_load_n(&b->parties, __ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&b->magic, __ATOMIC_ACQUIRE) != CANNHARNESS_BARRIER_MAGIC || parties < 1 ||
+        parties > MAX_PARTIES) {
+        munmap(map, CANNHARNESS_BARRIER_BYTES);
+        errno = EINVAL;
+        return NULL;
+    }
+    return map;
+}
+
+HOLD_EXPORT int cannharness_barrier_parties(void *barrier)
+{
+    struct barrier *b = barrier;
+    return b ? (int)__atomic_load_n(&b->parties, __ATOMIC_ACQUIRE) : 0;
+}
+
+HOLD_EXPORT int cannharness_barrier_broken(void *barrier)
+{
+    struct barrier *b = barrier;
+    return b ? (int)__atomic_load_n(&b->broken, __ATOMIC_ACQUIRE) : 0;
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+HOLD_EXPORT int cannharness_barrier_wait(void *barrier, int timeout_ms)
+{
+    struct barrier *b = barrier;
+    if (!b)
+        return -EINVAL;
+    if (__atomic_load_n(&b->broken, __ATOMIC_ACQUIRE))
+        return -EPIPE;
+    uint32_t parties = __atomic_load_n(&b->parties, __ATOMIC_ACQUIRE);
+    uint32_t gen = __atomic_load_n(&b->generation, __ATOMIC_ACQUIRE);
+    if (__atomic_add_fetch(&b->arrived, 1, __ATOMIC_ACQ_REL) == parties) {
+        /* The last one in: reset before the release, so that a party that
+         * leaves at once and arrives at the next barrier counts there. */
+        __atomic_store_n(&b->arrived, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&b->generation, gen + 1, __ATOMIC_RELEASE);
+        futex(&b->generation, FUTEX_WAKE, INT32_MAX, NULL);
+        return 0;
+    }
+    uint64_t deadline = timeout_ms < 0 ? 0 : now_ns() + (uint64_t)timeout_ms * 1000000ull;
+    for (;;) {
+        /* Broken first: a break bumps the generation too, to wake everyone. */
+        if (__atomic_load_n(&b->broken, __ATOMIC_ACQUIRE))
+            return -EPIPE;
+        if (__atomic_load_n(&b->generation, __ATOMIC_ACQUIRE) != gen)
+            return 0;
+        struct timespec rel, *limit = NULL;
+        if (deadline) {
+            uint64_t now = now_ns();
+            if (now >= deadline)
+                return -ETIMEDOUT;
+            uint64_t left = deadline - now;
+            rel.tv_sec = (time_t)(left / 1000000000ull);
+            rel.tv_nsec = (long)(left % 1000000000ull);
+            limit = &rel;
+        }
+        /* EAGAIN (the generation moved), EINTR and ETIMEDOUT all loop back to the checks. */
+        futex(&b->generation, FUTEX_WAIT, gen, limit);
+    }
+}
+
+HOLD_EXPORT void cannharness_barrier_break(void *barrier, int party)
+{
+    struct barrier *b = barrier;
+    if (!b)
+        return;
+    uint32_t none = 0;
+    __atomic_compare_exchange_n(&b->broken, &none, party > 0 ? (uint32_t)party : 1u, 0, __ATOMIC_ACQ_REL,
+                                __ATOMIC_ACQUIRE);
+    /* Waiters sleep on the generation word: bump it so none can miss the wake-up. */
+    __atomic_add_fetch(&b->generation, 1, __ATOMIC_ACQ_REL);
+    futex(&b->generation, FUTEX_WAKE, INT32_MAX, NULL);
+}
+
+HOLD_EXPORT void cannharness_barrier_detach(void *barrier)
+{
+    if (barrier)
+        munmap(barrier, CANNHARNESS_BARRIER_BYTES);
+}

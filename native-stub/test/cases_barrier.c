@@ -1,0 +1,165 @@
+/*
+ * cases_barrier.c - the round barrier of soak rounds (hold/barrier.h, in
+ * libcannharness_hold.so; not part of the ACL API): parties meet round
+ * after round without losing or doubling a wake-up (threads of one process
+ * and a forked process on one file), a break wakes every waiter with
+ * -EPIPE for good, a wait alone times out, and attach refuses links, other
+ * modes and bad headers.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "barrier.h"
+#include "support.h"
+
+#define ROUNDS 20000
+#define THREADS 4
+
+/* Writes a barrier file as the orchestrator does (src/orchestrator/round-barrier-file.ts). */
+static void make_barrier_file(const char *path, uint32_t parties, mode_t mode, uint32_t magic)
+{
+    uint32_t words[CANNHARNESS_BARRIER_BYTES / 4] = {0};
+    words[0] = magic;
+    words[1] = parties;
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
+    if (fd < 0)
+        CT_FAIL("create %s: %s", path, strerror(errno));
+    if (fchmod(fd, mode) != 0 || write(fd, words, sizeof words) != (ssize_t)sizeof words)
+        CT_FAIL("write %s: %s", path, strerror(errno));
+    close(fd);
+}
+
+struct party {
+    void *b;
+    int id;
+    int *shared_round; /* each round, party 0 bumps it between two barriers */
+    int failures;
+};
+
+static void *run_party(void *arg)
+{
+    struct party *p = arg;
+    for (int r = 0; r < ROUNDS; r++) {
+        if (cannharness_barrier_wait(p->b, 10000) != 0)
+            p->failures++;
+        if (p->id == 0)
+            __atomic_store_n(p->shared_round, r + 1, __ATOMIC_RELAXED);
+        if (cannharness_barrier_wait(p->b, 10000) != 0)
+            p->failures++;
+        /* Everyone sees this round's value: nobody ran ahead of the barrier. */
+        if (__atomic_load_n(p->shared_round, __ATOMIC_RELAXED) != r + 1)
+            p->failures++;
+    }
+    return NULL;
+}
+
+CT_CASE(barrier_threads_meet_every_round)
+{
+    char path[PATH_CAP];
+    path_join(path, case_dir(), "round-barrier");
+    make_barrier_file(path, THREADS, 0600, CANNHARNESS_BARRIER_MAGIC);
+    void *b = cannharness_barrier_attach(path);
+    CT_TRUE(b != NULL);
+    CT_EQ(THREADS, cannharness_barrier_parties(b));
+    int shared_round = 0;
+    struct party parties[THREADS];
+    pthread_t tids[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        parties[i] = (struct party){.b = b, .id = i, .shared_round = &shared_round};
+        CT_EQ(0, pthread_create(&tids[i], NULL, run_party, &parties[i]));
+    }
+    for (int i = 0; i < THREADS; i++) {
+        pthread_join(tids[i], NULL);
+        CT_EQ(0, parties[i].failures);
+    }
+    CT_EQ(0, cannharness_barrier_broken(b));
+    cannharness_barrier_detach(b);
+}
+
+CT_CASE(barrier_two_processes_meet_every_round)
+{
+    char path[PATH_CAP];
+    path_join(path, case_dir(), "round-barrier");
+    make_barrier_file(path, 2, 0600, CANNHARNESS_BARRIER_MAGIC);
+    pid_t child = fork();
+    if (child == 0) {
+        /* No exec: the child only maps the file and waits (it never touches ACL). */
+        void *cb = cannharness_barrier_attach(path);
+        int bad = cb == NULL;
+        for (int r = 0; r < ROUNDS && !bad; r++)
+            bad = cannharness_barrier_wait(cb, 10000) != 0;
+        _exit(bad);
+    }
+    void *b = cannharness_barrier_attach(path);
+    CT_TRUE(b != NULL);
+    for (int r = 0; r < ROUNDS; r++)
+        CT_EQ(0, cannharness_barrier_wait(b, 10000));
+    int status = 0;
+    CT_EQ(child, waitpid(child, &status, 0));
+    CT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    cannharness_barrier_detach(b);
+}
+
+static void *wait_once(void *arg)
+{
+    return (void *)(intptr_t)cannharness_barrier_wait(arg, 10000);
+}
+
+CT_CASE(barrier_break_wakes_every_waiter_for_good)
+{
+    char path[PATH_CAP];
+    path_join(path, case_dir(), "round-barrier");
+    make_barrier_file(path, 3, 0600, CANNHARNESS_BARRIER_MAGIC);
+    void *b = cannharness_barrier_attach(path);
+    CT_TRUE(b != NULL);
+    pthread_t t;
+    CT_EQ(0, pthread_create(&t, NULL, wait_once, b));
+    sleep_ms(50); /* let it sleep in the futex: the break must wake it, not a poll */
+    cannharness_barrier_break(b, 2);
+    void *rc = NULL;
+    pthread_join(t, &rc);
+    CT_EQ(-EPIPE, (int)(intptr_t)rc);
+    CT_EQ(2, cannharness_barrier_broken(b));
+    CT_EQ(-EPIPE, cannharness_barrier_wait(b, 10000)); /* and every later wait */
+    cannharness_barrier_detach(b);
+}
+
+CT_CASE(barrier_alone_times_out)
+{
+    char path[PATH_CAP];
+    path_join(path, case_dir(), "round-barrier");
+    make_barrier_file(path, 2, 0600, CANNHARNESS_BARRIER_MAGIC);
+    void *b = cannharness_barrier_attach(path);
+    CT_TRUE(b != NULL);
+    CT_EQ(-ETIMEDOUT, cannharness_barrier_wait(b, 30));
+    cannharness_barrier_detach(b);
+}
+
+CT_CASE(barrier_attach_refuses_links_modes_and_headers)
+{
+    char path[PATH_CAP], link[PATH_CAP], open_mode[PATH_CAP], bad_magic[PATH_CAP];
+    path_join(path, case_dir(), "round-barrier");
+    path_join(link, case_dir(), "link");
+    path_join(open_mode, case_dir(), "group-readable");
+    path_join(bad_magic, case_dir(), "bad-magic");
+    make_barrier_file(path, 2, 0600, CANNHARNESS_BARRIER_MAGIC);
+    make_barrier_file(open_mode, 2, 0640, CANNHARNESS_BARRIER_MAGIC);
+    make_barrier_file(bad_magic, 2, 0600, 0x12345678u);
+    CT_EQ(0, symlink(path, link));
+    errno = 0;
+    CT_TRUE(cannharness_barrier_attach(link) == NULL);
+    CT_EQ(ELOOP, errno);
+    CT_TRUE(cannharness_barrier_attach(open_mode) == NULL);
+    CT_EQ(EPERM, errno);
+    CT_TRUE(cannharness_barrier_attach(bad_magic) == NULL);
+    CT_EQ(EINVAL, errno);
+    CT_TRUE(cannharness_barrier_attach(NULL) == NULL);
+    CT_EQ(-EINVAL, cannharness_barrier_wait(NULL, 0));
+}
