@@ -45,8 +45,6 @@ const VARIABLES_BY_KEY = {
   device: { name: 'CANN_HARNESS_DEVICE', setBy: 'harness', doc: "a device process's device" },
   index: { name: 'CANN_HARNESS_INDEX', setBy: 'harness', doc: "a device process's role index" },
   dir: { name: 'CANN_HARNESS_DIR', setBy: 'harness', doc: "a device process's scenario directory" },
-  deadlineNs: { name: 'CANN_HARNESS_DEADLINE_NS', setBy: 'harness', doc: "a native role's scenario deadline: absolute CLOCK_MONOTONIC ns" },
-  nativeWatch: { name: 'CANN_HARNESS_NATIVE_WATCH', setBy: 'harness', doc: "1: the preload library starts a native role's watchdog (removed for the programs it starts)" },
   parentPid: { name: 'CANN_HARNESS_PARENT_PID', setBy: 'harness', doc: "the orchestrator's pid, watched by its children" },
   deadlineNs: { name: 'CANN_HARNESS_DEADLINE_NS', setBy: 'harness', readInC: true, doc: "a native role's scenario deadline (CLOCK_MONOTONIC ns): the C API's awaits give up there" },
   nativeWatch: { name: 'CANN_HARNESS_NATIVE_WATCH', setBy: 'harness', readInC: true, doc: "1: libcannharness_preload.so starts the watchdog in a native role (and removes the variable)" },
