@@ -209,11 +209,12 @@ function samePath(a: string, b: string): boolean {
  * this module also works in a build without the C API; once both are merged, this may become a
  * static import.
  */
+const NATIVE_MARKS_MODULE = './native-marks';
 export function readNativeRoleMarks(dir: string, role: string): { name: string; tNs: string }[] {
   let reader: ((dir: string, role: string) => { name: string; tNs: string }[]) | undefined;
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    reader = (require(path.join(__dirname, 'native-marks')) as { readNativeMarks?: typeof reader }).readNativeMarks;
+    reader = (require(NATIVE_MARKS_MODULE) as { readNativeMarks?: typeof reader }).readNativeMarks;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') return [];
     throw e;
