@@ -203,25 +203,6 @@ function samePath(a: string, b: string): boolean {
   }
 }
 
-/**
- * The marks a native role wrote with the C API (readNativeMarks of ./native-marks.ts, the C API's
- * reader, which throws a NativeMarksError naming a malformed file). Looked up at run time so that
- * this module also works in a build without the C API; once both are merged, this may become a
- * static import.
- */
-const NATIVE_MARKS_MODULE = './native-marks';
-export function readNativeRoleMarks(dir: string, role: string): { name: string; tNs: string }[] {
-  let reader: ((dir: string, role: string) => { name: string; tNs: string }[]) | undefined;
-  try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    reader = (require(NATIVE_MARKS_MODULE) as { readNativeMarks?: typeof reader }).readNativeMarks;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') return [];
-    throw e;
-  }
-  return reader ? reader(dir, role) : [];
-}
-
 /** Live (non-zombie) processes whose process group is one of `pgids`. */
 function liveMembers(pgids: Set<number>): number {
   let n = 0;

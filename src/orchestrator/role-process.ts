@@ -15,7 +15,8 @@ import { protocolError } from './wire-error';
 import { OutputCapture, rolePrefix } from './output-capture';
 import { CLOSE_AFTER_EXIT_BOUND_MS, ProcessHost, startInOwnGroup, type HostState } from './process-host';
 import { DEVICE_PROCESS_SCRIPT } from '../paths';
-import { LoadedLibraryWatch, isNative, judgeNativeExit, nativeError, nativeLibrary, nativeRoleEnv, readNativeRoleMarks, startNativeProcess } from './native-role';
+import { LoadedLibraryWatch, isNative, judgeNativeExit, nativeError, nativeLibrary, nativeRoleEnv, startNativeProcess } from './native-role';
+import { readNativeMarks } from './native-marks';
 import type { AclMode, OutputLoss, RoleError, RoleResult, RoleSpec, RoleStatus, RunEvent } from './types';
 import type { WaitingFor } from '../rendezvous';
 import { ENV } from '../env';
@@ -330,7 +331,7 @@ export class RoleProcess {
   private nativeMarksProblem?: string;
   private readNativeMarks(): void {
     try {
-      this.marks.push(...readNativeRoleMarks(this.launch.dir, this.name));
+      this.marks.push(...readNativeMarks(this.launch.dir, this.name));
     } catch (e) {
       this.nativeMarksProblem = (e as Error).message;
     }
