@@ -8,10 +8,11 @@
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { runRoles } from '../../src/orchestrator';
 import { collectWaitGraph } from '../../src/orchestrator/hang-report';
 import type { RoleProcess } from '../../src/orchestrator/role-process';
-import { waitUntil } from '../support/leftovers';
-import { killNativeRole, preloadLibrary, requireBuilt, startNativeRole, type NativeRun } from './native-role-program';
+import { leakedShmOf, shmObjectsOfRun, waitUntil } from '../support/leftovers';
+import { killNativeRole, nativeRoleProgram, preloadLibrary, requireBuilt, startNativeRole, type NativeRun } from './native-role-program';
 
 let dir: string;
 let run: NativeRun | undefined;
@@ -66,4 +67,22 @@ test('without the preload the same program gives no answer: the graph says so in
   const graph = await collectWaitGraph([runningRole('consumer', run.pid)], dir);
   expect(graph.calls.consumer).toBeUndefined();
   expect(graph.lines.join('\n')).not.toContain('aclrtSynchronizeStream');
+});
+
+test('end to end: a native role that hangs in an ACL call is named with that call in the timeout report of the run', async () => {
+  const result = await runRoles({
+    roles: [{ name: 'consumer', device: 0, native: { program: nativeRoleProgram, args: ['block-in-sync'] } }],
+    timeoutMs: 3000,
+    mode: 'stub',
+    collectTraces: true,
+    keepDir: false,
+  });
+  expect(result.timedOut).toBe(true);
+  expect(result.waitGraph?.calls.consumer?.name).toBe('aclrtSynchronizeStream');
+  expect(result.summary).toMatch(/consumer \(aclrtSynchronizeStream stream=0x5a1[0-9a-f]+, for \d/);
+  // the stub objects it made are reclaimed; a failed run keeps its directory for the post-mortem
+  const shm = shmObjectsOfRun(result.traces);
+  expect(await waitUntil(() => leakedShmOf(shm).length === 0, 10_000)).toBe(true);
+  expect(result.kept).toBe(true);
+  rmSync(result.dir, { recursive: true, force: true });
 });
