@@ -56,3 +56,7 @@ test('a program that is not there: a clear error naming the path and the fix', (
 test('nothing of the harness is left in the scratch TMPDIR (Jest keeps its own cache there)', () => {
   expect(readdirSync(run.tmp).filter((n) => n.startsWith('cann-'))).toEqual([]);
 });
+
+test('a C API program signals a TypeScript role and back; its marks count in toHaveMarkOrder', () => {
+  expect(byTitle('C API marks and signals beside a TypeScript role').status).toBe('passed');
+});
