@@ -8,6 +8,7 @@ import type { NativeRoleSpec } from '../orchestrator/native-role';
 import { msSince } from '../orchestrator/mark-time';
 import { marksBetween, type MarkInterval } from './marks';
 import { paramsFingerprint } from './plan';
+import { roundsUnsupported } from './rounds-plan';
 import { ROLE_ENTRY_EXPORT, type PlannedRole, type RoleEntryArgs, type RoundsArgs, type RoleEnvelope, type ScenarioMark, type ScenarioPlan, type ScenarioResult, type ScenarioRoleResult } from './types';
 import { ENV, envOff } from '../env';
 import { harnessScript } from '../paths';
@@ -48,6 +49,11 @@ export interface RunScenarioOptions {
 export async function runScenario(plan: ScenarioPlan<any>, opts: RunScenarioOptions): Promise<ScenarioResult> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { runRoles } = require('../orchestrator') as typeof import('../orchestrator');
+  if (opts.rounds) {
+    // run --rounds / CANN_HARNESS_ROUNDS reach every scenario: say which role cannot repeat (the device process says it for thread roles)
+    const native = plan.roles.find((r) => r.exec);
+    if (native) throw new Error(`scenario "${plan.name}": ${roundsUnsupported(native)}`);
+  }
   const run = await runRoles({
     label: `scenario "${plan.name}"`,
     timeoutMs: plan.timeoutMs,

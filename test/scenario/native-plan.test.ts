@@ -1,6 +1,7 @@
 /** Declaration checks of native roles, `precheck: { exec }` and `build:` (src/scenario/native-plan.ts). */
 import { planScenario, ScenarioDeclarationError } from '../../src/scenario/plan';
 import { resolveProgram, NativeProgramError } from '../../src/scenario/native-exec';
+import { runScenario } from '../../src/scenario/run';
 import type { ScenarioDeclaration } from '../../src/scenario/types';
 
 function problems(decl: ScenarioDeclaration<any>): string[] {
@@ -72,4 +73,12 @@ test('programs: relative to the spec folder with a slash, else on PATH; missing 
     "precheck: program \"no-such-tool-here\" is not on PATH (1 folders searched); a program next to the spec needs a path with a slash: exec: ['./no-such-tool-here']",
   );
   expect(() => resolveProgram('./passwd', '/etc', 'role a')).toThrow('is not executable (chmod +x it)');
+});
+
+test('rounds: a native role runs once, so a scenario with one cannot declare rounds, nor be run in rounds', async () => {
+  const decl: ScenarioDeclaration<any> = { rounds: 10, roles: { c: { device: 0, exec: ['native/proc_b'] }, t: { device: 0, run: () => 1 } } };
+  expect(problems(decl)).toEqual([expect.stringMatching(/^role c runs a program \(exec: native\/proc_b\), which runs once from start to exit and cannot run in rounds: run this scenario without rounds/)]);
+  // --rounds / CANN_HARNESS_ROUNDS reach the run, not the declaration: refused before any process starts
+  const plan = planScenario('s', { roles: decl.roles });
+  await expect(runScenario(plan, { specFile: __filename, mode: 'stub', rounds: { total: 10 } })).rejects.toThrow(/^scenario "s": role c runs a program .* cannot run in rounds/);
 });
