@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { runRoles, type RoleResult, type RoleSpec, type RunEvent, type RunResult } from '../../src/orchestrator';
 import type { NativeRoleSpec } from '../../src/orchestrator/native-role';
 import { formatScenarioFailure } from '../../src/report/failure';
-import { leakedShmOf, shmObjectsOfRun, survivors, waitUntil } from '../support/leftovers';
+import { killGroups, leakedShmOf, shmObjectsOfRun, survivors, waitUntil } from '../support/leftovers';
 import { fixtureBuild, STUB_LIB_DIR, type FixtureBuild } from '../support/native-fixture';
 
 const haveStub = existsSync(path.join(STUB_LIB_DIR, 'libascendcl.so'));
@@ -32,14 +32,7 @@ beforeAll(() => {
 });
 afterAll(() => build?.remove());
 afterEach(() => {
-  for (const pid of ownPids) {
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      /* gone, as it should be */
-    }
-  }
-  ownPids.clear();
+  killGroups(ownPids);
   // A failed run's directory is kept; a test that failed before removing it must not leave it.
   for (const d of ownDirs) rmSync(d, { recursive: true, force: true });
   ownDirs.clear();

@@ -143,3 +143,15 @@ export function shmObjectsOfRun(traces: { jsonl: string }[] | undefined): string
 export function leakedShmOf(names: string[]): string[] {
   return names.filter((n) => existsSync(`/dev/shm/${n}`) && !shmInUse(n));
 }
+
+/** SIGKILLs the process group of each pid (a test's own runs, after a failed test) and forgets them. */
+export function killGroups(pids: Set<number>): void {
+  for (const pid of pids) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      /* gone, as it should be */
+    }
+  }
+  pids.clear();
+}

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { runRoles, type RoleSpec, type RunEvent } from '../../src/orchestrator';
 import { checkHappensBefore, formatHappensBefore } from '../../src/trace/happens-before';
 import { repoRoot } from '../support/run-child';
-import { leakedShmOf, shmObjectsOfRun, survivors, waitUntil } from '../support/leftovers';
+import { killGroups, leakedShmOf, shmObjectsOfRun, survivors, waitUntil } from '../support/leftovers';
 
 const line = (o: Record<string, unknown>) =>
   JSON.stringify({ tid: 1, device: 0, stream: 1, task: null, event: 1, slot: null, gen: null, ipc: null, ...o });
@@ -125,16 +125,7 @@ const ROLES = path.join(__dirname, 'fixtures', 'unchecked-roles.ts');
 
 withStub('the check on stub runs of roles that check nothing themselves', () => {
   const ownPids = new Set<number>();
-  afterEach(() => {
-    for (const pid of ownPids) {
-      try {
-        process.kill(-pid, 'SIGKILL');
-      } catch {
-        /* gone */
-      }
-    }
-    ownPids.clear();
-  });
+  afterEach(() => killGroups(ownPids));
 
   async function run(mutant: string | null) {
     const env: Record<string, string> = { ACL_STUB_DEVICE_COUNT: '2' };
