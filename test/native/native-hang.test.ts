@@ -77,12 +77,15 @@ test('end to end: a native role that hangs in an ACL call is named with that cal
     collectTraces: true,
     keepDir: false,
   });
-  expect(result.timedOut).toBe(true);
-  expect(result.waitGraph?.calls.consumer?.name).toBe('aclrtSynchronizeStream');
-  expect(result.summary).toMatch(/consumer \(aclrtSynchronizeStream stream=0x5a1[0-9a-f]+, for \d/);
-  // the stub objects it made are reclaimed; a failed run keeps its directory for the post-mortem
-  const shm = shmObjectsOfRun(result.traces);
-  expect(await waitUntil(() => leakedShmOf(shm).length === 0, 10_000)).toBe(true);
-  expect(result.kept).toBe(true);
-  rmSync(result.dir, { recursive: true, force: true });
+  try {
+    expect(result.timedOut).toBe(true);
+    expect(result.waitGraph?.calls.consumer?.name).toBe('aclrtSynchronizeStream');
+    expect(result.summary).toMatch(/consumer \(aclrtSynchronizeStream stream=0x5a1[0-9a-f]+, for \d/);
+    // the stub objects it made are reclaimed; a failed run keeps its directory for the post-mortem
+    const shm = shmObjectsOfRun(result.traces);
+    expect(await waitUntil(() => leakedShmOf(shm).length === 0, 10_000)).toBe(true);
+    expect(result.kept).toBe(true);
+  } finally {
+    rmSync(result.dir, { recursive: true, force: true }); // also when an expectation failed
+  }
 });
