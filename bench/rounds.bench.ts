@@ -31,6 +31,7 @@ function cli(args: string[]): { seconds: number; out: string } {
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   if (r.status !== 0) {
     console.error(`${args.join(' ')} failed (exit ${r.status ?? r.signal}):\n${(r.stdout + r.stderr).split('\n').slice(-60).join('\n')}`);
+    rmSync(junit, { force: true }); // a failed run leaves nothing in the shared temp dir either
     process.exit(1);
   }
   return { seconds, out: r.stdout + r.stderr };
