@@ -21,9 +21,12 @@ afterAll(() => {
 
 const byTitle = (title: string) => run.byTitle(title);
 
+// The nested run inherits the stub's device count (8 unless ACL_STUB_DEVICE_COUNT says otherwise).
+const devices = Number(process.env.ACL_STUB_DEVICE_COUNT || 8);
+
 test('precheck exit 2: a Jest skip whose reason is its last output line (JUnit too)', () => {
-  expect(byTitle('precheck says skip')).toMatchObject({ title: 'precheck says skip [skip: [SKIP] need 99 devices, 8 available]', status: 'pending' });
-  expect(run.junit).toMatch(/<testcase [^>]*name="[^"]*precheck says skip \[skip: \[SKIP\] need 99 devices, 8 available\]"[^>]*>\s*<skipped\/>/);
+  expect(byTitle('precheck says skip')).toMatchObject({ title: `precheck says skip [skip: [SKIP] need 99 devices, ${devices} available]`, status: 'pending' });
+  expect(run.junit).toMatch(new RegExp(`<testcase [^>]*name="[^"]*precheck says skip \\[skip: \\[SKIP\\] need 99 devices, ${devices} available\\]"[^>]*>\\s*<skipped/>`));
 });
 
 test('precheck exit 5: a failure with its exit code and output', () => {
