@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, existsSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { tsExecArgv } from '../orchestrator/process-host';
+import { processAlive } from '../orchestrator/dead-runs';
 import { nativeLibrary, nativeRoleEnv } from '../orchestrator/native-role';
 import { resolveProgram, NativeProgramError } from '../scenario/native-exec';
 import type { ScenarioPlan } from '../scenario/types';
@@ -66,7 +67,8 @@ function sleepSync(ms: number): void {
 /**
  * Runs `command` in `cwd` once per run: Jest's workers share the outcome through the run's private
  * folder (the one of its notes file, made by the global setup and removed at its teardown); the
- * first worker to create the lock file runs it, the others wait for its outcome.
+ * first worker to create the lock file (holding its pid) runs it, the others wait for its outcome,
+ * and stop waiting with an error if that worker died before writing it.
  */
 export function buildOnce(command: string, cwd: string, env: NodeJS.ProcessEnv = process.env): ExecOutcome {
   const key = createHash('sha256').update(`${cwd}\0${command}`).digest('hex').slice(0, 16);
@@ -89,18 +91,24 @@ export function buildOnce(command: string, cwd: string, env: NodeJS.ProcessEnv =
         outcome = JSON.parse(readFileSync(resultFile, 'utf8')) as ExecOutcome;
         break;
       }
+      const lockFile = path.join(shared, `build-${key}.lock`);
       let lock: number | undefined;
       try {
-        lock = openSync(path.join(shared, `build-${key}.lock`), 'wx');
+        lock = openSync(lockFile, 'wx');
       } catch {
         /* another worker is building: wait for its outcome */
       }
       if (lock !== undefined) {
+        writeFileSync(lock, String(process.pid));
         closeSync(lock);
         outcome = run();
         writeFileSync(`${resultFile}.tmp`, JSON.stringify(outcome), { flag: 'wx' });
         renameSync(`${resultFile}.tmp`, resultFile);
         break;
+      }
+      const holder = Number(readFileSync(lockFile, 'utf8')); // empty (0) until the builder wrote its pid
+      if (holder > 0 && !processAlive(holder) && !existsSync(resultFile)) {
+        throw new Error(`build ${JSON.stringify(command)}: the Jest worker that started it (pid ${holder}) died before it finished: run the tests again`);
       }
       if (Date.now() > end) throw new Error(`build ${JSON.stringify(command)}: another Jest worker started it and gave no outcome within ${BUILD_TIMEOUT_MS} ms`);
       sleepSync(100);

@@ -25,7 +25,7 @@ export interface DeadRunLeftovers {
 }
 
 /** A running process (a zombie has exited: it owns nothing any more). */
-function processAlive(pid: number): boolean {
+export function processAlive(pid: number): boolean {
   let stat: string;
   try {
     stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
