@@ -10,7 +10,7 @@
  */
 import { watchParent } from './parent-watch'; // first: guard against orphaning as early as possible
 import { toRoleError } from '../src/orchestrator/wire-error';
-import { roleFailureTime } from './failure-time';
+import { roleFailureError, roleFailureTime } from './failure-time';
 import { unsendablePart } from '../src/orchestrator/json-value';
 import type { FromChild, Job } from '../src/orchestrator/protocol';
 import type { RoleBody } from '../src/orchestrator/types';
@@ -124,6 +124,9 @@ process.on('unhandledRejection', (e) => finish({ type: 'result', ok: false, erro
 // threw and aclFinalize was still running when SIGTERM came) is sent first: the parent compares
 // its time with the stop and keeps it as this role's own failure when it came first.
 process.once('SIGTERM', () => {
+  // A failure whose clean-up was still running (e.g. rounds stopping worker threads) is the result.
+  const failed = roleFailureError();
+  if (!finished && !unsent && failed !== undefined) unsent = { type: 'result', ok: false, error: { ...toRoleError(failed), tNs: roleFailureTime() ?? now() } };
   handle?.cleanupQuietly();
   const die = () => process.kill(process.pid, 'SIGTERM');
   if (!unsent) return die();

@@ -7,11 +7,27 @@
  */
 let failedAtNs: string | undefined;
 
-export function noteRoleFailure(): void {
-  failedAtNs ??= process.hrtime.bigint().toString();
+/** `atNs`: when it happened, if earlier than now (a worker thread's failure, read later by the main thread). */
+export function noteRoleFailure(atNs?: string): void {
+  failedAtNs ??= atNs ?? process.hrtime.bigint().toString();
 }
 
 /** The noted time, if the role's failure was noted where it was caught. */
 export function roleFailureTime(): string | undefined {
   return failedAtNs;
+}
+
+let failedWith: unknown;
+
+/**
+ * The error the failed role will report, once its text is final. Its clean-up may still take a
+ * while (a soak round stopping its worker threads) and await meanwhile: a stop (SIGTERM, sent
+ * when another role reported first) then still reports this failure, with its earlier time.
+ */
+export function noteRoleFailureError(error: unknown): void {
+  failedWith ??= error;
+}
+
+export function roleFailureError(): unknown {
+  return failedWith;
 }

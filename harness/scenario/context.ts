@@ -185,14 +185,15 @@ export function createThreadContext(
   role: PlannedRole<any>,
   deadlineMs: number,
   thread: number,
+  rounds?: RoundPart,
 ): OwnedContext<ThreadContext<any>> {
-  const owned = createScenarioContext(base, plan, role, deadlineMs);
+  const owned = createScenarioContext(base, plan, role, deadlineMs, rounds);
   // Keep the getters (acl, stream): copy property descriptors rather than values.
   const ctx = Object.defineProperties(
     { thread, threads: role.threads },
     Object.getOwnPropertyDescriptors(owned.ctx),
   ) as ThreadContext<any>;
-  return { ctx, cleanup: owned.cleanup };
+  return { ctx, drain: owned.drain, cleanup: owned.cleanup };
 }
 
 function quietly(fn: () => unknown): void {

@@ -21,7 +21,7 @@ export async function runScenarioRole(base: RoleContext, args: RoleEntryArgs): P
   const startedAt = Date.now();
   const { plan, role } = findRole(args);
   const deadline = startedAt + plan.timeoutMs;
-  if (args.rounds) return runScenarioRounds(base, plan, role, args.rounds, deadline, base.roundsDone?.bind(base));
+  if (args.rounds) return runScenarioRounds(base, plan, role, args.rounds, deadline, base.roundsDone?.bind(base), args);
   const owned = createScenarioContext(base, plan, role, deadline);
   const { cleanup } = owned;
   const guarded = guardAfterReturn(owned.ctx, role.name);

@@ -17,15 +17,16 @@ import type { RoleContext } from '../../src/orchestrator';
 import { ROUND_BARRIER_FILE } from '../../src/orchestrator/round-barrier-file';
 import { roundsUnsupported } from '../../src/scenario/rounds-plan';
 import { nextRoundSeed } from '../../src/scenario/round-seed';
-import type { PlannedRole, RoleEnvelope, RoundsArgs, ScenarioMark, ScenarioPlan } from '../../src/scenario/types';
+import type { PlannedRole, RoleEntryArgs, RoleEnvelope, RoundsArgs, ScenarioMark, ScenarioPlan } from '../../src/scenario/types';
 import { checkHappensBefore, formatHappensBefore } from '../../src/trace/happens-before';
 import { TraceTail } from '../../src/trace/trace-tail';
 import { ENV, envOff } from '../../src/env';
-import { noteRoleFailure } from '../failure-time';
+import { noteRoleFailure, noteRoleFailureError } from '../failure-time';
 import { unsendablePart } from '../../src/orchestrator/json-value';
 import { guardAfterReturn } from './after-return';
 import { createScenarioContext, DEFAULT_WAIT_MARGIN_MS, type BaseContext } from './context';
 import { roundRendezvous } from './round-rendezvous';
+import { RoundThreads, threadFailureWhat } from './thread-rounds';
 
 /** How long the end of a round may take to run the device work its body queued. */
 const ROUND_DRAIN_MS = 2000;
@@ -45,10 +46,12 @@ export async function runScenarioRounds(
   rounds: RoundsArgs,
   deadline: number,
   progress?: RoundsProgress,
+  /** The role's job: what its worker threads (if any) load (thread-rounds.ts). */
+  args?: RoleEntryArgs,
 ): Promise<RoleEnvelope> {
   const unsupported = roundsUnsupported(role);
   if (unsupported) throw new Error(unsupported);
-  if (!role.run) throw new Error(`role ${role.name} has no run body to repeat`);
+  if (!role.run && !role.thread) throw new Error(`role ${role.name} has no run or thread body to repeat`);
   const party = plan.roles.findIndex((r) => r.name === role.name) + 1;
   const checker = party === 1;
   const total = rounds.total;
@@ -60,6 +63,9 @@ export async function runScenarioRounds(
     barrier.close();
     throw new Error(`the round barrier was made for ${barrier.parties} roles, but scenario "${plan.name}" has ${plan.roles.length}`);
   }
+  // Worker threads: started once, each a party of ctx.barrier() (thread-rounds.ts).
+  const threads = role.thread ? new RoundThreads({ args: args!, mode: acl.library.mode, device: base.device, index: base.index, dir: base.dir, threads: role.threads, deadline }, role) : undefined;
+  const meet = (what: string) => (threads ? threads.meet(what, waitMs(), () => barrier.wait(what, waitMs())) : barrier.wait(what, waitMs()));
   let stream: Stream | undefined;
   const runStream = () => (stream && !stream.destroyed ? stream : (stream = acl.createStream()));
 
@@ -68,7 +74,7 @@ export async function runScenarioRounds(
     round: 0,
     rounds: total,
     setup: undefined,
-    barrier: () => barrier.wait('setup: ctx.barrier()', waitMs()),
+    barrier: () => meet('setup: ctx.barrier()'),
     stream: runStream,
   });
   const rdv = roundRendezvous(base.rendezvous);
@@ -91,19 +97,21 @@ export async function runScenarioRounds(
   let round = 0;
   let seed = rounds.jitter?.seed;
   let value: unknown;
+  let threadResult: { values: unknown[]; marks: ScenarioMark[] } | undefined;
   const fail = (e: unknown, what: string): never => {
     noteRoleFailure(); // before the barrier breaks: the roles it stops fail after this one
     barrier.break(party);
     const err = e instanceof Error ? e : new Error(String(e));
     const seedText = seed !== undefined ? `, jitter seed ${seed}` : '';
-    err.message = `${fmt(round - 1)} of ${fmt(total)} rounds passed, round ${fmt(round)} failed${seedText} (${what}): ${err.message}`;
+    err.message = `${fmt(round - 1)} of ${fmt(total)} rounds passed, round ${fmt(round)} failed${seedText} (${threadFailureWhat(e) ?? what}): ${err.message}`;
+    noteRoleFailureError(err);
     throw err;
   };
   try {
     let state: unknown;
     try {
       if (hbWanted || !checker) await base.rendezvous.publish(PID_NAME(role.name), String(process.pid));
-      state = role.setup ? await role.setup(setupOwned.ctx) : undefined;
+      [state] = await Promise.all([role.setup ? role.setup(setupOwned.ctx) : undefined, threads?.setupsDone(waitMs())]);
       if (tail) {
         for (const r of plan.roles) {
           const pid = Number((await base.rendezvous.await(PID_NAME(r.name), { timeoutMs: waitMs(), from: r.name })).toString());
@@ -115,6 +123,7 @@ export async function runScenarioRounds(
       barrier.break(party);
       const err = e instanceof Error ? e : new Error(String(e));
       err.message = `setup failed (before round 1): ${err.message}`;
+      noteRoleFailureError(err);
       throw err;
     }
     let lastReport = Date.now();
@@ -130,9 +139,12 @@ export async function runScenarioRounds(
       }
       rdv.setRound(round);
       marks = [];
-      value = await runOneRound(roundBase, plan, role, deadline, round, total, state, () => barrier.wait(`round ${round}: ctx.barrier()`, waitMs()), runStream).catch((e) =>
-        fail(e, 'the role body'),
-      );
+      // The thread bodies (opened first: the run body may block in ctx.barrier() at once) and the run body, together.
+      const threadsDone = threads?.runRound(round, waitMs());
+      [value] = await Promise.all([
+        role.run ? runOneRound(roundBase, plan, role, deadline, round, total, state, () => meet(`round ${round}: ctx.barrier()`), runStream) : undefined,
+        threadsDone,
+      ]).catch((e) => fail(e, 'the role body'));
       try {
         barrier.wait(`round ${round} end`, waitMs());
       } catch (e) {
@@ -148,7 +160,9 @@ export async function runScenarioRounds(
         progress(round, total);
       }
     }
+    threadResult = await threads?.stop(waitMs());
   } finally {
+    await threads?.close();
     setupOwned.drain?.(Math.min(ROUND_DRAIN_MS, Math.max(0, deadline - Date.now())));
     setupOwned.cleanup();
     if (stream && !stream.destroyed) quietly(() => stream!.destroy());
@@ -156,8 +170,9 @@ export async function runScenarioRounds(
   }
   const unsendable = unsendablePart(value, `the value returned by role ${role.name} (last round)`);
   if (unsendable) throw new Error(`${unsendable}, which JSON cannot carry to the parent: return plain data`);
-  const envelope: RoleEnvelope = { __scenarioEnvelope: 1, threadMarks: marks };
+  const envelope: RoleEnvelope = { __scenarioEnvelope: 1, threadMarks: threadResult ? [...marks, ...threadResult.marks] : marks };
   if (value !== undefined) envelope.value = value;
+  if (threadResult) envelope.threadValues = threadResult.values;
   return envelope;
 }
 

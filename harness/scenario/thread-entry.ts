@@ -1,49 +1,25 @@
 /**
- * One worker thread of a role: loads its own ACL binding (no aclInit: the process did that),
- * sets the role's device on this thread, loads the spec in collect mode and runs the thread body
- * with its own stream. Marks are timestamped here and merged into the role's result.
+ * One worker thread of a role: loads its own ACL binding and the spec (thread-base.ts) and runs
+ * the thread body with its own stream. Marks are timestamped here and merged into the role's
+ * result. In soak rounds the thread instead runs every round (thread-round-loop.ts).
  */
 import { createThreadContext } from './context';
-import { findRole } from './role-entry';
+import { loadThreadBase } from './thread-base';
 import type { ThreadOutcome, ThreadTask } from './threads';
 import type { ScenarioMark } from '../../src/scenario/types';
 import { toRoleError } from '../../src/orchestrator/wire-error';
 
 export async function runScenarioThread(task: ThreadTask): Promise<ThreadOutcome> {
+  if (task.gate) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return (require('./thread-round-loop') as typeof import('./thread-round-loop')).runThreadRounds(task);
+  }
   const marks: ScenarioMark[] = [];
   let cleanup = () => {};
   try {
-    // Loaded here, inside the try: importing this module never loads koffi, and a binding that
-    // fails to load becomes this thread's reported error.
-    // Calls of this thread go to its slot of the process's table, which the native watchdog reads.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { useThreadCallRecord } = require('../../src/acl/watchdog') as typeof import('../../src/acl/watchdog');
-    if (task.callRecords !== undefined) useThreadCallRecord(task.callRecords, task.thread);
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { loadAcl } = require('../../src/acl') as typeof import('../../src/acl');
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { Rendezvous } = require('../../src/rendezvous') as typeof import('../../src/rendezvous');
-    const acl = loadAcl({ mode: task.mode });
-    acl.setDevice(task.device);
-    const { plan, role } = findRole(task.args);
-    const label = `${role.name}.t${task.thread}`;
-    const owned = createThreadContext(
-      {
-        acl,
-        device: task.device,
-        role: role.name,
-        index: task.index,
-        dir: task.dir,
-        rendezvous: new Rendezvous(task.dir, label),
-        log: (...args) => console.log(`[t${task.thread}]`, ...args),
-        // process.hrtime is CLOCK_MONOTONIC, the clock of the main thread's marks (harness/role-context.ts).
-        mark: (name) => marks.push({ name, tNs: process.hrtime.bigint().toString(), thread: task.thread }),
-      },
-      plan,
-      role,
-      task.deadline,
-      task.thread,
-    );
+    // process.hrtime is CLOCK_MONOTONIC, the clock of the main thread's marks (harness/role-context.ts).
+    const { plan, role, base } = loadThreadBase(task, (name) => marks.push({ name, tNs: process.hrtime.bigint().toString(), thread: task.thread }));
+    const owned = createThreadContext(base, plan, role, task.deadline, task.thread);
     cleanup = owned.cleanup;
     const value = await role.thread!(owned.ctx, task.thread);
     return { ok: true, value, marks };

@@ -26,12 +26,14 @@ export interface ThreadTask {
   deadline: number;
   /** Address of the process's native call-record table (src/acl/call-record.ts), read by the watchdog. */
   callRecords?: bigint;
+  /** Soak rounds: the gate shared with the main thread (thread-gate.ts); the thread then runs every round. */
+  gate?: SharedArrayBuffer;
 }
 
 /** What a worker returns; errors travel in the wire format (wire-error.ts) so their ACL fields survive the copy. */
 export type ThreadOutcome = { ok: true; value?: unknown; marks: ScenarioMark[] } | { ok: false; error: RoleError; marks: ScenarioMark[] };
 
-const WORKER_SHIM = path.join(HARNESS_DIR, 'scenario', 'thread-worker.js');
+export const WORKER_SHIM = path.join(HARNESS_DIR, 'scenario', 'thread-worker.js');
 
 export async function runRoleThreads(opts: Omit<ThreadTask, 'thread' | 'callRecords'>): Promise<{ values: unknown[]; marks: ScenarioMark[] }> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -16,7 +16,7 @@ export { DEFAULT_TIMEOUT_MS, defaultTimeoutMs } from '../env/timeout';
 /** CANN's device limit (runtime src/runtime/core/inc/spec/base_info.hpp, RT_MAX_DEV_NUM; the stub's too): ids 0..63. */
 export const MAX_DEVICES = 64;
 const SCENARIO_KEYS = ['devices', 'timeoutMs', 'params', 'roles', 'verify', 'intervals', 'audit', 'rounds', ...NATIVE_SCENARIO_KEYS] as const;
-const ROLE_KEYS = ['device', 'run', 'threads', 'thread', 'env', 'setup', ...NATIVE_ROLE_KEYS] as const;
+const ROLE_KEYS = ['device', 'run', 'threads', 'thread', 'env', 'setup', 'threadSetup', ...NATIVE_ROLE_KEYS] as const;
 /** Role names become file names in the scenario directory. */
 const ROLE_NAME = /^[A-Za-z][A-Za-z0-9_.-]*$/;
 
@@ -272,6 +272,7 @@ function checkRole<P>(name: string, group: string, index: number, decl: RoleDecl
     env: decl.env,
     ...(native ? { exec: [...decl.exec!], expectOutput: decl.expectOutput, expectExit: decl.expectExit } : {}),
     ...(decl.setup !== undefined ? { setup: decl.setup } : {}),
+    ...(decl.threadSetup !== undefined ? { threadSetup: decl.threadSetup } : {}),
   };
 }
 

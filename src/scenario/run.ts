@@ -50,7 +50,7 @@ export async function runScenario(plan: ScenarioPlan<any>, opts: RunScenarioOpti
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { runRoles } = require('../orchestrator') as typeof import('../orchestrator');
   if (opts.rounds) {
-    // run --rounds / CANN_HARNESS_ROUNDS reach every scenario: say which role cannot repeat (the device process says it for thread roles)
+    // run --rounds / CANN_HARNESS_ROUNDS reach every scenario: say which role cannot repeat
     const native = plan.roles.find((r) => r.exec);
     if (native) throw new Error(`scenario "${plan.name}": ${roundsUnsupported(native)}`);
   }

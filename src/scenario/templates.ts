@@ -315,6 +315,7 @@ export function multiThreadConsumer(opts: TemplateOptions & { threads?: number; 
   return {
     devices: consumerDevice + 1,
     timeoutMs: opts.timeoutMs, // unset: the scenario default (the config file's timeoutMs, else 30 s)
+    ...(opts.rounds !== undefined ? { rounds: opts.rounds } : {}), // soak rounds: the threads start once, their body runs every round
     roles: {
       producer: {
         device: 0,

@@ -99,11 +99,15 @@ export interface ScenarioContext<P = Params> extends DataContext {
   readonly round: number;
   /** How many rounds this run has (1 without rounds). */
   readonly rounds: number;
-  /** What the role's `setup` body returned (undefined without one, and in `setup` itself). */
+  /**
+   * What the role's `setup` body returned (undefined without one, and in `setup` itself); in a
+   * worker thread, what that thread's `threadSetup` returned.
+   */
   readonly setup: any;
   /**
-   * Waits until every role of the scenario called it too (the fast round barrier: a futex, not a
-   * file). Only in a scenario run with rounds; every role must call it the same number of times.
+   * Waits until every body of the scenario called it too: each role's run body and each of its
+   * worker threads' thread bodies (the fast round barrier: a futex, not a file). Only in a scenario
+   * run with rounds; every body must call it the same number of times.
    */
   barrier(): void;
 }
@@ -145,6 +149,13 @@ export interface RoleDeclaration<P = Params> {
    * whole run; names it shares are not per round.
    */
   setup?: RoleBody<P>;
+  /**
+   * Soak rounds, roles with worker threads: runs once in each worker thread before round 1; what it
+   * returns is that thread's `ctx.setup` in every round (the role's `setup` state stays in the main
+   * thread: IPC events and memory cannot cross threads). What it creates through ctx lives for the
+   * whole run.
+   */
+  threadSetup?: ThreadBody<P>;
 }
 
 /** `precheck: { exec: ['build/precheck', '4'] }`: exit 0 runs the scenario, 2 skips it (the last output line says why). */
@@ -255,6 +266,7 @@ export interface PlannedRole<P = Params> extends RoleInfo {
   expectOutput?: RegExp;
   expectExit?: number;
   setup?: RoleBody<P>;
+  threadSetup?: ThreadBody<P>;
 }
 
 export interface ScenarioPlan<P = Params> {

@@ -1,0 +1,111 @@
+/**
+ * One worker thread of a role in soak rounds: one piscina task for the whole run (started by
+ * thread-rounds.ts). Once: ACL, device and spec (thread-base.ts), the round barrier, the thread's
+ * stream, and its `threadSetup` (its result is this thread's ctx.setup in every round). Then every
+ * round the main thread opens through the gate (thread-gate.ts): a fresh ctx with ctx.round and
+ * per-round names, the thread body, the round's device work drained (the thread's stream too) and
+ * what the round made released. A failure is written to the gate, then the round barrier is broken
+ * so that every other role stops at once; the main thread reports it.
+ */
+import * as path from 'node:path';
+import type { RoundBarrier, Stream } from '../../src/acl';
+import { ROUND_BARRIER_FILE } from '../../src/orchestrator/round-barrier-file';
+import { toRoleError } from '../../src/orchestrator/wire-error';
+import type { PlannedRole, ScenarioMark, ScenarioPlan } from '../../src/scenario/types';
+import { guardAfterReturn } from './after-return';
+import { createThreadContext, DEFAULT_WAIT_MARGIN_MS, type BaseContext, type OwnedContext, type RoundPart } from './context';
+import { roundRendezvous } from './round-rendezvous';
+import { loadThreadBase } from './thread-base';
+import { ThreadGate, threadParty, type FailedIn } from './thread-gate';
+import type { ThreadOutcome, ThreadTask } from './threads';
+
+/** How long the end of a round may take to run the device work the thread body queued (as rounds.ts). */
+const ROUND_DRAIN_MS = 2000;
+
+export async function runThreadRounds(task: ThreadTask): Promise<ThreadOutcome> {
+  const t = task.thread;
+  const total = task.args.rounds?.total ?? 1;
+  const gate = ThreadGate.attach(task.gate!, task.args.role);
+  const waitMs = () => Math.max(1, task.deadline - Date.now()) + DEFAULT_WAIT_MARGIN_MS;
+  let marks: ScenarioMark[] = [];
+  const mark = (name: string) => marks.push({ name, tNs: process.hrtime.bigint().toString(), thread: t });
+  let failedIn: FailedIn = 'start';
+  let barrier: RoundBarrier | undefined;
+  let party = 0;
+  let stream: Stream | undefined;
+  let setupOwned: OwnedContext<unknown> | undefined;
+  let round = 0;
+  try {
+    const { acl, plan, role, base } = loadThreadBase(task, mark);
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { RoundBarrier } = require('../../src/acl') as typeof import('../../src/acl');
+    barrier = RoundBarrier.attach(path.join(task.dir, ROUND_BARRIER_FILE));
+    party = plan.roles.findIndex((r) => r.name === role.name) + 1;
+    const meet = (what: string) => gate.meet(`thread ${t}: ${what}`, waitMs(), () => barrier!.wait(`thread ${t}: ${what}`, waitMs()));
+    const runStream = () => (stream && !stream.destroyed ? stream : (stream = acl.createStream()));
+
+    failedIn = 'setup';
+    // threadSetup: once, with names and objects that live for the whole run.
+    const setupPart: RoundPart = { round: 0, rounds: total, setup: undefined, barrier: () => meet('threadSetup: ctx.barrier()'), stream: runStream };
+    const setupCtx = createThreadContext(base, plan, role, task.deadline, t, setupPart);
+    setupOwned = setupCtx;
+    const state = role.threadSetup ? await role.threadSetup(setupCtx.ctx, t) : undefined;
+    gate.done();
+
+    failedIn = 'round';
+    const rdv = roundRendezvous(base.rendezvous);
+    const roundBase: BaseContext = Object.create(base, { rendezvous: { value: rdv.rendezvous }, mark: { value: mark } });
+    let value: unknown;
+    for (;;) {
+      const next = gate.nextRound(round, `thread ${t}: waiting for round ${round + 1}`, waitMs());
+      // Round `next` is open: every role passed the end of the round before, whose names nobody reads any more.
+      rdv.removeRoundNames();
+      if (next === null) break;
+      round = next;
+      rdv.setRound(round);
+      marks = [];
+      const part: RoundPart = { round, rounds: total, setup: state, barrier: () => meet(`round ${round}: ctx.barrier()`), stream: runStream };
+      value = await runThreadRound(roundBase, plan, role, task.deadline, t, part);
+      gate.done();
+    }
+    return { ok: true, value, marks };
+  } catch (e) {
+    const error = toRoleError(e instanceof Error ? e : new Error(String(e)));
+    // The error first (the main thread reads it as soon as the gate breaks), then the other roles.
+    if (gate.fail(threadParty(t), failedIn, error)) barrier?.break(party);
+    return { ok: false, error, marks };
+  } finally {
+    setupOwned?.drain?.(Math.min(ROUND_DRAIN_MS, Math.max(0, task.deadline - Date.now())));
+    setupOwned?.cleanup();
+    if (stream && !stream.destroyed) quietly(() => stream!.destroy());
+    barrier?.close();
+  }
+}
+
+/** One round of the thread body: a fresh ctx, the body, its device work drained, what it made released. */
+async function runThreadRound(base: BaseContext, plan: ScenarioPlan<any>, role: PlannedRole<any>, deadline: number, thread: number, part: RoundPart): Promise<unknown> {
+  const owned = createThreadContext(base, plan, role, deadline, thread, part);
+  const guarded = guardAfterReturn(owned.ctx, `${role.name} thread ${thread}`);
+  try {
+    const value = await role.thread!(guarded.ctx, thread);
+    const pending = guarded.pending();
+    if (pending.length > 0) throw new Error(`the thread body returned while ${pending.join(', ')} ${pending.length === 1 ? 'was' : 'were'} still in progress: await every ctx call`);
+    const bound = Math.min(ROUND_DRAIN_MS, Math.max(1, deadline - Date.now()));
+    const undrained = owned.drain?.(bound) ?? [];
+    // The thread's stream too: the next round (and the trace check) must find it idle.
+    part.stream!().synchronize(bound);
+    if (undrained.length > 0) throw new Error(`${undrained.join(', ')} did not drain within ${bound} ms at the end of the round`);
+    return value;
+  } finally {
+    guarded.close();
+    owned.cleanup();
+  }
+}
+
+function quietly(fn: () => unknown): void {
+  try {
+    fn();
+  } catch {
+    /* clean-up after a failure: the failure is what matters */
+  }
+}
