@@ -121,7 +121,16 @@ export class RoundThreads {
       this.#gate.fail(MAIN_THREAD, 'round', { message: 'the main thread of the role stopped the run' });
     }
     // Their own clean-up (events, streams, the barrier mapping) runs in each thread as it leaves.
+    const left = this.#tasks.map(() => false);
+    this.#tasks.forEach((p, t) => p.finally(() => (left[t] = true)).catch(() => undefined));
     await bounded(Promise.allSettled(this.#tasks), LEAVE_BOUND_MS, '').catch(() => undefined);
+    const stuck = left.flatMap((done, t) => (done ? [] : [t]));
+    if (stuck.length > 0) {
+      process.stderr.write(
+        `[harness] role ${this.#role.name}: worker thread ${stuck.join(', ')} still running ${LEAVE_BOUND_MS} ms after the run stopped ` +
+          '(in an await or a native call); ended with the process\n',
+      );
+    }
     // Ending the workers takes about 0.1 s: after a failure the role reports first (the process
     // exit ends them anyway); a thread still blocked in a native call ends only when it returns.
     const ended = this.#pool.destroy().catch(() => undefined);

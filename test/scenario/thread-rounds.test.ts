@@ -90,6 +90,10 @@ withStub('a run body that throws while its threads wait at ctx.barrier(): the th
     expect(r.timedOut).toBe(false);
     expect(r.firstFailure?.role).toBe('faulty');
     expect(errorOf(r, 'faulty')).toBe('6 of 1,000 rounds passed, round 7 failed (the role body): the run body gives up in round 7');
+    // It ended by itself, and its threads waiting at ctx.barrier() left at once (else the role says
+    // which are still running).
+    expect(r.role('faulty').signal).toBeNull();
+    expect(r.role('faulty').stderr).not.toContain('still running');
     const pids = r.roles.map((x) => x.pid);
     await waitUntil(() => survivors(pids).length === 0, 10_000);
     expect(survivors(pids)).toEqual([]);
