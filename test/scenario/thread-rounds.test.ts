@@ -223,4 +223,5 @@ test('the thread gate: rounds open and complete; ctx.barrier() meets the other r
   await expect(gate.waitForCompletions(5, 'round 2 end', 30)).rejects.toThrow('round 2 end: the worker threads of role r did not get there within 30 ms (1 of 5 completions)');
   const died = Promise.reject(new Error('worker thread 0 died'));
   await expect(gate.waitForCompletions(5, 'round 2 end', 5000, died)).rejects.toThrow('worker thread 0 died');
+  gate.stop(); // wakes the wait that the rejection left behind: nothing keeps this process alive
 });
