@@ -7,7 +7,7 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { main } from '../../src/cli/main';
+import { cliInProcess as inProcess } from '../support/cli-in-process';
 import { runCommand } from '../support/run-child';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
@@ -16,31 +16,11 @@ const bin = path.join(repoRoot, 'bin', 'cann-harness.js');
 // Each test starts the command (and some a nested Jest run) in a child process.
 jest.setTimeout(90_000);
 
+/** The same command through main() in this process (test/support/cli-in-process.ts). */
+const cliInProcess = (args: string[], env: Record<string, string> = {}) => inProcess(args, { env });
+
 function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return runCommand(process.execPath, [bin, ...args], { cwd: repoRoot, env });
-}
-
-/** The same command through main() in this process, with `env` set meanwhile and its output captured. */
-async function cliInProcess(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
-  const out = { stdout: '', stderr: '' };
-  const capture = (stream: 'stdout' | 'stderr') =>
-    jest.spyOn(process[stream], 'write').mockImplementation((chunk: string | Uint8Array) => {
-      out[stream] += String(chunk);
-      return true;
-    });
-  const spies = [capture('stdout'), capture('stderr')];
-  Object.assign(process.env, env);
-  try {
-    const code = await main([process.execPath, bin, ...args]);
-    return { code, ...out };
-  } finally {
-    for (const s of spies) s.mockRestore();
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  }
 }
 
 test('doctor prints mode, library and why, device count, IPC support and versions', async () => {
