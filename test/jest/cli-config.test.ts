@@ -44,7 +44,7 @@ function cli(args: string[], env: Record<string, string> = {}): ReturnType<typeo
 
 /** The same command in this process, in the project, without the outer run's settings. */
 function cliHere(args: string[], env: Record<string, string> = {}): ReturnType<typeof cliInProcess> {
-  return cliInProcess(args, { cwd: project, env, dropEnv: [...OUTER_SETTINGS, 'CANN_HARNESS_PROBE', 'CANN_HARNESS_REQUIRE_DEVICES'] });
+  return cliInProcess(args, { cwd: project, env, dropEnv: OUTER_SETTINGS });
 }
 
 test('specs, reporters.junit, tmpDir and keep come from the config file; --grep selects by scenario name', async () => {

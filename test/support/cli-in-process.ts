@@ -21,7 +21,9 @@ export async function cliInProcess(args: string[], opts: { cwd?: string; env?: R
       return true;
     });
   const spies = [capture('stdout'), capture('stderr')];
-  for (const k of opts.dropEnv ?? []) delete process.env[k];
+  const exitHooks = process.listeners('exit');
+  // As runCommand() does for a child: the outer run's probe and settings are not the command's.
+  for (const k of ['CANN_HARNESS_PROBE', 'CANN_HARNESS_REQUIRE_DEVICES', 'JEST_WORKER_ID', ...(opts.dropEnv ?? [])]) delete process.env[k];
   Object.assign(process.env, opts.env);
   try {
     if (opts.cwd) process.chdir(opts.cwd);
@@ -36,6 +38,9 @@ export async function cliInProcess(args: string[], opts: { cwd?: string; env?: R
     return { code, stdout: stripVTControlCharacters(out.stdout), stderr: stripVTControlCharacters(out.stderr) };
   } finally {
     process.chdir(savedCwd);
+    // Exit hooks of the call's module copies (the tmp package adds one as it loads): that registry is
+    // gone, and a command that stops before starting anything has nothing to clean up at exit.
+    for (const hook of process.listeners('exit')) if (!exitHooks.includes(hook)) process.off('exit', hook);
     for (const s of spies) s.mockRestore();
     for (const k of Object.keys(process.env)) if (!(k in savedEnv)) delete process.env[k];
     Object.assign(process.env, savedEnv);
