@@ -1,7 +1,14 @@
-/** `cann-harness run` reads cann-harness.config.ts from its working directory; every key has an effect here. */
+/**
+ * `cann-harness run` reads cann-harness.config.ts from its working directory; every key has an
+ * effect here. Keys whose effect is in the run (device processes, kept directories, Jest's
+ * reporters) are checked on the command in a child process, as users run it; config errors, the
+ * mode's probe and `--list`, which stop before anything is started, through the CLI's main() in this
+ * process (test/support/cli-in-process.ts).
+ */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { cliInProcess } from '../support/cli-in-process';
 import { runCommand } from '../support/run-child';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
@@ -28,8 +35,16 @@ function config(text: string): void {
   writeFileSync(path.join(project, 'cann-harness.config.ts'), `const config = ${text};\nexport default config;\n`);
 }
 
+/** The outer run's settings, which a config file would not override (an environment variable wins). */
+const OUTER_SETTINGS = ['CANN_HARNESS_MODE', 'CANN_HARNESS_KEEP', 'CANN_HARNESS_TRACE', 'CANN_HARNESS_TMPDIR'];
+
 function cli(args: string[], env: Record<string, string> = {}): ReturnType<typeof runCommand> {
-  return runCommand(process.execPath, [bin, ...args], { cwd: project, env, dropEnv: ['CANN_HARNESS_MODE', 'CANN_HARNESS_KEEP', 'CANN_HARNESS_TRACE', 'CANN_HARNESS_TMPDIR'] });
+  return runCommand(process.execPath, [bin, ...args], { cwd: project, env, dropEnv: OUTER_SETTINGS });
+}
+
+/** The same command in this process, in the project, without the outer run's settings. */
+function cliHere(args: string[], env: Record<string, string> = {}): ReturnType<typeof cliInProcess> {
+  return cliInProcess(args, { cwd: project, env, dropEnv: OUTER_SETTINGS });
 }
 
 test('specs, reporters.junit, tmpDir and keep come from the config file; --grep selects by scenario name', async () => {
@@ -60,7 +75,7 @@ test('trace: \'always\' keeps a passing run with its trace.json; trace: \'never\
   expect(existsSync(path.join(kept()[0], 'result.json'))).toBe(true);
   expect(existsSync(path.join(kept()[0], 'trace.json'))).toBe(false);
   config("{ specs: 'e2e', trace: 'alwyas' }");
-  const bad = await cli(['run']);
+  const bad = await cliHere(['run']);
   expect(bad.code).toBe(2);
   expect(bad.stderr).toContain("trace must be one of 'on-failure', 'always', 'never' (got \"alwyas\"): did you mean 'always'?");
 });
@@ -79,21 +94,21 @@ test('timeoutMs is the default scenario deadline, devices turns a skip into a fa
 
 test('mode comes from the config file (real mode without CANN: no runtime, exit 1)', async () => {
   config("{ specs: 'e2e', mode: 'real' }");
-  const r = await cli(['run'], { ASCEND_HOME_PATH: '/nonexistent' });
+  const r = await cliHere(['run'], { ASCEND_HOME_PATH: '/nonexistent' });
   expect(r.code).toBe(1);
   expect(r.stdout).toContain('no usable ACL runtime (real mode)');
 });
 
 test('an unknown key is a usage error (exit 2) with "did you mean"', async () => {
   config("{ spec: 'e2e' }");
-  const r = await cli(['run']);
+  const r = await cliHere(['run']);
   expect(r.code).toBe(2);
   expect(r.stderr).toContain('cann-harness.config.ts: unknown key "spec" (did you mean "specs"?)');
 });
 
 test('--list prints the selected scenarios with their device needs and roles, running nothing', async () => {
   config("{ specs: 'e2e' }");
-  const r = await cli(['run', '--list', '-t', 'ping|9']);
+  const r = await cliHere(['run', '--list', '-t', 'ping|9']);
   expect(r.code).toBe(0);
   expect(r.stdout.trim().split('\n')).toEqual([
     'e2e/quick.spec.ts › quick ping-pong  needs 1 device  roles ping@0, pong@0; deadline 30 s',
@@ -121,7 +136,7 @@ test('--retries N: a scenario that fails once then passes is reported FLAKY, and
   expect(r.code).toBe(0);
   expect(r.stdout).toContain('FLAKY: 1 scenario passed only after a retry');
   expect(r.stdout).toContain('FLAKY e2e/flaky.spec.ts › fails once (passed on attempt 2)');
-  const bad = await cli(['run', '--retries', 'many']);
+  const bad = await cliHere(['run', '--retries', 'many']);
   expect(bad.code).toBe(2);
   expect(bad.stderr).toContain('--retries "many" is invalid');
 });
@@ -140,13 +155,13 @@ test('--shard i/n splits by scenario: every scenario runs in exactly one shard; 
     expect(r.code).toBe(0);
     const passed = [...r.stdout.matchAll(/✓ e2e\/many\.spec\.ts › (trivial \d)/g)].map((m) => m[1]);
     ran.push(passed);
-    const listed = await cli(['run', '--list', '--shard', shard, 'many']);
+    const listed = await cliHere(['run', '--list', '--shard', shard, 'many']);
     expect([...listed.stdout.matchAll(/› (trivial \d)/g)].map((m) => m[1])).toEqual(passed);
   }
   expect(ran[0].length).toBeGreaterThan(0);
   expect(ran[1].length).toBeGreaterThan(0);
   expect([...ran[0], ...ran[1]].sort()).toEqual(names);
-  const bad = await cli(['run', '--shard', '3/2']);
+  const bad = await cliHere(['run', '--shard', '3/2']);
   expect(bad.code).toBe(2);
   expect(bad.stderr).toContain('--shard "3/2" is invalid');
 });

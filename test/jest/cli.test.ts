@@ -1,13 +1,14 @@
 /**
  * The `cann-harness` command, run as users run it (bin/cann-harness.js in a child process), except
- * the usage errors, which stop before anything is started: they call the CLI's main() in this
- * process (one child each added only a Node start-up), and one of them also goes through the
- * binary for its exit code.
+ * what stops before any scenario or Jest is started (usage errors, doctor's facts, a run without a
+ * runtime): those call the CLI's main() in this process (a child each added only a Node start-up
+ * and the CLI's compilation; the device probe still runs in a child of its own). One usage error
+ * and one doctor report also go through the binary, for its exit code and its output.
  */
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { main } from '../../src/cli/main';
+import { cliInProcess as inProcess } from '../support/cli-in-process';
 import { runCommand } from '../support/run-child';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
@@ -16,31 +17,11 @@ const bin = path.join(repoRoot, 'bin', 'cann-harness.js');
 // Each test starts the command (and some a nested Jest run) in a child process.
 jest.setTimeout(90_000);
 
+/** The same command through main() in this process (test/support/cli-in-process.ts). */
+const cliInProcess = (args: string[], env: Record<string, string> = {}) => inProcess(args, { env });
+
 function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return runCommand(process.execPath, [bin, ...args], { cwd: repoRoot, env });
-}
-
-/** The same command through main() in this process, with `env` set meanwhile and its output captured. */
-async function cliInProcess(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
-  const out = { stdout: '', stderr: '' };
-  const capture = (stream: 'stdout' | 'stderr') =>
-    jest.spyOn(process[stream], 'write').mockImplementation((chunk: string | Uint8Array) => {
-      out[stream] += String(chunk);
-      return true;
-    });
-  const spies = [capture('stdout'), capture('stderr')];
-  Object.assign(process.env, env);
-  try {
-    const code = await main([process.execPath, bin, ...args]);
-    return { code, ...out };
-  } finally {
-    for (const s of spies) s.mockRestore();
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  }
 }
 
 test('doctor prints mode, library and why, device count, IPC support and versions', async () => {
@@ -58,7 +39,7 @@ test('doctor prints mode, library and why, device count, IPC support and version
 });
 
 test('doctor names a missing native helper library and how to build it', async () => {
-  const r = await cli(['doctor', '--json', '--mode', 'stub'], { CANN_HARNESS_HOLD_LIBRARY: '/nonexistent/libcannharness_hold.so' });
+  const r = await cliInProcess(['doctor', '--json', '--mode', 'stub'], { CANN_HARNESS_HOLD_LIBRARY: '/nonexistent/libcannharness_hold.so' });
   expect(JSON.parse(r.stdout).helperLibrary).toEqual({
     file: '/nonexistent/libcannharness_hold.so',
     problem: expect.stringMatching(/^the harness's native helper library \/nonexistent\/libcannharness_hold\.so does not exist; .*npm run build:stub/),
@@ -66,13 +47,13 @@ test('doctor names a missing native helper library and how to build it', async (
 });
 
 test('doctor --json gives the same facts to scripts', async () => {
-  const r = await cli(['doctor', '--json', '--mode', 'stub']);
+  const r = await cliInProcess(['doctor', '--json', '--mode', 'stub']);
   expect(r.code).toBe(0);
   expect(JSON.parse(r.stdout)).toMatchObject({ requestedMode: 'stub', mode: 'stub', deviceCount: 8, ipcSupported: true, versions: { node: process.version } });
 });
 
 test('doctor with no usable library says why and exits 1', async () => {
-  const r = await cli(['doctor', '--json', '--mode', 'real'], { ASCEND_HOME_PATH: '/nonexistent' });
+  const r = await cliInProcess(['doctor', '--json', '--mode', 'real'], { ASCEND_HOME_PATH: '/nonexistent' });
   expect(r.code).toBe(1);
   const report = JSON.parse(r.stdout);
   expect(report.probe.ok).toBe(false);
@@ -80,7 +61,7 @@ test('doctor with no usable library says why and exits 1', async () => {
 });
 
 test('run with no usable library fails at once with the reason, instead of skipping every scenario', async () => {
-  const r = await cli(['run', '--mode', 'real'], { ASCEND_HOME_PATH: '/nonexistent' });
+  const r = await cliInProcess(['run', '--mode', 'real'], { ASCEND_HOME_PATH: '/nonexistent' });
   expect(r.code).toBe(1);
   expect(r.stdout).toContain('no usable ACL runtime (real mode)');
   expect(r.stderr).toContain('no scenario can run without an ACL runtime');

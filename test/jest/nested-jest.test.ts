@@ -2,7 +2,9 @@
  * Runs Jest on the fixture specs in a child process (as a user would) and checks what it reports:
  * skips with their reasons (JSON and JUnit XML), CANN_HARNESS_REQUIRE_DEVICES, failure reports,
  * and declarations rejected at collection. Every child runs with its own TMPDIR, removed after,
- * so kept scenario directories never outlive the test.
+ * so kept scenario directories never outlive the test. Two nested runs, one per environment (the
+ * real probe; a 2-device probe with CANN_HARNESS_REQUIRE_DEVICES=4), each over several fixture
+ * folders: a test checks the results of its own folder's spec files.
  */
 import { existsSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
@@ -20,23 +22,59 @@ const runFixtures = (pattern: string, env: Record<string, string> = {}): Promise
 
 const twoDevices = JSON.stringify({ ok: true, mode: 'stub', library: 'fake', reason: 'test', deviceCount: 2, ipcSupported: true });
 
+/** One nested run with the real probe (stub, 8 devices) over fixtures/skips and fixtures/notes. */
+let withRealProbe: Promise<NestedRun> | undefined;
+const runWithRealProbe = (): Promise<NestedRun> => (withRealProbe ??= runFixtures('fixtures/(skips|notes)/'));
+
+/**
+ * One nested run with a 2-device probe and CANN_HARNESS_REQUIRE_DEVICES=4 over fixtures/skips and the
+ * failing and bad-input fixtures (which need at most 2 devices: the requirement changes nothing for them).
+ */
+let withTwoDevices: Promise<NestedRun> | undefined;
+const runWithTwoDevices = (): Promise<NestedRun> =>
+  (withTwoDevices ??= runFixtures('fixtures/(skips|failing|invalid|bad-input)/', { CANN_HARNESS_PROBE: twoDevices, CANN_HARNESS_REQUIRE_DEVICES: '4' }));
+
+/** Passed, skipped and failed tests, and suites that failed to load, among the spec files whose path matches `files`. */
+function countsIn(run: NestedRun, files: RegExp): { passed: number; pending: number; failed: number; loadErrors: number; suites: number } {
+  const results = run.json.testResults.filter((t) => files.test(t.name));
+  const statuses = results.flatMap((t) => t.assertionResults.map((a) => a.status));
+  return {
+    passed: statuses.filter((s) => s === 'passed').length,
+    pending: statuses.filter((s) => s === 'pending').length,
+    failed: statuses.filter((s) => s === 'failed').length,
+    loadErrors: results.filter((t) => t.assertionResults.length === 0 && t.message !== '').length,
+    suites: results.length,
+  };
+}
+
+/** The <testsuite> element (jest-junit: one per spec file) that holds the test titled `title`. */
+function junitSuiteOf(run: NestedRun, title: string): string {
+  const suite = run.junit.split('<testsuite ').find((s) => s.includes(`name="${title}`) || s.includes(` ${title}`));
+  if (!suite) throw new Error(`no <testsuite> with ${title} in the JUnit XML:\n${run.junit}`);
+  return `<testsuite ${suite}`;
+}
+
 test('with the real probe (stub, 8 devices): the 12-device scenario is skipped with its reason, in JSON and JUnit XML', async () => {
-  const run = await runFixtures('fixtures/skips');
-  expect(run.json).toMatchObject({ numPassedTests: 2, numPendingTests: 2, numFailedTests: 0 });
+  const run = await runWithRealProbe();
+  expect(countsIn(run, /\/fixtures\/skips\//)).toMatchObject({ passed: 2, pending: 2, failed: 0, suites: 1 });
   expect(run.byTitle('runs here').status).toBe('passed');
   expect(run.byTitle('skipped on purpose')).toMatchObject({ title: 'skipped on purpose', status: 'pending' }); // scenario.skip
   expect(run.byTitle('needs four').status).toBe('passed');
   expect(run.byTitle('needs twelve')).toMatchObject({ title: 'needs twelve [skip: needs 12 devices, 8 available]', status: 'pending' });
-  expect(run.junit).toMatch(/<testsuite [^>]*skipped="2"/);
+  expect(junitSuiteOf(run, 'needs twelve')).toMatch(/^<testsuite [^>]*skipped="2"/);
   expect(run.junit).toMatch(/<testcase [^>]*name="[^"]*needs twelve \[skip: needs 12 devices, 8 available\]"[^>]*>\s*<skipped\/>/);
 });
 
 test('the end of the default output lists the skips with their reasons and warns of a pass whose waits were all no-ops', async () => {
-  const run = await runFixtures('fixtures/notes');
-  expect(run.json).toMatchObject({ numPassedTests: 1, numPendingTests: 1, numFailedTests: 0 });
-  expect(run.stderr).toContain(
-    '[cann-harness] 1 scenario skipped:\n  test/jest/fixtures/notes/notes.spec.ts › one role far away: needs 12 devices (role far is on device 11), 8 available\n',
-  );
+  const run = await runWithRealProbe();
+  expect(countsIn(run, /\/fixtures\/notes\//)).toMatchObject({ passed: 1, pending: 1, failed: 0, suites: 1 });
+  // The list covers the run's two spec files (in the order they finished); scenario.skip is not in it.
+  const list = /\[cann-harness\] (\d+) scenarios? skipped:\n((?: {2}.*\n)*)/.exec(run.stderr);
+  expect(list?.[1]).toBe('2');
+  expect(list![2].split('\n').filter(Boolean).sort()).toEqual([
+    '  test/jest/fixtures/notes/notes.spec.ts › one role far away: needs 12 devices (role far is on device 11), 8 available',
+    '  test/jest/fixtures/skips/skips.spec.ts › needs twelve: needs 12 devices, 8 available',
+  ]);
   expect(run.stderr).toContain(
     '[cann-harness] warning: test/jest/fixtures/notes/notes.spec.ts › a wait that waits for nothing passed, but all its waits (1) were no-ops, nothing pending when queued: ' +
       'it proves no synchronization; check it with `npx cann-harness audit`',
@@ -44,8 +82,8 @@ test('the end of the default output lists the skips with their reasons and warns
 });
 
 test('CANN_HARNESS_REQUIRE_DEVICES=4 turns the 4-device skip into a failure, and leaves the 12-device one skipped', async () => {
-  const run = await runFixtures('fixtures/skips', { CANN_HARNESS_PROBE: twoDevices, CANN_HARNESS_REQUIRE_DEVICES: '4' });
-  expect(run.json).toMatchObject({ numPassedTests: 1, numPendingTests: 2, numFailedTests: 1 });
+  const run = await runWithTwoDevices();
+  expect(countsIn(run, /\/fixtures\/skips\//)).toMatchObject({ passed: 1, pending: 2, failed: 1, suites: 1 });
   const four = run.byTitle('needs four');
   expect(four.title).toBe('needs four');
   expect(four.failureMessages.join('\n')).toContain(
@@ -54,34 +92,14 @@ test('CANN_HARNESS_REQUIRE_DEVICES=4 turns the 4-device skip into a failure, and
   expect(run.byTitle('needs twelve').status).toBe('pending');
 });
 
-/**
- * One nested run for the two describe blocks below (same environment: one Jest start-up, one
- * probe, instead of two). Each block checks only its own spec files' results.
- */
-let failingAndBadInput: Promise<NestedRun> | undefined;
-const runFailingAndBadInput = (): Promise<NestedRun> =>
-  (failingAndBadInput ??= runFixtures('fixtures/(failing|invalid|bad-input)', { CANN_HARNESS_PROBE: twoDevices }));
-
-/** Passed and failed tests, and suites that failed to load, among the spec files whose path matches `files`. */
-function countsIn(run: NestedRun, files: RegExp): { passed: number; failed: number; loadErrors: number; suites: number } {
-  const results = run.json.testResults.filter((t) => files.test(t.name));
-  const statuses = results.flatMap((t) => t.assertionResults.map((a) => a.status));
-  return {
-    passed: statuses.filter((s) => s === 'passed').length,
-    failed: statuses.filter((s) => s === 'failed').length,
-    loadErrors: results.filter((t) => t.assertionResults.length === 0 && t.message !== '').length,
-    suites: results.length,
-  };
-}
-
 describe('failure reports', () => {
   let run: NestedRun;
   beforeAll(async () => {
-    run = await runFailingAndBadInput();
+    run = await runWithTwoDevices();
   }, 150_000);
 
   test('every failing scenario fails', () => {
-    expect(countsIn(run, /\/fixtures\/(failing|invalid)\//)).toEqual({ passed: 0, failed: 4, loadErrors: 1, suites: 2 });
+    expect(countsIn(run, /\/fixtures\/(failing|invalid)\//)).toEqual({ passed: 0, pending: 0, failed: 4, loadErrors: 1, suites: 2 });
   });
 
   test('an ACL failure names the role, exit code, ACL error and call, log lines, the other roles and the kept dir', () => {
@@ -138,7 +156,7 @@ describe('failure reports', () => {
 describe('inputs that used to pass silently fail with the fix in the message', () => {
   let run: NestedRun;
   beforeAll(async () => {
-    run = await runFailingAndBadInput();
+    run = await runWithTwoDevices();
   }, 150_000);
 
   test.each([
