@@ -4,9 +4,9 @@
  * `precheck: { exec }` (0 runs, 2 skips with its last line, else fails with its output), a
  * missing program, and a native role next to a TypeScript role. Its own TMPDIR, removed after.
  */
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import * as path from 'node:path';
-import { runFixtures, type NestedRun } from '../support/nested-jest';
+import { runFixtures, removeFixtureRuns, type NestedRun } from '../support/nested-jest';
 
 jest.setTimeout(120_000);
 
@@ -15,9 +15,7 @@ let run: NestedRun;
 beforeAll(async () => {
   run = await runFixtures('fixtures/native/', {}, scratch);
 });
-afterAll(() => {
-  for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => removeFixtureRuns(scratch));
 
 const byTitle = (title: string) => run.byTitle(title);
 

@@ -6,17 +6,15 @@
  * real probe; a 2-device probe with CANN_HARNESS_REQUIRE_DEVICES=4), each over several fixture
  * folders: a test checks the results of its own folder's spec files.
  */
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { runFixtures as runIn, type NestedRun } from '../support/nested-jest';
+import { runFixtures as runIn, removeFixtureRuns, type NestedRun } from '../support/nested-jest';
 
 // Each test starts a whole Jest run (and its scenarios' processes) in a child.
 jest.setTimeout(90_000);
 
 const scratch: string[] = [];
-afterAll(() => {
-  for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => removeFixtureRuns(scratch));
 
 const runFixtures = (pattern: string, env: Record<string, string> = {}): Promise<NestedRun> => runIn(pattern, env, scratch);
 

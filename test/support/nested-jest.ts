@@ -2,8 +2,8 @@
  * Test helper: a whole Jest run on fixture specs (test/jest/fixtures, their own config) in a child
  * process, as a user runs them, with its own TMPDIR; returns its JSON and JUnit XML results.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
@@ -34,6 +34,30 @@ export interface NestedRun {
   byTitle(title: string): AssertionResult;
 }
 
+/** Nested runs still going: a beforeAll that timed out leaves its run behind, which would write into a removed scratch folder. */
+const live = new Set<ChildProcess>();
+
+/**
+ * For afterAll: stops every nested run still going (its whole process group) and waits for it to
+ * exit, then removes the scratch folders, so that nothing recreates them afterwards.
+ */
+export async function removeFixtureRuns(scratch: string[]): Promise<void> {
+  await Promise.all(
+    [...live].map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          child.once('close', () => resolve());
+          try {
+            process.kill(-child.pid!, 'SIGKILL');
+          } catch {
+            resolve(); // already gone
+          }
+        }),
+    ),
+  );
+  for (const dir of scratch.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
 /** Runs Jest on the fixture specs matching `pattern` in a child; its scratch folder is added to `scratch` (remove them afterwards). */
 export function runFixtures(pattern: string, env: Record<string, string>, scratch: string[]): Promise<NestedRun> {
   const out = mkdtempSync(path.join(os.tmpdir(), 'cann-nested-jest-'));
@@ -47,12 +71,15 @@ export function runFixtures(pattern: string, env: Record<string, string>, scratc
     const child = spawn(
       process.execPath,
       [jestBin, '--config', fixtureConfig, '--json', '--outputFile', jsonFile, '--ci', '--runInBand', pattern],
-      { cwd: repoRoot, env: childEnv, stdio: ['ignore', 'ignore', 'pipe'] },
+      // Its own process group, so that removeFixtureRuns can stop it with everything it started.
+      { cwd: repoRoot, env: childEnv, stdio: ['ignore', 'ignore', 'pipe'], detached: true },
     );
+    live.add(child);
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     child.on('error', reject);
     child.on('close', () => {
+      live.delete(child);
       if (!existsSync(jsonFile)) return reject(new Error(`nested jest wrote no JSON result; stderr:\n${stderr}`));
       const json = JSON.parse(readFileSync(jsonFile, 'utf8')) as JestJson;
       const junitFile = path.join(out, 'junit.xml');
