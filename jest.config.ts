@@ -7,7 +7,7 @@ import { basePreset } from './src/jest/preset';
 // plus what only this repository needs.
 const config: Config = {
   // The preset's transform (esbuild, types stripped): type errors, in test files too, fail
-  // test/architecture/typecheck.test.ts, one tsc run over the whole project (ts-jest type-checked
+  // test/architecture/lint.test.ts, one type check over the whole project (ts-jest type-checked
   // each file again in each worker: about 1 s of CPU per file).
   ...basePreset(),
   roots: ['<rootDir>/test', '<rootDir>/specs'],

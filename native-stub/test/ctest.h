@@ -6,8 +6,10 @@
  *
  *   conformance --list              one case name per line
  *   conformance --case NAME         run one case: exit 0 pass, 1 fail, 77 skip
- *   conformance --all [FILTER]      run every case (or those containing FILTER),
- *                                   each in its own fork+exec'd process
+ *   conformance --all [--jobs N] [FILTER]
+ *                                   run every case (or those containing FILTER),
+ *                                   each in its own fork+exec'd process and stub
+ *                                   scope, N at a time (default 1)
  *   conformance --role NAME ARGS    (hidden) a helper process of a case
  *
  * Assertions print file:line, the expression, expected and actual values (ACL
@@ -334,73 +336,152 @@ static int ct_report_leftovers(int log_fd, int print)
     return left;
 }
 
-/* --all: every case in a fresh process (fork+exec before anything touches the
- * runtime), with its output captured and shown only when it fails. */
-static int ct_run_all(const char *self, const char *filter)
+/* The stub scope (ACL_STUB_SCOPE) of case `index` of this --all run: the caller's
+ * scope (or "ct" and the runner's pid, which keeps runs on one machine apart)
+ * and the case's index. Cases run side by side, so each needs a scope of its
+ * own: a case's reclaim (aclInit, cannstub_reclaim) then never judges another
+ * case's objects, and its leftovers are its own. At most 24 characters. */
+static void ct_case_scope(char out[32], int index)
 {
-    int failed = 0, ran = 0;
-    double start = ct_now_s();
-    for (int i = 0; i < ct_case_count; i++) {
-        const char *name = ct_cases[i].name;
-        if (filter && !strstr(name, filter))
-            continue;
-        char log_path[] = "/tmp/conformance-log-XXXXXX";
-        int log_fd = mkstemp(log_path);
-        if (log_fd < 0) {
-            perror("conformance: mkstemp");
-            return 2;
-        }
-        unlink(log_path);
-        double t0 = ct_now_s();
-        pid_t pid = fork();
-        if (pid < 0) {
-            perror("conformance: fork");
-            return 2;
-        }
-        if (pid == 0) {
-            dup2(log_fd, 1);
-            dup2(log_fd, 2);
-            execl(self, self, "--case", name, (char *)NULL);
-            _exit(127);
-        }
-        int status = 0;
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-        }
-        int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        ran++;
-        int leftovers = ct_report_leftovers(log_fd, 0);
-        if (leftovers && code == 0)
-            code = 1;
-        const char *verdict = code == 0 ? "PASS" : code == 77 ? "SKIP (counted as failure)" : "FAIL";
-        printf("%-4s %-52s %6.0f ms", verdict, name, (ct_now_s() - t0) * 1000);
-        if (code != 0) {
-            failed++;
-            printf("  (exit %d)\n", code);
-            if (leftovers)
-                ct_report_leftovers(log_fd, 1);
-            lseek(log_fd, 0, SEEK_SET);
-            char buf[4096];
-            ssize_t n;
-            fflush(stdout);
-            while ((n = read(log_fd, buf, sizeof buf)) > 0) {
-                ssize_t ignored = write(1, buf, (size_t)n);
-                (void)ignored;
-            }
-        } else {
-            printf("\n");
-        }
-        fflush(stdout);
-        close(log_fd);
+    const char *base = getenv("ACL_STUB_SCOPE");
+    char own[16];
+    if (!base || !*base) {
+        snprintf(own, sizeof own, "ct%d", (int)getpid());
+        base = own;
     }
+    char suffix[8];
+    snprintf(suffix, sizeof suffix, "c%x", (unsigned)index);
+    snprintf(out, 32, "%.*s%s", (int)(24 - strlen(suffix)), base, suffix);
+}
+
+/* One case of --all that is running: its process, its captured output, its start. */
+struct ct_job {
+    pid_t pid;
+    int index;
+    int log_fd;
+    double t0;
+};
+
+static int ct_start_case(const char *self, int index, struct ct_job *job)
+{
+    char log_path[] = "/tmp/conformance-log-XXXXXX";
+    int log_fd = mkostemp(log_path, O_CLOEXEC); /* the other cases must not inherit it */
+    if (log_fd < 0) {
+        perror("conformance: mkostemp");
+        return -1;
+    }
+    unlink(log_path);
+    char scope[32];
+    ct_case_scope(scope, index);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0) {
+        perror("conformance: fork");
+        close(log_fd);
+        return -1;
+    }
+    if (pid == 0) {
+        dup2(log_fd, 1);
+        dup2(log_fd, 2);
+        setenv("ACL_STUB_SCOPE", scope, 1);
+        execl(self, self, "--case", ct_cases[index].name, (char *)NULL);
+        _exit(127);
+    }
+    *job = (struct ct_job){pid, index, log_fd, ct_now_s()};
+    return 0;
+}
+
+/* Prints one finished case (its output too when it failed); returns 1 if it failed. */
+static int ct_report_case(const struct ct_job *job, int status)
+{
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    int leftovers = ct_report_leftovers(job->log_fd, 0);
+    if (leftovers && code == 0)
+        code = 1;
+    const char *verdict = code == 0 ? "PASS" : code == 77 ? "SKIP (counted as failure)" : "FAIL";
+    printf("%-4s %-52s %6.0f ms", verdict, ct_cases[job->index].name, (ct_now_s() - job->t0) * 1000);
+    if (code == 0) {
+        printf("\n");
+        fflush(stdout);
+        return 0;
+    }
+    printf("  (exit %d)\n", code);
+    if (leftovers)
+        ct_report_leftovers(job->log_fd, 1);
+    lseek(job->log_fd, 0, SEEK_SET);
+    char buf[4096];
+    ssize_t n;
+    fflush(stdout);
+    while ((n = read(job->log_fd, buf, sizeof buf)) > 0) {
+        ssize_t ignored = write(1, buf, (size_t)n);
+        (void)ignored;
+    }
+    fflush(stdout);
+    return 1;
+}
+
+/* --all: every case in a fresh process (fork+exec before anything touches the
+ * runtime) and a stub scope of its own, up to `jobs` at a time (most cases
+ * spend their time waiting on helpers, gates and timeouts, not on the CPU).
+ * A case's output is captured and shown only when it fails; lines come in the
+ * order the cases end. */
+static int ct_run_all(const char *self, const char *filter, int jobs)
+{
+    struct ct_job running[CT_MAX_CASES];
+    int active = 0, failed = 0, ran = 0, next = 0, broken = 0;
+    double start = ct_now_s();
+    for (;;) {
+        while (!broken && active < jobs && next < ct_case_count) {
+            int index = next++;
+            if (filter && !strstr(ct_cases[index].name, filter))
+                continue;
+            if (ct_start_case(self, index, &running[active]) < 0)
+                broken = 1; /* let the running cases end, then stop */
+            else
+                active++;
+        }
+        if (active == 0)
+            break;
+        int status = 0;
+        pid_t pid = waitpid(-1, &status, 0);
+        if (pid < 0) {
+            if (errno == EINTR)
+                continue;
+            perror("conformance: waitpid");
+            return 2;
+        }
+        for (int i = 0; i < active; i++) {
+            if (running[i].pid != pid)
+                continue;
+            ran++;
+            failed += ct_report_case(&running[i], status);
+            close(running[i].log_fd);
+            running[i] = running[--active];
+            break;
+        }
+    }
+    if (broken)
+        return 2;
     /* The summary's shape, "conformance: N passed, N failed", is the one CI log readers look for. */
-    printf("conformance (%.1f s)\n", ct_now_s() - start);
+    printf("conformance (%.1f s, %d at a time)\n", ct_now_s() - start, jobs);
     printf("conformance: %d passed, %d failed\n", ran - failed, failed);
     return failed ? 1 : (ran ? 0 : 2);
 }
 
+/* --jobs N: a whole number from 1 to CT_MAX_CASES, else 0. */
+static int ct_parse_jobs(const char *text)
+{
+    char *end = NULL;
+    errno = 0;
+    long n = strtol(text, &end, 10);
+    if (errno || end == text || *end || n < 1 || n > CT_MAX_CASES)
+        return 0;
+    return (int)n;
+}
+
 static void ct_usage(void)
 {
-    fprintf(stderr, "usage: conformance --list | --case NAME | --all [FILTER]\n");
+    fprintf(stderr, "usage: conformance --list | --case NAME | --all [--jobs N] [FILTER]\n");
 }
 
 int main(int argc, char **argv)
@@ -420,7 +501,16 @@ int main(int argc, char **argv)
             return 2;
         }
         self[n] = '\0';
-        return ct_run_all(self, argc >= 3 ? argv[2] : NULL);
+        int jobs = 1, arg = 2;
+        if (argc >= 4 && strcmp(argv[2], "--jobs") == 0) {
+            jobs = ct_parse_jobs(argv[3]);
+            if (!jobs) {
+                fprintf(stderr, "conformance: --jobs %s: give a whole number from 1 to %d\n", argv[3], CT_MAX_CASES);
+                return 2;
+            }
+            arg = 4;
+        }
+        return ct_run_all(self, argc > arg ? argv[arg] : NULL, jobs);
     }
     if (argc == 3 && strcmp(argv[1], "--case") == 0) {
         const struct ct_entry *c = ct_find(ct_cases, ct_case_count, argv[2]);

@@ -2,7 +2,8 @@
 # ../Makefile, run from native-stub/).
 #
 #   make                      also builds $(BUILD_DIR)/bin/conformance and the samples
-#   make check                runs every case against this flavour (each in its own process)
+#   make check                runs every case against this flavour (each in its own process and
+#                             stub scope, CHECK_JOBS at a time: default the CPU count)
 #   make check CASES=ipc_     only the cases whose name contains "ipc_"
 #   make FLAVOR=asan check    the same under AddressSanitizer+UBSan (leak checks on)
 #   make FLAVOR=tsan check    the same under ThreadSanitizer
@@ -59,8 +60,16 @@ $(BUILD_DIR)/test-programs/%: test/programs/%.c $(LIB) $(API_LIB)
 	$(Q)$(CC) $(SAMPLE_CFLAGS) -Iinclude -o $@ $< -L$(BUILD_DIR)/lib64 -lascendcl -lcannharness \
 		-Wl,-rpath,'$$ORIGIN/../lib64' $(LDFLAGS_FLAVOR)
 
-check: $(CONFORMANCE_BIN) $(SAMPLE_BINS) $(TEST_PROGRAM_BINS) $(PRELOAD_LIB)
-	@echo "  CHECK   $(FLAVOR): $(CONFORMANCE_BIN) --all $(CASES)"
-	$(Q)$(CHECK_ENV) $(CONFORMANCE_BIN) --all $(CASES)
+# Cases run side by side (each in a stub scope of its own): most of a case's time is spent
+# waiting on its helpers, gates and timeouts. As many at a time as CPUs: `make -j sanitizers` runs
+# two flavours at once, and the sanitizer builds of the timing cases (a gate that opens itself
+# after 10 s, 20 s watchdogs) must not starve.
+CHECK_JOBS ?= $(shell nproc)
+
+# Everything a case runs: the runner, samples, test programs, the preloaded library and the
+# reclaim tool (the scope and reclaim cases run it), so that `make -j all check` is safe.
+check: $(CONFORMANCE_BIN) $(SAMPLE_BINS) $(TEST_PROGRAM_BINS) $(PRELOAD_LIB) $(RECLAIM_BIN)
+	@echo "  CHECK   $(FLAVOR): $(CONFORMANCE_BIN) --all --jobs $(CHECK_JOBS) $(CASES)"
+	$(Q)$(CHECK_ENV) $(CONFORMANCE_BIN) --all --jobs $(CHECK_JOBS) $(CASES)
 
 -include $(TEST_OBJS:.o=.d)

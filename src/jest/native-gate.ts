@@ -65,8 +65,9 @@ function sleepSync(ms: number): void {
 }
 
 /**
- * Runs `command` in `cwd` once per run: Jest's workers share the outcome through the run's private
- * folder (the one of its notes file, made by the global setup and removed at its teardown); the
+ * Runs `command` in `cwd` once per run (once per audit): Jest's workers share the outcome through
+ * the run's private folder (the one of its notes file, made by the global setup and removed at its
+ * teardown; in an audit, the audit's folder); the
  * first worker to create the lock file (holding its pid) runs it, the others wait for its outcome,
  * and stop waiting with an error if that worker died before writing it.
  */
@@ -74,8 +75,11 @@ export function buildOnce(command: string, cwd: string, env: NodeJS.ProcessEnv =
   const key = createHash('sha256').update(`${cwd}\0${command}`).digest('hex').slice(0, 16);
   const known = builds.get(key);
   if (known) return known;
+  // An audit runs the suite once per mutant: its private folder (the declaration log's), which
+  // lives for the whole audit, makes the build once per audit rather than once per pass.
+  const auditLog = env[ENV.auditLog];
   const notes = env[ENV.notesLog];
-  const shared = notes ? path.dirname(notes) : undefined;
+  const shared = auditLog ? path.dirname(auditLog) : notes ? path.dirname(notes) : undefined;
   const run = () => {
     process.stderr.write(`[cann-harness] build: ${command} (in ${cwd})\n`);
     return execSync('/bin/sh', ['-c', command], cwd, BUILD_TIMEOUT_MS, env);

@@ -18,7 +18,6 @@ const LONGEST = [
   'test/orchestrator/wait-graph.test.ts',
   'test/package/pack-install.test.ts',
   'test/architecture/lint.test.ts',
-  'test/architecture/typecheck.test.ts',
 ];
 
 const rankOf = (t) => {
