@@ -1,8 +1,8 @@
 /**
  * A source checkout's device process as one cached bundle (the compiled package ships one, built by
- * tools/bundle/build.js). Loading ~75 TypeScript modules one by one through the require hook costs
- * a device process about 40% of its CPU (resolving, reading and compiling each file); one bundle
- * of the same modules costs a fraction of that, and every role of every run pays it.
+ * tools/bundle/build.js). Loading ~90 TypeScript modules one by one through the require hook
+ * (resolving, reading, compiling each) cost a device process about 90 ms of CPU more than one bundle
+ * of the same modules, a fifth to a quarter of all it spends, and every role of every run pays it.
  *
  * The bundle holds every module of ours a device process can load (the graph of ENTRIES, lazily
  * required modules included), each behind esbuild's lazy initialiser, and exports one loader per
@@ -30,7 +30,7 @@ const { usableCacheDir, loadEsbuild, esbuildVersion, fnv1a, NODE_TARGET } = requ
 /** The modules a device process starts from (the role entry and the public index are loaded by the role and its spec). */
 const ENTRIES = ['harness/device-process.ts', 'harness/scenario/role-entry.ts', 'src/index.ts'];
 /** Changes with the entry format or the build options below. */
-const FORMAT = 'device-bundle-1';
+const FORMAT = 'device-bundle-2';
 /** The name of the generated entry (stdin) in esbuild's metafile. */
 const GENERATED_ENTRY = 'device-process-bundle-entry.js';
 
@@ -51,6 +51,10 @@ function buildOptions(root) {
     format: 'cjs',
     target: NODE_TARGET,
     packages: 'external', // npm packages stay ordinary requires from node_modules
+    // What a device process requires only lazily and does not run: the orchestrator (scenario/run.ts
+    // starts runs in Jest), the failure report (Jest prints it), the hook (already loaded). Left to
+    // the require hook should it ever be required; it then gets the bundle's modules from require.cache.
+    external: ['../orchestrator', './report/failure', '../report/failure', '../ts-hook/*'],
     define: { DEVICE_PROCESS_BUNDLE: 'true' },
     absWorkingDir: root,
     outfile: path.join(root, 'harness', 'device-process.bundle.js'), // never written: names the source map's paths relative to harness/
