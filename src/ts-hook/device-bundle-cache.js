@@ -1,8 +1,8 @@
 /**
  * A source checkout's device process as one cached bundle (the compiled package ships one, built by
- * tools/bundle/build.js). Loading ~90 TypeScript modules one by one through the require hook
- * (resolving, reading, compiling each) cost a device process about 90 ms of CPU more than one bundle
- * of the same modules, a fifth to a quarter of all it spends, and every role of every run pays it.
+ * tools/bundle/build.js). Loading its ~70 TypeScript modules one by one through the require hook
+ * (resolving, reading, compiling each) cost a device process about 100 ms of CPU more than one
+ * bundle of the same modules, a quarter to a third of all it spends, and every role of every run pays it.
  *
  * The bundle holds every module of ours a device process can load (the graph of ENTRIES, lazily
  * required modules included), each behind esbuild's lazy initialiser, and exports one loader per
