@@ -14,7 +14,7 @@ import { isFromChild, parseFromChild, type FromChild, type Job, type ToChild } f
 import { protocolError } from './wire-error';
 import { OutputCapture, rolePrefix } from './output-capture';
 import { CLOSE_AFTER_EXIT_BOUND_MS, ProcessHost, startInOwnGroup, type HostState } from './process-host';
-import { DEVICE_PROCESS_SCRIPT } from '../paths';
+import { DEVICE_PROCESS_SCRIPT, OWN_EXTENSION } from '../paths';
 import { LoadedLibraryWatch, isNative, judgeNativeExit, nativeError, nativeLibrary, nativeRoleEnv, startNativeProcess } from './native-role';
 import { readNativeMarks } from './native-marks';
 import type { AclMode, OutputLoss, RoleError, RoleResult, RoleSpec, RoleStatus, RunEvent } from './types';
@@ -363,10 +363,19 @@ export class RoleProcess {
 
 type Outcome = Extract<FromChild, { type: 'result' }>;
 
-/** Throws a clear error when the device process's script is missing: a compiled package built by tsc alone, without its bundle. */
+/**
+ * Throws a clear error when the device process's script is missing: a compiled package built by tsc
+ * alone, without its bundle. In a source checkout, makes sure the cached bundle of the device
+ * process's modules is current (built here, once per change of the sources, rather than inside a
+ * role's time), so that device processes need not load them one by one.
+ */
 export function checkDeviceProcessScript(): void {
   if (!existsSync(DEVICE_PROCESS_SCRIPT)) {
     throw new Error(`${DEVICE_PROCESS_SCRIPT} is missing, so no device process can start: rebuild the package with \`npm run build:js\` (tsc, then the device-process bundle)`);
+  }
+  if (OWN_EXTENSION === '.ts') {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    (require('../ts-hook/device-bundle-cache') as { ensureDeviceBundle(): boolean }).ensureDeviceBundle();
   }
 }
 

@@ -51,10 +51,12 @@ export function harnessScript(name: string): string {
 }
 
 /**
- * The script a device process runs: harness/device-process.ts in a source checkout; in the compiled
- * package the bundle of it with the role entry and the public index (tools/bundle/build.js).
+ * The script a device process runs: in a source checkout harness/device-launch.js, which runs
+ * harness/device-process.ts from a cached bundle of the harness's modules
+ * (src/ts-hook/device-bundle-cache.js); in the compiled package the bundle of it with the role entry
+ * and the public index (tools/bundle/build.js).
  */
-export const DEVICE_PROCESS_SCRIPT = OWN_EXTENSION === '.ts' ? harnessScript('device-process') : path.join(HARNESS_DIR, 'device-process.bundle.js');
+export const DEVICE_PROCESS_SCRIPT = OWN_EXTENSION === '.ts' ? path.join(HARNESS_DIR, 'device-launch.js') : path.join(HARNESS_DIR, 'device-process.bundle.js');
 
 /** A module under src/ (e.g. 'jest/setup') by absolute path, with the running code's extension. */
 export function srcModule(relative: string): string {

@@ -146,6 +146,12 @@ function transformTypeScript(code, filename) {
 
 module.exports = {
   transformTypeScript,
+  // For the device-process bundle cache (device-bundle-cache.js): the same directory, esbuild and naming.
+  usableCacheDir,
+  loadEsbuild,
+  esbuildVersion,
+  fnv1a,
+  NODE_TARGET,
   // Jest's transformer interface (the preset's and `cann-harness run`'s transform).
   process(sourceText, sourcePath) {
     return { code: transformTypeScript(sourceText, sourcePath) };

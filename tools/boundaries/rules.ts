@@ -30,7 +30,7 @@ export const PARTS: Readonly<Record<string, PartRule>> = {
   'src/acl': { role: 'the koffi binding of libascendcl', mayImport: ['src/rendezvous'] },
   'src/orchestrator': {
     role: 'one forked OS process per role',
-    mayImport: ['src/acl', 'src/rendezvous', 'src/trace'],
+    mayImport: ['src/acl', 'src/rendezvous', 'src/trace', 'src/ts-hook'], // ts-hook: the device processes' cached bundle (source checkout)
   },
   'src/scenario': {
     role: 'the scenario DSL: declarations, plans, templates, running a scenario from Jest',

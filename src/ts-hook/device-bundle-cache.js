@@ -1,0 +1,214 @@
+/**
+ * A source checkout's device process as one cached bundle (the compiled package ships one, built by
+ * tools/bundle/build.js). Loading its ~70 TypeScript modules one by one through the require hook
+ * (resolving, reading, compiling each) cost a device process about 100 ms of CPU more than one
+ * bundle of the same modules, a quarter to a third of all it spends, and every role of every run pays it.
+ *
+ * The bundle holds every module of ours a device process can load (the graph of ENTRIES, lazily
+ * required modules included), each behind esbuild's lazy initialiser, and exports one loader per
+ * module. loadDeviceBundle() puts each module's exports into require.cache under the module's real
+ * path, computed on first require: a module runs when it is first required, as before, and a spec
+ * or role module that imports any of them (`../src`, `../../src/acl`) gets the bundle's one
+ * instance (one scenario registry, one AclError class). Modules outside the bundle (specs, role
+ * modules of tests) still go through the require hook.
+ *
+ * Cached like the hook's transforms (same directory and trust rules, typescript-transform.js): an
+ * entry holds its key, the source text of every module it was built from and the code, and is a hit
+ * only when every one of those files still has exactly those bytes. runRoles builds it in the parent
+ * before it starts a source checkout's device processes (ensureDeviceBundle: two esbuild builds, the
+ * graph then the bundle, once per change of the harness's sources); a device process only uses a
+ * current one (loadDeviceBundle). Anything else (no entry, an edited file, a build error, an
+ * unreadable entry) leaves the modules to the require hook, one by one, exactly as without the bundle.
+ * Inside the bundle __dirname is harness/ and __filename ends in .ts (see compiledAs): src/paths
+ * finds the checkout and its own extension as it does in the compiled package's bundle.
+ */
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const { usableCacheDir, loadEsbuild, esbuildVersion, fnv1a, NODE_TARGET } = require('./typescript-transform');
+
+/** The modules a device process starts from (the role entry and the public index are loaded by the role and its spec). */
+const ENTRIES = ['harness/device-process.ts', 'harness/scenario/role-entry.ts', 'src/index.ts'];
+/** Changes with the entry format or the build options below. */
+const FORMAT = 'device-bundle-2';
+/** The name of the generated entry (stdin) in esbuild's metafile. */
+const GENERATED_ENTRY = 'device-process-bundle-entry.js';
+
+/** The checkout's real path: modules are seeded under the real paths Node resolves them to. */
+function checkoutRoot() {
+  return fs.realpathSync(path.resolve(__dirname, '..', '..'));
+}
+
+/** The bundle's module name: in harness/ like the package's bundle, '.ts' like the checkout's other files (src/paths reads both). */
+function compiledAs(root) {
+  return path.join(root, 'harness', 'device-process.bundle.ts');
+}
+
+function buildOptions(root) {
+  return {
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: NODE_TARGET,
+    packages: 'external', // npm packages stay ordinary requires from node_modules
+    // What a device process requires only lazily and does not run: the orchestrator (scenario/run.ts
+    // starts runs in Jest), the failure report (Jest prints it), the hook (already loaded). Left to
+    // the require hook should it ever be required; it then gets the bundle's modules from require.cache.
+    external: ['../orchestrator', './report/failure', '../report/failure', '../ts-hook/*'],
+    define: { DEVICE_PROCESS_BUNDLE: 'true' },
+    absWorkingDir: root,
+    outfile: path.join(root, 'harness', 'device-process.bundle.js'), // never written: names the source map's paths relative to harness/
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+  };
+}
+
+/** Our modules (real absolute paths) in a build's metafile. */
+function modulesOf(metafile, root) {
+  return Object.keys(metafile.inputs)
+    .filter((f) => f !== GENERATED_ENTRY)
+    .map((f) => path.resolve(root, f));
+}
+
+/** Builds the bundle: the graph of ENTRIES, then a bundle exporting a loader for each of its modules. */
+function build(root) {
+  const esbuild = loadEsbuild();
+  const options = buildOptions(root);
+  const stdin = (contents) => ({ contents, resolveDir: root, sourcefile: GENERATED_ENTRY, loader: 'js' });
+  const graph = esbuild.buildSync({ ...options, stdin: stdin(ENTRIES.map((e) => `require(${JSON.stringify(`./${e}`)});`).join('\n')) });
+  const loaders = modulesOf(graph.metafile, root).map((f) => `  ${JSON.stringify(f)}: () => require(${JSON.stringify(f)}),`);
+  const bundle = esbuild.buildSync({
+    ...options,
+    stdin: stdin(`module.exports = {\n${loaders.join('\n')}\n};\n`),
+    sourcemap: 'inline', // stack traces still point at the TypeScript lines
+    sourcesContent: false,
+  });
+  const code = bundle.outputFiles.find((f) => f.path.endsWith('.js')).contents;
+  const inputs = modulesOf(bundle.metafile, root).map((f) => ({ file: f, source: fs.readFileSync(f) }));
+  return { code, inputs };
+}
+
+/**
+ * An entry: a JSON header line { key, inputs: [[file, byte length]] }, the sources' bytes, then the
+ * code. Bytes, not text: comparing them needs no decoding (the sources are not all ASCII).
+ */
+function entryBytes(key, built) {
+  const header = JSON.stringify({ key, inputs: built.inputs.map((i) => [i.file, i.source.length]) });
+  return Buffer.concat([Buffer.from(`${header}\n`), ...built.inputs.map((i) => i.source), built.code]);
+}
+
+/** The code of an entry made with `key` from the current bytes of every file it lists, else undefined. */
+function codeFromEntry(entry, key) {
+  const eol = entry.indexOf(0x0a);
+  let header;
+  try {
+    header = JSON.parse(entry.toString('utf8', 0, eol));
+  } catch {
+    return undefined;
+  }
+  if (header === null || header.key !== key || !Array.isArray(header.inputs)) return undefined;
+  let at = eol + 1;
+  for (const [file, length] of header.inputs) {
+    let source;
+    try {
+      source = fs.readFileSync(file);
+    } catch {
+      return undefined; // moved or removed: the graph changed
+    }
+    if (source.length !== length || !source.equals(entry.subarray(at, at + length))) return undefined;
+    at += length;
+  }
+  return entry.toString('utf8', at);
+}
+
+let tmpCounter = 0;
+
+function entryFile(root, dir) {
+  const key = `${FORMAT}\0${esbuildVersion()}\0${NODE_TARGET}\0${root}`;
+  return { key, file: path.join(dir, `device-process-bundle-${fnv1a(key)}.entry`) };
+}
+
+/** The cached bundle's code when its entry is current, else undefined. */
+function cachedCode(root, dir) {
+  const { key, file } = entryFile(root, dir);
+  try {
+    return codeFromEntry(fs.readFileSync(file), key);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Parent side (runRoles, before it starts a source checkout's device processes): makes sure the
+ * cache holds a current bundle, building it when not. Returns whether it does; never throws for a
+ * build that fails (e.g. a syntax error: the device processes then load module by module, and the
+ * require hook reports the error), but does for a cache directory others could write to.
+ */
+function ensureDeviceBundle() {
+  const dir = usableCacheDir();
+  if (!dir) return false; // read-only tree: module by module, as without the bundle
+  const root = checkoutRoot();
+  if (cachedCode(root, dir) !== undefined) return true;
+  const { key, file } = entryFile(root, dir);
+  let built;
+  try {
+    built = build(root);
+  } catch {
+    return false;
+  }
+  const tmp = `${file}.${process.pid}.${++tmpCounter}.tmp`; // unique among live writers; rename replaces the entry whole
+  try {
+    fs.writeFileSync(tmp, entryBytes(key, built));
+    fs.renameSync(tmp, file);
+    return true;
+  } catch {
+    fs.rmSync(tmp, { force: true });
+    return false;
+  }
+}
+
+/** Makes `require(file)` return what `load` returns, computed on the first require (the module runs then). */
+function seedRequireCache(file, load) {
+  let exports;
+  let loaded = false;
+  require.cache[file] = {
+    id: file,
+    filename: file,
+    path: path.dirname(file),
+    loaded: true,
+    children: [],
+    paths: [],
+    get exports() {
+      if (!loaded) {
+        exports = load();
+        loaded = true;
+      }
+      return exports;
+    },
+  };
+}
+
+/**
+ * Device process side (harness/device-launch.js): seeds require.cache with the bundle's modules
+ * when the cache holds a current bundle, and returns whether it did. It never builds one (a build
+ * takes a second or more, inside the role's time): without one the modules are loaded one by one
+ * through the require hook.
+ */
+function loadDeviceBundle() {
+  const dir = usableCacheDir(); // throws for a directory others could write to
+  if (!dir) return false;
+  const root = checkoutRoot();
+  const code = cachedCode(root, dir);
+  if (code === undefined) return false;
+  const Module = require('node:module');
+  const filename = compiledAs(root);
+  const bundle = new Module(filename, module);
+  bundle.filename = filename;
+  bundle.paths = Module._nodeModulePaths(path.dirname(filename));
+  bundle._compile(code, filename);
+  for (const [file, load] of Object.entries(bundle.exports)) seedRequireCache(file, load);
+  return true;
+}
+
+module.exports = { ensureDeviceBundle, loadDeviceBundle, ENTRIES };
