@@ -129,26 +129,36 @@ CT_CASE(trace_lines_written_when_ACL_STUB_TRACE_is_set)
     CT_TRUE(ipc_submit_t > 0 && ipc_end_t >= ipc_submit_t);
 }
 
-/* traced_fork DIR: a no-op wait traced before and after a fork, the second
- * one by the child (the stub caches its pid and tid: the child's must be its own). */
+/* traced_fork DIR: a no-op wait traced before a fork, and one traced by the
+ * forked child (the stub caches its pid and tid: the child's must be its
+ * own). The parent finalizes first, so that it forks with no runtime thread
+ * (the child starts its own runtime on the inherited trace file). */
+static void traced_noop_wait(void)
+{
+    aclrtStream s = stream_new();
+    aclrtEvent e = local_event_new();
+    CT_OK(aclrtStreamWaitEvent(s, e)); /* never recorded: a no-op, traced by this thread */
+    CT_OK(aclrtDestroyEvent(e));
+    CT_OK(aclrtDestroyStream(s));
+}
+
 CT_ROLE(traced_fork)
 {
     const char *dir = argv[0];
     acl_up(0);
-    aclrtStream s = stream_new();
-    aclrtEvent e = local_event_new();
-    CT_OK(aclrtStreamWaitEvent(s, e)); /* never recorded: a no-op, traced by this thread */
-    CT_OK(aclrtSynchronizeStream(s));  /* its executor idle: nobody holds the runtime's lock at the fork */
+    traced_noop_wait();
+    acl_down();
     pid_t child = fork();
-    if (child == 0)
-        _exit(aclrtStreamWaitEvent(s, e) == ACL_SUCCESS ? 0 : 1);
+    if (child == 0) {
+        acl_up(0);
+        traced_noop_wait();
+        acl_down();
+        _exit(0);
+    }
     int status = 0;
     CT_EQ(child, waitpid(child, &status, 0));
     CT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     publish_u64(dir, "child", (uint64_t)child);
-    CT_OK(aclrtDestroyEvent(e));
-    CT_OK(aclrtDestroyStream(s));
-    acl_down();
     return 0;
 }
 
