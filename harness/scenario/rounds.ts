@@ -1,13 +1,15 @@
 /**
  * Soak rounds inside a role's device process (README "Soak rounds"): the process starts once,
  * runs the role's `setup` body, then its `run` body `rounds` times. Every round:
- *  - starts and ends at the round barrier (a futex shared by every role, src/acl/round-barrier.ts);
+ *  - ends at the round barrier (a futex shared by every role, src/acl/round-barrier.ts), in one
+ *    crossing that also starts the next round (round 1 starts at a crossing of its own);
  *  - gets a fresh ctx (ctx.round, ctx.setup) whose shared names are namespaced by the round and
  *    whose IPC events, latches, memory and names are released at its end; ctx.stream is the
  *    role's one stream for the whole run, drained at the end of every round;
  *  - with jitter, reseeds the stub with the round's own seed (src/scenario/round-seed.ts);
- *  - is checked: the body's own assertions here, and, by the first role between two rounds, the
- *    happens-before check of that round's trace (read as a stream: src/trace/trace-tail.ts).
+ *  - is checked: the body's own assertions here, and, by the first role while it holds the
+ *    crossing between two rounds, the happens-before check of that round's trace (read as a
+ *    stream: src/trace/trace-tail.ts).
  * A failing round breaks the barrier, so every other role stops at once; the failing role's error
  * names the round, its seed and how many rounds passed.
  */
@@ -107,6 +109,27 @@ export async function runScenarioRounds(
     noteRoleFailureError(err);
     throw err;
   };
+  /**
+   * The checker's end of a round: it holds the crossing, so every other role sleeps in it, having
+   * drained its streams (runOneRound), and so has written all of this round's trace and none of
+   * the next's: the files hold exactly this round while the checker takes them. Only then may the
+   * others start the next round; a violation breaks the barrier instead, as any failure does.
+   */
+  const checkRoundEnd = (t: TraceTail) => {
+    try {
+      barrier.hold(`round ${round} end`, waitMs());
+    } catch (e) {
+      fail(e, 'round end');
+    }
+    let report: ReturnType<typeof checkHappensBefore>;
+    try {
+      report = checkHappensBefore(t.take());
+    } catch (e) {
+      return fail(e, 'reading the stub trace');
+    }
+    if (!report.ok) fail(new Error(formatHappensBefore(report)), 'happens-before check of the stub trace');
+    barrier.release();
+  };
   try {
     let state: unknown;
     try {
@@ -132,10 +155,12 @@ export async function runScenarioRounds(
       if (seed !== undefined && !reseedStubJitter(acl.library.path, seed)) {
         fail(new Error(`could not reseed the stub's jitter (is ${ENV.stubJitter} set, and is this the stub?)`), 'jitter');
       }
-      try {
-        barrier.wait(`round ${round} start`, waitMs());
-      } catch (e) {
-        fail(e, 'round start');
+      if (round === 1) {
+        try {
+          barrier.wait('round 1 start', waitMs());
+        } catch (e) {
+          fail(e, 'round start');
+        }
       }
       rdv.setRound(round);
       marks = [];
@@ -145,16 +170,17 @@ export async function runScenarioRounds(
         role.run ? runOneRound(roundBase, plan, role, deadline, round, total, state, () => meet(`round ${round}: ctx.barrier()`), runStream) : undefined,
         threadsDone,
       ]).catch((e) => fail(e, 'the role body'));
-      try {
-        barrier.wait(`round ${round} end`, waitMs());
-      } catch (e) {
-        fail(e, 'round end');
+      // One crossing ends this round and starts the next (each role reseeds its own stub after it).
+      // Every body of this role has drained its streams by now: its threads wait for runRound.
+      if (tail) checkRoundEnd(tail);
+      else {
+        try {
+          barrier.wait(`round ${round} end`, waitMs());
+        } catch (e) {
+          fail(e, 'round end');
+        }
       }
       rdv.removeRoundNames();
-      if (tail) {
-        const report = checkHappensBefore(tail.take());
-        if (!report.ok) fail(new Error(formatHappensBefore(report)), 'happens-before check of the stub trace');
-      }
       if (checker && progress && (Date.now() - lastReport >= PROGRESS_EVERY_MS || round === total)) {
         lastReport = Date.now();
         progress(round, total);
@@ -166,6 +192,7 @@ export async function runScenarioRounds(
     setupOwned.drain?.(Math.min(ROUND_DRAIN_MS, Math.max(0, deadline - Date.now())));
     setupOwned.cleanup();
     if (stream && !stream.destroyed) quietly(() => stream!.destroy());
+    tail?.close();
     barrier.close();
   }
   const unsendable = unsendablePart(value, `the value returned by role ${role.name} (last round)`);

@@ -3,6 +3,13 @@
  * futex on a shared file mapping. The last party to arrive resets the count
  * and bumps the generation; the others sleep in FUTEX_WAIT on the generation
  * word (not FUTEX_PRIVATE: the waiters are other processes).
+ *
+ * A crossing can be held (cannharness_barrier_hold): the holder announces
+ * itself in `held` before it arrives, so whoever makes the count reach
+ * `parties` sees it (the count's read-modify-writes order the store), and
+ * wakes the holder (FUTEX_WAIT on `arrived`) instead of releasing. The holder
+ * then runs alone while every other party sleeps in the crossing, and
+ * releases it as the last arriver would have.
  */
 #include "barrier.h"
 
@@ -25,6 +32,7 @@ struct barrier {
     uint32_t arrived;
     uint32_t generation;
     uint32_t broken;
+    uint32_t held; /* 1 while a holder waits for the others at this crossing */
 };
 _Static_assert(sizeof(struct barrier) <= CANNHARNESS_BARRIER_BYTES, "layout fits the file");
 
@@ -94,6 +102,36 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* 0: no limit (timeout_ms < 0). */
+static uint64_t deadline_after(int timeout_ms)
+{
+    return timeout_ms < 0 ? 0 : now_ns() + (uint64_t)timeout_ms * 1000000ull;
+}
+
+/* The time left until deadline (0: none) in *rel; -1 once it passed. */
+static int time_left(uint64_t deadline, struct timespec *rel)
+{
+    if (!deadline)
+        return 0;
+    uint64_t now = now_ns();
+    if (now >= deadline)
+        return -1;
+    uint64_t left = deadline - now;
+    rel->tv_sec = (time_t)(left / 1000000000ull);
+    rel->tv_nsec = (long)(left % 1000000000ull);
+    return 0;
+}
+
+/* Lets every party of this crossing go. The count is reset before the
+ * generation moves, so that a party that leaves at once and arrives at the
+ * next barrier counts there. */
+static void release(struct barrier *b, uint32_t gen)
+{
+    __atomic_store_n(&b->arrived, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&b->generation, gen + 1, __ATOMIC_RELEASE);
+    futex(&b->generation, FUTEX_WAKE, INT32_MAX, NULL);
+}
+
 HOLD_EXPORT int cannharness_barrier_wait(void *barrier, int timeout_ms)
 {
     struct barrier *b = barrier;
@@ -103,34 +141,63 @@ HOLD_EXPORT int cannharness_barrier_wait(void *barrier, int timeout_ms)
         return -EPIPE;
     uint32_t parties = __atomic_load_n(&b->parties, __ATOMIC_ACQUIRE);
     uint32_t gen = __atomic_load_n(&b->generation, __ATOMIC_ACQUIRE);
-    if (__atomic_add_fetch(&b->arrived, 1, __ATOMIC_ACQ_REL) == parties) {
-        /* The last one in: reset before the release, so that a party that
-         * leaves at once and arrives at the next barrier counts there. */
-        __atomic_store_n(&b->arrived, 0, __ATOMIC_RELAXED);
-        __atomic_store_n(&b->generation, gen + 1, __ATOMIC_RELEASE);
-        futex(&b->generation, FUTEX_WAKE, INT32_MAX, NULL);
-        return 0;
+    if (__atomic_add_fetch(&b->arrived, 1, __ATOMIC_SEQ_CST) == parties) {
+        if (!__atomic_load_n(&b->held, __ATOMIC_SEQ_CST)) {
+            release(b, gen);
+            return 0;
+        }
+        /* The holder releases this crossing: wake it and wait like the others. */
+        futex(&b->arrived, FUTEX_WAKE, INT32_MAX, NULL);
     }
-    uint64_t deadline = timeout_ms < 0 ? 0 : now_ns() + (uint64_t)timeout_ms * 1000000ull;
+    uint64_t deadline = deadline_after(timeout_ms);
     for (;;) {
         /* Broken first: a break bumps the generation too, to wake everyone. */
         if (__atomic_load_n(&b->broken, __ATOMIC_ACQUIRE))
             return -EPIPE;
         if (__atomic_load_n(&b->generation, __ATOMIC_ACQUIRE) != gen)
             return 0;
-        struct timespec rel, *limit = NULL;
-        if (deadline) {
-            uint64_t now = now_ns();
-            if (now >= deadline)
-                return -ETIMEDOUT;
-            uint64_t left = deadline - now;
-            rel.tv_sec = (time_t)(left / 1000000000ull);
-            rel.tv_nsec = (long)(left % 1000000000ull);
-            limit = &rel;
-        }
+        struct timespec rel;
+        if (time_left(deadline, &rel) != 0)
+            return -ETIMEDOUT;
         /* EAGAIN (the generation moved), EINTR and ETIMEDOUT all loop back to the checks. */
-        futex(&b->generation, FUTEX_WAIT, gen, limit);
+        futex(&b->generation, FUTEX_WAIT, gen, deadline ? &rel : NULL);
     }
+}
+
+HOLD_EXPORT int cannharness_barrier_hold(void *barrier, int timeout_ms)
+{
+    struct barrier *b = barrier;
+    if (!b)
+        return -EINVAL;
+    if (__atomic_load_n(&b->broken, __ATOMIC_ACQUIRE))
+        return -EPIPE;
+    uint32_t parties = __atomic_load_n(&b->parties, __ATOMIC_ACQUIRE);
+    /* Announced before the arrival: the party that completes the count sees it. */
+    __atomic_store_n(&b->held, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_add_fetch(&b->arrived, 1, __ATOMIC_SEQ_CST) == parties)
+        return 0;
+    uint64_t deadline = deadline_after(timeout_ms);
+    for (;;) {
+        if (__atomic_load_n(&b->broken, __ATOMIC_ACQUIRE))
+            return -EPIPE;
+        uint32_t arrived = __atomic_load_n(&b->arrived, __ATOMIC_SEQ_CST);
+        if (arrived == parties)
+            return 0;
+        struct timespec rel;
+        if (time_left(deadline, &rel) != 0)
+            return -ETIMEDOUT;
+        /* EAGAIN (another arrival), EINTR and ETIMEDOUT all loop back to the checks. */
+        futex(&b->arrived, FUTEX_WAIT, arrived, deadline ? &rel : NULL);
+    }
+}
+
+HOLD_EXPORT void cannharness_barrier_release(void *barrier)
+{
+    struct barrier *b = barrier;
+    if (!b)
+        return;
+    __atomic_store_n(&b->held, 0, __ATOMIC_SEQ_CST);
+    release(b, __atomic_load_n(&b->generation, __ATOMIC_ACQUIRE));
 }
 
 HOLD_EXPORT void cannharness_barrier_break(void *barrier, int party)
@@ -144,6 +211,7 @@ HOLD_EXPORT void cannharness_barrier_break(void *barrier, int party)
     /* Waiters sleep on the generation word: bump it so none can miss the wake-up. */
     __atomic_add_fetch(&b->generation, 1, __ATOMIC_ACQ_REL);
     futex(&b->generation, FUTEX_WAKE, INT32_MAX, NULL);
+    futex(&b->arrived, FUTEX_WAKE, INT32_MAX, NULL); /* a holder */
 }
 
 HOLD_EXPORT void cannharness_barrier_detach(void *barrier)

@@ -9,7 +9,8 @@
  * File layout (little-endian uint32 words, CANNHARNESS_BARRIER_BYTES long;
  * the orchestrator writes magic and parties, the rest starts zeroed):
  *   0 magic, 1 parties, 2 arrived, 3 generation, 4 broken (0, or the
- *   1-based index of the party that broke it).
+ *   1-based index of the party that broke it), 5 held (1 while a holder
+ *   waits for the others).
  */
 #ifndef CANNHARNESS_BARRIER_H
 #define CANNHARNESS_BARRIER_H
@@ -37,6 +38,16 @@ int cannharness_barrier_parties(void *barrier);
  * or while waiting): the caller reads who with cannharness_barrier_broken.
  */
 int cannharness_barrier_wait(void *barrier, int timeout_ms);
+/*
+ * Arrives and waits until every other party arrived, but does not let them
+ * go: on 0 the caller runs alone while every other party sleeps in this
+ * crossing (their waits return only after cannharness_barrier_release, which
+ * the caller must call). One holder per crossing at most. Errors as for
+ * cannharness_barrier_wait; after -ETIMEDOUT the caller breaks the barrier.
+ */
+int cannharness_barrier_hold(void *barrier, int timeout_ms);
+/* Ends a crossing held by cannharness_barrier_hold: every party goes on. */
+void cannharness_barrier_release(void *barrier);
 /* Breaks the barrier for good (party: 1-based, who broke it) and wakes every waiter. */
 void cannharness_barrier_break(void *barrier, int party);
 /* 0, or the party that broke it. */

@@ -143,7 +143,7 @@ static int try_take_slot(struct event *ev, const struct stream *s, uint32_t *slo
         /* a free slot's done word is 0 (cleared on release, or by ipc_repair) */
         ipc->slots[found].refcount = 1;
         *use = ++ipc->slots[found].uses;
-        ipc->slots[found].recorder_pid = (int32_t)getpid();
+        ipc->slots[found].recorder_pid = (int32_t)plat_process_id();
         ipc->slots[found].recorder_stream = s->id;
         __atomic_store_n(&ipc->current, found, __ATOMIC_RELEASE);
     }

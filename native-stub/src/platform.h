@@ -28,6 +28,9 @@ uint64_t plat_monotonic_ns(void);
 /* Kernel thread id of the caller (for traces). */
 uint64_t plat_thread_id(void);
 
+/* getpid(), without a system call after the first (a forked child asks again). */
+int plat_process_id(void);
+
 /* Blocks while *word == expected and *cancel == cancel_expected, until
  * deadline_ns (CLOCK_MONOTONIC; 0: none). word lives in a shared mapping and
  * is woken by plat_wake_word from any process; cancel is a process-local word

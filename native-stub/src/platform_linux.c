@@ -27,9 +27,42 @@ uint64_t plat_monotonic_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* The trace names its process and thread on every line: both are cached,
+ * since each is a system call (and a costly one in a VM). A forked child
+ * forgets them (its pid and its one thread's id are new). */
+static _Thread_local uint64_t cached_tid;
+static int cached_pid;
+static pthread_once_t forget_ids_once = PTHREAD_ONCE_INIT;
+
+static void forget_ids_in_child(void)
+{
+    cached_tid = 0;
+    __atomic_store_n(&cached_pid, 0, __ATOMIC_RELAXED);
+}
+
+static void forget_ids_at_fork(void)
+{
+    pthread_atfork(NULL, NULL, forget_ids_in_child);
+}
+
 uint64_t plat_thread_id(void)
 {
-    return (uint64_t)syscall(SYS_gettid);
+    if (!cached_tid) {
+        pthread_once(&forget_ids_once, forget_ids_at_fork);
+        cached_tid = (uint64_t)syscall(SYS_gettid);
+    }
+    return cached_tid;
+}
+
+int plat_process_id(void)
+{
+    int pid = __atomic_load_n(&cached_pid, __ATOMIC_RELAXED);
+    if (!pid) {
+        pthread_once(&forget_ids_once, forget_ids_at_fork);
+        pid = (int)getpid();
+        __atomic_store_n(&cached_pid, pid, __ATOMIC_RELAXED);
+    }
+    return pid;
 }
 
 /* Set once futex_waitv (Linux 5.16+) turned out to be unavailable: missing

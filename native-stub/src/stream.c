@@ -209,7 +209,16 @@ static void *executor_main(void *arg)
         notify_task_release(t);
         free(t);
         s->completed++;
-        sync_cond_broadcast(&rt.progress);
+        /* Waiters on a stream's progress re-check after every wake-up: wake
+         * them when the queue ran dry or a synchronize's target is reached,
+         * not between two queued tasks that nobody waits for (each needless
+         * wake-up is two context switches, and one more on rt.lock). Local
+         * waits are woken by the record's own broadcast, stream_cancel
+         * broadcasts, and this loop broadcasts on leaving. */
+        if (!s->head || s->completed >= s->drain_wake_at) {
+            s->drain_wake_at = UINT64_MAX;
+            sync_cond_broadcast(&rt.progress);
+        }
     }
     while (s->head) {
         struct task *t = s->head;
@@ -243,6 +252,7 @@ aclError stream_create(struct context *ctx, int is_default, struct stream **out)
     s->device = ctx->device;
     s->ctx = ctx;
     s->is_default = is_default;
+    s->drain_wake_at = UINT64_MAX;
     SYNC_CHECKED("pthread_cond_init", pthread_cond_init(&s->wake, NULL));
 
     /* executors never take signals: those belong to the user's threads */
@@ -441,8 +451,11 @@ static aclError wait_drained(const char *call, struct stream *s, int32_t timeout
     *task = s->task_seq;
     *pending = s->completed < target;
     s->waiters++;
-    while (!mutant_is(MUTANT_SYNC_NOOP) && s->completed < target && !s->cancelled && !timed_out)
+    while (!mutant_is(MUTANT_SYNC_NOOP) && s->completed < target && !s->cancelled && !timed_out) {
+        if (target < s->drain_wake_at)
+            s->drain_wake_at = target; /* again after every wake-up: the executor resets it */
         timed_out = rt_wait_progress(deadline) && s->completed < target;
+    }
     assert(s->waiters > 0);
     s->waiters--;
     if (timed_out)

@@ -63,6 +63,10 @@ struct stream {
     int destroyed;   /* handle invalid; freed once the queue drains */
     uint32_t cancelled; /* aclFinalize/exit: drop queued tasks, abort waits (a futex word) */
     int waiters;     /* host threads inside synchronize (keep it allocated) */
+    /* The fewest completed tasks a synchronize waits for (UINT64_MAX: none
+     * registered since the executor last woke them): until then the executor
+     * runs queued tasks back to back without waking every waiter after each. */
+    uint64_t drain_wake_at;
     struct task *running; /* popped and executing (freed only under rt.lock after it ends) */
     uint64_t running_since_ns;
     aclError sticky_error; /* reported by the next synchronize */

@@ -119,7 +119,7 @@ void trace_emit(const struct trace_record *r)
     int n = snprintf(line, sizeof line,
                      "{\"t\":%llu,\"pid\":%d,\"tid\":%llu,\"op\":\"%s\",\"kind\":\"%s\",\"device\":%d,"
                      "\"stream\":%llu,\"task\":%s,\"event\":%llu,\"slot\":%s,\"gen\":%s,\"ipc\":%s%s%s%s%s}\n",
-                     (unsigned long long)(r->t ? r->t : plat_monotonic_ns()), (int)getpid(),
+                     (unsigned long long)(r->t ? r->t : plat_monotonic_ns()), plat_process_id(),
                      (unsigned long long)plat_thread_id(), r->op, r->kind, r->device, (unsigned long long)r->stream,
                      task, (unsigned long long)r->event, slot, gen, ipc, extra, r->note ? ",\"note\":\"" : "",
                      r->note ? r->note : "", r->note ? "\"" : "");

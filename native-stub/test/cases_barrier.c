@@ -3,7 +3,8 @@
  * libcannharness_hold.so; not part of the ACL API): parties meet round
  * after round without losing or doubling a wake-up (threads of one process
  * and a forked process on one file), a break wakes every waiter with
- * -EPIPE for good, a wait alone times out, and attach refuses links, other
+ * -EPIPE for good, a wait alone times out, a held crossing keeps every other
+ * party asleep until its holder releases it, and attach refuses links, other
  * modes and bad headers.
  */
 #define _GNU_SOURCE
@@ -107,6 +108,87 @@ CT_CASE(barrier_two_processes_meet_every_round)
     cannharness_barrier_detach(b);
 }
 
+struct held_party {
+    void *b;
+    int id;
+    int *arrived_round; /* per party: the last round it arrived for */
+    int failures;
+};
+
+/* Each party marks its arrival for round r before the crossing; party 0
+ * holds every crossing and checks, while it holds, that every party arrived
+ * for r and none went on to r + 1. It lingers now and then, so that a
+ * crossing released before its holder ends shows. */
+static void *run_held_party(void *arg)
+{
+    struct held_party *p = arg;
+    struct held_party *all = p - p->id;
+    for (int r = 1; r <= ROUNDS; r++) {
+        __atomic_store_n(&p->arrived_round[p->id], r, __ATOMIC_SEQ_CST);
+        if (p->id != 0) {
+            if (cannharness_barrier_wait(p->b, 10000) != 0)
+                p->failures++;
+            continue;
+        }
+        if (cannharness_barrier_hold(p->b, 10000) != 0) {
+            p->failures++;
+            continue;
+        }
+        if (r % 1000 == 0)
+            sleep_ms(2);
+        for (int i = 0; i < THREADS; i++)
+            if (__atomic_load_n(&all[i].arrived_round[i], __ATOMIC_SEQ_CST) != r)
+                p->failures++;
+        cannharness_barrier_release(p->b);
+    }
+    return NULL;
+}
+
+CT_CASE(barrier_held_crossing_keeps_the_others_until_released)
+{
+    char path[PATH_CAP];
+    path_join(path, case_dir(), "round-barrier");
+    make_barrier_file(path, THREADS, 0600, CANNHARNESS_BARRIER_MAGIC);
+    void *b = cannharness_barrier_attach(path);
+    CT_TRUE(b != NULL);
+    int arrived_round[THREADS] = {0};
+    struct held_party parties[THREADS];
+    pthread_t tids[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        parties[i] = (struct held_party){.b = b, .id = i, .arrived_round = arrived_round};
+        CT_EQ(0, pthread_create(&tids[i], NULL, run_held_party, &parties[i]));
+    }
+    for (int i = 0; i < THREADS; i++) {
+        pthread_join(tids[i], NULL);
+        CT_EQ(0, parties[i].failures);
+    }
+    CT_EQ(0, cannharness_barrier_broken(b));
+    cannharness_barrier_detach(b);
+}
+
+static void *hold_once(void *arg)
+{
+    return (void *)(intptr_t)cannharness_barrier_hold(arg, 10000);
+}
+
+CT_CASE(barrier_break_wakes_a_holder)
+{
+    char path[PATH_CAP];
+    path_join(path, case_dir(), "round-barrier");
+    make_barrier_file(path, 2, 0600, CANNHARNESS_BARRIER_MAGIC);
+    void *b = cannharness_barrier_attach(path);
+    CT_TRUE(b != NULL);
+    pthread_t t;
+    CT_EQ(0, pthread_create(&t, NULL, hold_once, b));
+    sleep_ms(50); /* asleep on the count: the break must wake it */
+    cannharness_barrier_break(b, 2);
+    void *rc = NULL;
+    pthread_join(t, &rc);
+    CT_EQ(-EPIPE, (int)(intptr_t)rc);
+    CT_EQ(-EPIPE, cannharness_barrier_hold(b, 10000));
+    cannharness_barrier_detach(b);
+}
+
 static void *wait_once(void *arg)
 {
     return (void *)(intptr_t)cannharness_barrier_wait(arg, 10000);
@@ -140,6 +222,13 @@ CT_CASE(barrier_alone_times_out)
     CT_TRUE(b != NULL);
     CT_EQ(-ETIMEDOUT, cannharness_barrier_wait(b, 30));
     cannharness_barrier_detach(b);
+    char held[PATH_CAP];
+    path_join(held, case_dir(), "held-barrier");
+    make_barrier_file(held, 2, 0600, CANNHARNESS_BARRIER_MAGIC);
+    b = cannharness_barrier_attach(held);
+    CT_TRUE(b != NULL);
+    CT_EQ(-ETIMEDOUT, cannharness_barrier_hold(b, 30));
+    cannharness_barrier_detach(b);
 }
 
 CT_CASE(barrier_attach_refuses_links_modes_and_headers)
@@ -162,4 +251,5 @@ CT_CASE(barrier_attach_refuses_links_modes_and_headers)
     CT_EQ(EINVAL, errno);
     CT_TRUE(cannharness_barrier_attach(NULL) == NULL);
     CT_EQ(-EINVAL, cannharness_barrier_wait(NULL, 0));
+    CT_EQ(-EINVAL, cannharness_barrier_hold(NULL, 0));
 }

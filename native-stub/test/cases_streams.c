@@ -5,7 +5,9 @@
 #define _GNU_SOURCE
 #include <limits.h>
 #include <pthread.h>
+#include <string.h>
 
+#include "cannstub/live_view.h"
 #include "support.h"
 
 /* ------------------------------------------------------- streams, host funcs */
@@ -112,6 +114,56 @@ CT_CASE(stream_synchronize_minus_one_waits_for_the_work)
     pthread_join(t, NULL);
     EXPECT_AFTER(stamp_read(&done), __atomic_load_n(&d.released, __ATOMIC_SEQ_CST));
     EXPECT_AFTER(returned, stamp_read(&done));
+    CT_OK(aclrtDestroyStream(s));
+    acl_down();
+}
+
+struct early_sync {
+    aclrtContext ctx;
+    aclrtStream s;
+    int rc;
+    int done;
+};
+
+static void *synchronize_in_thread(void *p)
+{
+    struct early_sync *e = p;
+    e->rc = aclrtSetCurrentContext(e->ctx);
+    if (e->rc == ACL_SUCCESS)
+        e->rc = aclrtSynchronizeStreamWithTimeout(e->s, 5000);
+    __atomic_store_n(&e->done, 1, __ATOMIC_SEQ_CST);
+    return NULL;
+}
+
+/* A synchronize waits for the tasks submitted before it, not for one queued
+ * behind them later: it returns while that one is still held (the executor
+ * wakes it at its target, even with more work queued). */
+CT_CASE(stream_synchronize_returns_at_its_target_while_later_work_waits)
+{
+    acl_up(0);
+    aclrtStream s = stream_new();
+    struct early_sync e = {.s = s};
+    CT_OK(aclrtGetCurrentContext(&e.ctx));
+    struct gate *first = gate_hold(s);
+    pthread_t t;
+    CT_TRUE(pthread_create(&t, NULL, synchronize_in_thread, &e) == 0);
+    /* Until it waits in the synchronize (for `first` only): the live view counts it. */
+    static char view[1 << 14];
+    for (int i = 0; i < 2500 && !(cannstub_live_view(view, sizeof view) >= 0 && strstr(view, "\"sync_waiters\":1,"));
+         i++)
+        sleep_ms(2);
+    CT_TRUE(strstr(view, "\"sync_waiters\":1,") != NULL);
+    struct gate *later = gate_hold(s);
+    gate_release(first);
+    uint64_t limit = now_ns() + 2000ull * 1000000ull;
+    while (!__atomic_load_n(&e.done, __ATOMIC_SEQ_CST) && now_ns() < limit)
+        sleep_ms(1);
+    int in_time = __atomic_load_n(&e.done, __ATOMIC_SEQ_CST);
+    gate_release(later);
+    pthread_join(t, NULL);
+    CT_TRUE(in_time);
+    CT_OK(e.rc);
+    CT_OK(aclrtSynchronizeStream(s));
     CT_OK(aclrtDestroyStream(s));
     acl_down();
 }

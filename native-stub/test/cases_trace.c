@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "support.h"
@@ -126,6 +127,73 @@ CT_CASE(trace_lines_written_when_ACL_STUB_TRACE_is_set)
     CT_TRUE(ops[0] > 0 && ops[1] > 0 && ops[2] > 0);
     CT_TRUE(ipc_lines >= 2);
     CT_TRUE(ipc_submit_t > 0 && ipc_end_t >= ipc_submit_t);
+}
+
+/* traced_fork DIR: a no-op wait traced before a fork, and one traced by the
+ * forked child (the stub caches its pid and tid: the child's must be its
+ * own). The parent finalizes first, so that it forks with no runtime thread
+ * (the child starts its own runtime on the inherited trace file). */
+static void traced_noop_wait(void)
+{
+    aclrtStream s = stream_new();
+    aclrtEvent e = local_event_new();
+    CT_OK(aclrtStreamWaitEvent(s, e)); /* never recorded: a no-op, traced by this thread */
+    CT_OK(aclrtDestroyEvent(e));
+    CT_OK(aclrtDestroyStream(s));
+}
+
+CT_ROLE(traced_fork)
+{
+    const char *dir = argv[0];
+    acl_up(0);
+    traced_noop_wait();
+    acl_down();
+    pid_t child = fork();
+    if (child == 0) {
+        acl_up(0);
+        traced_noop_wait();
+        acl_down();
+        _exit(0);
+    }
+    int status = 0;
+    CT_EQ(child, waitpid(child, &status, 0));
+    CT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    publish_u64(dir, "child", (uint64_t)child);
+    return 0;
+}
+
+CT_CASE(trace_lines_of_a_forked_child_name_the_child)
+{
+    const char *dir = case_dir();
+    char trace_dir[PATH_CAP], env_entry[PATH_CAP + 32];
+    path_join(trace_dir, dir, "trace");
+    snprintf(env_entry, sizeof env_entry, "ACL_STUB_TRACE=%s", trace_dir);
+    const char *args[] = {dir, NULL};
+    const char *env[] = {env_entry, NULL};
+    pid_t pid = spawn_role("traced_fork", args, env);
+    expect_exit(pid, 0, PEER_TIMEOUT_MS);
+    long long child = (long long)await_u64(dir, "child", 1000);
+    char name[64];
+    snprintf(name, sizeof name, "trace-%d.jsonl", (int)pid);
+    static char text[1 << 16];
+    size_t n = await_file(trace_dir, name, text, sizeof text - 1, 1000);
+    text[n] = '\0';
+    int parent_lines = 0, child_lines = 0;
+    for (char *line = text, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        long long who = json_int(line, "pid"), tid = json_int(line, "tid");
+        if (who == child) {
+            child_lines++;
+            CT_EQ(child, tid); /* the child's one thread */
+        } else {
+            CT_EQ(pid, who);
+            parent_lines++;
+        }
+    }
+    CT_TRUE(parent_lines > 0);
+    CT_EQ(1, child_lines);
 }
 
 /* Slot ids of this process's trace lines with op "submit" of the given kind

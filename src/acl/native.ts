@@ -334,6 +334,9 @@ export interface BarrierFunctions {
   parties(barrier: bigint): number;
   /** 0, -ETIMEDOUT, -EPIPE (broken). */
   wait(barrier: bigint, timeoutMs: number): number;
+  /** As wait, but every other party stays in the crossing until release (0, -ETIMEDOUT, -EPIPE). */
+  hold(barrier: bigint, timeoutMs: number): number;
+  release(barrier: bigint): void;
   breakIt(barrier: bigint, party: number): void;
   broken(barrier: bigint): number;
   detach(barrier: bigint): void;
@@ -352,6 +355,8 @@ export function loadBarrierLibrary(file: string): BarrierFunctions {
   const attach = f('cannharness_barrier_attach', voidPtr, ['const char *']);
   const parties = f('cannharness_barrier_parties', 'int', [voidPtr]);
   const wait = f('cannharness_barrier_wait', 'int', [voidPtr, 'int']);
+  const hold = f('cannharness_barrier_hold', 'int', [voidPtr, 'int']);
+  const release = f('cannharness_barrier_release', 'void', [voidPtr]);
   const breakIt = f('cannharness_barrier_break', 'void', [voidPtr, 'int']);
   const broken = f('cannharness_barrier_broken', 'int', [voidPtr]);
   const detach = f('cannharness_barrier_detach', 'void', [voidPtr]);
@@ -359,6 +364,8 @@ export function loadBarrierLibrary(file: string): BarrierFunctions {
     attach: (path) => BigInt((attach(path) as bigint | number | null) ?? 0),
     parties: (b) => parties(b) as number,
     wait: (b, ms) => wait(b, ms) as number,
+    hold: (b, ms) => hold(b, ms) as number,
+    release: (b) => void release(b),
     breakIt: (b, party) => void breakIt(b, party),
     broken: (b) => broken(b) as number,
     detach: (b) => void detach(b),

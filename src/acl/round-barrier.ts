@@ -45,9 +45,27 @@ export class RoundBarrier {
    * (e.g. "round 12 start"). Throws on a timeout or when another party broke the barrier.
    */
   wait(what: string, timeoutMs: number): void {
+    this.#cross(what, timeoutMs, (native, ms) => this.#fns.wait(native, ms));
+  }
+
+  /**
+   * As wait, but the other parties stay asleep in this crossing until release(): in between, the
+   * caller runs alone (no other party runs). Only one party may hold a crossing; after an error the
+   * caller breaks the barrier.
+   */
+  hold(what: string, timeoutMs: number): void {
+    this.#cross(what, timeoutMs, (native, ms) => this.#fns.hold(native, ms));
+  }
+
+  /** Lets every party of the crossing that hold() returned from go on. */
+  release(): void {
+    if (this.#native !== 0n) this.#fns.release(this.#native);
+  }
+
+  #cross(what: string, timeoutMs: number, cross: (native: bigint, ms: number) => number): void {
     if (this.#native === 0n) throw new Error(`round barrier used after close (${what})`);
     const ms = Number.isFinite(timeoutMs) ? Math.max(0, Math.min(Math.round(timeoutMs), 0x7fffffff)) : -1;
-    const rc = recordCall('roundBarrier', what, () => this.#fns.wait(this.#native, ms));
+    const rc = recordCall('roundBarrier', what, () => cross(this.#native, ms));
     if (rc === 0) return;
     if (rc === -EPIPE) throw new RoundBarrierBrokenError(this.#fns.broken(this.#native), what);
     if (rc === -ETIMEDOUT) throw new Error(`${what}: not every role arrived at the round barrier within ${ms} ms`);
