@@ -1,7 +1,8 @@
 /**
  * The stub's trace read as a stream, for soak rounds: take() returns what each process wrote
- * since the last take() and empties the files, so 100,000 rounds never hold (or leave on disk)
- * more than one round of trace. Only safe while no process writes: the rounds runner calls it
+ * since the last discard(), which empties the files once the round is checked, so 100,000 rounds
+ * never hold (or leave on disk) more than one round of trace, and a round that fails its check
+ * leaves its own trace in the files (kept with the scenario directory, for the report). Only safe while no process writes: the rounds runner calls it
  * while it holds the round-end crossing of the round barrier (every other role asleep in it, every
  * role's streams drained: the stub writes a task's end line before its synchronize can return).
  *
@@ -26,6 +27,8 @@ export class TraceTail {
   #open = new Map<string, OpenTrace>();
   #listedMtimeNs = -1n;
   #buf = Buffer.alloc(64 * 1024);
+  /** Files read by the last take(), emptied by discard(). */
+  #taken: number[] = [];
 
   constructor(
     readonly dir: string,
@@ -35,13 +38,19 @@ export class TraceTail {
   take(): TraceSource[] {
     if (!this.#list()) return []; // no trace directory (real CANN, or ACL_STUB_TRACE unset)
     const out: TraceSource[] = [];
+    this.#taken = [];
     for (const { pid, fd } of this.#open.values()) {
       const bytes = this.#readAll(fd);
       if (bytes === 0) continue;
-      ftruncateSync(fd, 0); // the stub appends (O_APPEND): its next line starts the file again
+      this.#taken.push(fd);
       out.push({ pid, role: this.roleOf(pid), jsonl: this.#buf.toString('utf8', 0, bytes) });
     }
     return out;
+  }
+
+  /** Empties the files the last take() read (same rule: only while no process writes). */
+  discard(): void {
+    for (const fd of this.#taken.splice(0)) ftruncateSync(fd, 0); // the stub appends (O_APPEND): its next line starts the file again
   }
 
   /** Closes the trace files (the runner calls it once, at the end of the run). */

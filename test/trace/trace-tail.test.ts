@@ -1,6 +1,7 @@
 /**
  * The trace read as a stream (soak rounds): each take() returns what every process wrote since the
- * last one and empties the files; files that appear later are found; links are never followed.
+ * last discard(), which empties the files (a round that fails its check keeps its trace on disk);
+ * files that appear later are found; links are never followed.
  */
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
@@ -13,9 +14,14 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const byPid = (tail: TraceTail) => Object.fromEntries(tail.take().map((s) => [s.pid, s.jsonl]));
+/** One checked round: take, then discard. */
+const byPid = (tail: TraceTail) => {
+  const taken = Object.fromEntries(tail.take().map((s) => [s.pid, s.jsonl]));
+  tail.discard();
+  return taken;
+};
 
-test('take returns what was written since the last take, and empties the files', () => {
+test('take returns what was written since the last discard, which empties the files', () => {
   const trace = path.join(dir, 'trace');
   mkdirSync(trace);
   writeFileSync(path.join(trace, 'trace-11.jsonl'), '{"a":1}\n');
@@ -25,6 +31,9 @@ test('take returns what was written since the last take, and empties the files',
   try {
     const first = tail.take();
     expect(first.find((s) => s.pid === 11)).toEqual({ pid: 11, role: 'producer', jsonl: '{"a":1}\n' });
+    // Not discarded (a round that failed its check): the files keep it.
+    expect(readFileSync(path.join(trace, 'trace-11.jsonl'), 'utf8')).toBe('{"a":1}\n');
+    tail.discard();
     expect(byPid(tail)).toEqual({}); // nothing new
     expect(readFileSync(path.join(trace, 'trace-11.jsonl'), 'utf8')).toBe('');
     // The stub appends (O_APPEND) after the truncation: the next take has only the new lines.
