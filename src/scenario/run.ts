@@ -49,6 +49,10 @@ export interface RunScenarioOptions {
 export async function runScenario(plan: ScenarioPlan<any>, opts: RunScenarioOptions): Promise<ScenarioResult> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { runRoles } = require('../orchestrator') as typeof import('../orchestrator');
+  // `setup` and `threadSetup` run in the rounds runner: without rounds, a scenario that declares
+  // one runs as one round (setup once, then the body once), never with its setup silently skipped.
+  const declaresSetup = plan.roles.some((r) => r.setup !== undefined || r.threadSetup !== undefined);
+  opts = opts.rounds || !declaresSetup ? opts : { ...opts, rounds: { total: 1 } };
   if (opts.rounds) {
     // run --rounds / CANN_HARNESS_ROUNDS reach every scenario: say which role cannot repeat
     const native = plan.roles.find((r) => r.exec);

@@ -53,6 +53,18 @@ withStub('each round gets ctx.round and the setup state; per-round names do not 
   }
 }, 60_000);
 
+withStub('a scenario with setup run without rounds runs it once, then its body once (setup is never skipped)', async () => {
+  const { r, dirs } = await run(FIXTURES, 'per-round names', undefined as unknown as RoundsArgs);
+  try {
+    expect(r.summary).toContain('passed');
+    expect(r.ok).toBe(true);
+    expect(r.role('producer').value).toEqual({ round: 1, rounds: 1, setup: { token: 'setup of producer', setupRound: 0 } });
+    expect(r.role('consumer').value).toEqual({ round: 1, setup: { whole: true } });
+  } finally {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  }
+}, 60_000);
+
 withStub('the fixed pipeline passes its rounds, every round byte-checked and happens-before-checked', async () => {
   const { r, progress } = await run(PIPELINE, 'pipeline on a reused IPC event', { total: 300 });
   expect(r.summary).toContain('passed');
