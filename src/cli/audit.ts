@@ -10,6 +10,7 @@ import { MUTANTS, MUTANT_ENV, JITTER_ENV, type MutantName } from '../mutants';
 import { auditFails, buildAuditRows, cellText, formatAuditTable, type AuditCell, type AuditInput, type AuditRow, type TestOutcome } from '../audit/report';
 import type { MatrixCell, MatrixPage } from '../report/html/matrix';
 import { createAuditLog, readAuditDeclarations } from '../jest/audit-log';
+import { installSessionGuard, onSessionStop, uninstallSessionGuard } from '../orchestrator/session-guard';
 import { AUDIT_LOG_ENV, JITTER_US_ENV, REPEAT_EACH_ENV } from '../jest/repeat';
 import { UsageError, jestConfig, noSpecsMatched, prepareRun, runJest } from './run';
 import { ENV } from '../env';
@@ -59,6 +60,10 @@ export async function auditCommand(patterns: string[], opts: AuditCommandOptions
   if (!prepared) return 1;
   const mutants = opts.mutants ?? [...MUTANTS];
   const log = createAuditLog();
+  // For the whole audit, not only while a pass runs: Ctrl-C between passes also stops it, and
+  // a signal removes the audit's private directory as well (it dies by the signal: no finally).
+  installSessionGuard();
+  const forgetLog = onSessionStop(() => log.remove());
   process.env[AUDIT_LOG_ENV] = log.file;
   process.env[ENV.keep] = '0'; // scenarios killed on purpose leave no directories
   const started = Date.now();
@@ -102,6 +107,8 @@ export async function auditCommand(patterns: string[], opts: AuditCommandOptions
     return auditFails(rows, opts.strict ?? false) ? 1 : 0;
   } finally {
     delete process.env[AUDIT_LOG_ENV];
+    forgetLog();
+    uninstallSessionGuard();
     log.remove();
   }
 }

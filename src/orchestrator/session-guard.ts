@@ -34,6 +34,8 @@ interface GuardState {
   users: number;
   previousEnv: string | undefined;
   onSignal: (signal: NodeJS.Signals) => void;
+  /** What the session owner made outside scenario directories (onSessionStop), removed on a signal too. */
+  cleanups: Set<() => void>;
 }
 
 // One guard per process, even if this module is loaded twice (Jest's transform and esbuild-register).
@@ -59,11 +61,19 @@ export function installSessionGuard(log: (line: string) => void = (l) => process
     id,
     users: 1,
     previousEnv,
+    cleanups: new Set(),
     onSignal: (signal) => {
       log(`[cann-harness] ${signal}: stopping device processes, removing scenario directories and shared memory`);
       const swept = stopSession(id);
       if (swept.killed > 0 || swept.dirs > 0 || swept.reclaimed > 0) {
         log(`[cann-harness] stopped ${swept.killed} process(es), removed ${swept.dirs} scenario director${swept.dirs === 1 ? 'y' : 'ies'} and ${swept.reclaimed} shared-memory object(s)`);
+      }
+      for (const fn of state.cleanups) {
+        try {
+          fn();
+        } catch {
+          /* the process is about to die: the other clean-ups still run */
+        }
       }
       remove(g);
       // The session is over: die by the same signal (for the exit status). Another listener may
@@ -76,6 +86,17 @@ export function installSessionGuard(log: (line: string) => void = (l) => process
   g[STATE] = state;
   for (const s of SIGNALS) process.on(s, state.onSignal);
   return id;
+}
+
+/**
+ * Runs `fn` also when a signal stops the session (before this process dies by it), e.g. the
+ * audit's private directory. Needs an installed guard; returns what unregisters `fn`.
+ */
+export function onSessionStop(fn: () => void): () => void {
+  const state = (globalThis as GlobalWithGuard)[STATE];
+  if (!state) throw new Error('onSessionStop: install the session guard first (installSessionGuard)');
+  state.cleanups.add(fn);
+  return () => state.cleanups.delete(fn);
 }
 
 export function uninstallSessionGuard(): void {
