@@ -25,13 +25,11 @@ import { TraceTail } from '../../src/trace/trace-tail';
 import { ENV, envOff } from '../../src/env';
 import { noteRoleFailure, noteRoleFailureError } from '../failure-time';
 import { unsendablePart } from '../../src/orchestrator/json-value';
-import { guardAfterReturn } from './after-return';
+import { ROUND_DRAIN_MS, runRoundBody } from './round-body';
 import { createScenarioContext, DEFAULT_WAIT_MARGIN_MS, type BaseContext } from './context';
 import { roundRendezvous } from './round-rendezvous';
 import { RoundThreads, threadFailureWhat } from './thread-rounds';
 
-/** How long the end of a round may take to run the device work its body queued. */
-const ROUND_DRAIN_MS = 2000;
 /** Name under which each role publishes its pid once, so the trace check can name roles. */
 const PID_NAME = (role: string) => `rounds-pid.${role}`;
 /** How often the first role reports progress (rounds done, rounds per second). */
@@ -204,8 +202,8 @@ export async function runScenarioRounds(
   return envelope;
 }
 
-/** One round: a fresh ctx, the body, then its device work drained and what it made released. */
-async function runOneRound(
+/** One round of the run body: a fresh ctx, the body, then its device work drained and what it made released. */
+function runOneRound(
   base: BaseContext,
   plan: ScenarioPlan<any>,
   role: PlannedRole<any>,
@@ -217,21 +215,7 @@ async function runOneRound(
   runStream: () => Stream,
 ): Promise<unknown> {
   const owned = createScenarioContext(base, plan, role, deadline, { round, rounds, setup, barrier, stream: runStream });
-  const guarded = guardAfterReturn(owned.ctx, role.name);
-  try {
-    const value = await role.run!(guarded.ctx);
-    const pending = guarded.pending();
-    if (pending.length > 0) throw new Error(`the body returned while ${pending.join(', ')} ${pending.length === 1 ? 'was' : 'were'} still in progress: await every ctx call`);
-    const bound = Math.min(ROUND_DRAIN_MS, Math.max(1, deadline - Date.now()));
-    const undrained = owned.drain?.(bound) ?? [];
-    // The run's stream too: the next round (and the trace check) must find it idle.
-    runStream().synchronize(bound);
-    if (undrained.length > 0) throw new Error(`${undrained.join(', ')} did not drain within ${bound} ms at the end of the round`);
-    return value;
-  } finally {
-    guarded.close();
-    owned.cleanup();
-  }
+  return runRoundBody(owned, role.name, role.run!, runStream, deadline);
 }
 
 function quietly(fn: () => unknown): void {

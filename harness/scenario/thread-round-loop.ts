@@ -12,15 +12,13 @@ import type { RoundBarrier, Stream } from '../../src/acl';
 import { ROUND_BARRIER_FILE } from '../../src/orchestrator/round-barrier-file';
 import { toRoleError } from '../../src/orchestrator/wire-error';
 import type { PlannedRole, ScenarioMark, ScenarioPlan } from '../../src/scenario/types';
-import { guardAfterReturn } from './after-return';
+import { ROUND_DRAIN_MS, runRoundBody } from './round-body';
 import { createThreadContext, DEFAULT_WAIT_MARGIN_MS, type BaseContext, type OwnedContext, type RoundPart } from './context';
 import { roundRendezvous } from './round-rendezvous';
 import { loadThreadBase } from './thread-base';
 import { ThreadGate, threadParty, type FailedIn } from './thread-gate';
 import type { ThreadOutcome, ThreadTask } from './threads';
 
-/** How long the end of a round may take to run the device work the thread body queued (as rounds.ts). */
-const ROUND_DRAIN_MS = 2000;
 
 export async function runThreadRounds(task: ThreadTask): Promise<ThreadOutcome> {
   const t = task.thread;
@@ -83,23 +81,9 @@ export async function runThreadRounds(task: ThreadTask): Promise<ThreadOutcome> 
 }
 
 /** One round of the thread body: a fresh ctx, the body, its device work drained, what it made released. */
-async function runThreadRound(base: BaseContext, plan: ScenarioPlan<any>, role: PlannedRole<any>, deadline: number, thread: number, part: RoundPart): Promise<unknown> {
+function runThreadRound(base: BaseContext, plan: ScenarioPlan<any>, role: PlannedRole<any>, deadline: number, thread: number, part: RoundPart): Promise<unknown> {
   const owned = createThreadContext(base, plan, role, deadline, thread, part);
-  const guarded = guardAfterReturn(owned.ctx, `${role.name} thread ${thread}`);
-  try {
-    const value = await role.thread!(guarded.ctx, thread);
-    const pending = guarded.pending();
-    if (pending.length > 0) throw new Error(`the thread body returned while ${pending.join(', ')} ${pending.length === 1 ? 'was' : 'were'} still in progress: await every ctx call`);
-    const bound = Math.min(ROUND_DRAIN_MS, Math.max(1, deadline - Date.now()));
-    const undrained = owned.drain?.(bound) ?? [];
-    // The thread's stream too: the next round (and the trace check) must find it idle.
-    part.stream!().synchronize(bound);
-    if (undrained.length > 0) throw new Error(`${undrained.join(', ')} did not drain within ${bound} ms at the end of the round`);
-    return value;
-  } finally {
-    guarded.close();
-    owned.cleanup();
-  }
+  return runRoundBody(owned, `${role.name} thread ${thread}`, (ctx) => role.thread!(ctx, thread), part.stream!, deadline, 'the thread body');
 }
 
 function quietly(fn: () => unknown): void {
