@@ -122,6 +122,30 @@ static int time_left(uint64_t deadline, struct timespec *rel)
     return 0;
 }
 
+/* What a party sleeps for: a waiter for the crossing to open (the generation
+ * moves), the holder for every other party to arrive. */
+enum wait_until { UNTIL_GENERATION_MOVES, UNTIL_ALL_ARRIVED };
+
+/* Sleeps on the word of `until` (0, -EPIPE once broken, -ETIMEDOUT). */
+static int sleep_until(struct barrier *b, enum wait_until until, uint32_t gen, uint32_t parties, int timeout_ms)
+{
+    uint32_t *word = until == UNTIL_GENERATION_MOVES ? &b->generation : &b->arrived;
+    uint64_t deadline = deadline_after(timeout_ms);
+    for (;;) {
+        /* Broken first: a break bumps the generation too, and wakes a holder. */
+        if (__atomic_load_n(&b->broken, __ATOMIC_ACQUIRE))
+            return -EPIPE;
+        uint32_t seen = __atomic_load_n(word, __ATOMIC_SEQ_CST);
+        if (until == UNTIL_GENERATION_MOVES ? seen != gen : seen == parties)
+            return 0;
+        struct timespec rel;
+        if (time_left(deadline, &rel) != 0)
+            return -ETIMEDOUT;
+        /* EAGAIN (the word moved), EINTR and ETIMEDOUT all loop back to the checks. */
+        futex(word, FUTEX_WAIT, seen, deadline ? &rel : NULL);
+    }
+}
+
 /* Lets every party of this crossing go. The count is reset before the
  * generation moves, so that a party that leaves at once and arrives at the
  * next barrier counts there. */
@@ -149,19 +173,7 @@ HOLD_EXPORT int cannharness_barrier_wait(void *barrier, int timeout_ms)
         /* The holder releases this crossing: wake it and wait like the others. */
         futex(&b->arrived, FUTEX_WAKE, INT32_MAX, NULL);
     }
-    uint64_t deadline = deadline_after(timeout_ms);
-    for (;;) {
-        /* Broken first: a break bumps the generation too, to wake everyone. */
-        if (__atomic_load_n(&b->broken, __ATOMIC_ACQUIRE))
-            return -EPIPE;
-        if (__atomic_load_n(&b->generation, __ATOMIC_ACQUIRE) != gen)
-            return 0;
-        struct timespec rel;
-        if (time_left(deadline, &rel) != 0)
-            return -ETIMEDOUT;
-        /* EAGAIN (the generation moved), EINTR and ETIMEDOUT all loop back to the checks. */
-        futex(&b->generation, FUTEX_WAIT, gen, deadline ? &rel : NULL);
-    }
+    return sleep_until(b, UNTIL_GENERATION_MOVES, gen, parties, timeout_ms);
 }
 
 HOLD_EXPORT int cannharness_barrier_hold(void *barrier, int timeout_ms)
@@ -176,19 +188,7 @@ HOLD_EXPORT int cannharness_barrier_hold(void *barrier, int timeout_ms)
     __atomic_store_n(&b->held, 1, __ATOMIC_SEQ_CST);
     if (__atomic_add_fetch(&b->arrived, 1, __ATOMIC_SEQ_CST) == parties)
         return 0;
-    uint64_t deadline = deadline_after(timeout_ms);
-    for (;;) {
-        if (__atomic_load_n(&b->broken, __ATOMIC_ACQUIRE))
-            return -EPIPE;
-        uint32_t arrived = __atomic_load_n(&b->arrived, __ATOMIC_SEQ_CST);
-        if (arrived == parties)
-            return 0;
-        struct timespec rel;
-        if (time_left(deadline, &rel) != 0)
-            return -ETIMEDOUT;
-        /* EAGAIN (another arrival), EINTR and ETIMEDOUT all loop back to the checks. */
-        futex(&b->arrived, FUTEX_WAIT, arrived, deadline ? &rel : NULL);
-    }
+    return sleep_until(b, UNTIL_ALL_ARRIVED, 0, parties, timeout_ms);
 }
 
 HOLD_EXPORT void cannharness_barrier_release(void *barrier)
