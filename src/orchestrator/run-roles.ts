@@ -86,6 +86,7 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   let deadlineNs: bigint | undefined;
   let graphCollected: Promise<void> = Promise.resolve();
   let deadline: NodeJS.Timeout | undefined;
+  let onExpire: (() => void) | undefined;
   const stoppedByFailFast = new Set<string>();
   try {
     const stopOthers = (culprit: RoleProcess) => {
@@ -101,8 +102,10 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
     };
     for (const r of roles) r.start(onEnd);
 
-    deadline = setTimeout(async () => {
-      if (!roles.some((r) => r.alive)) return;
+    // The deadline: the timer, or the caller's expireOn, whichever comes first (once).
+    const expire = async (why: string) => {
+      if (timedOut || !roles.some((r) => r.alive)) return;
+      clearTimeout(deadline);
       timedOut = true;
       deadlineNs = process.hrtime.bigint();
       emit({ type: 'timeout', roles: roles.filter((r) => r.alive).map((r) => r.name) });
@@ -121,9 +124,13 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
         const w = r.currentWait;
         const call = waitGraph?.calls[r.name];
         const waiting = w ? `; it was waiting for ${w.what}${w.from ? ` from role "${w.from}"` : ''}` : call ? `; it was in ${call.name}(${call.args})` : '';
-        r.stop('timeout', `still running when the ${opts.timeoutMs} ms deadline of ${label} expired${waiting}`, graceMs);
+        r.stop('timeout', `still running when ${why}${waiting}`, graceMs);
       }
-    }, opts.timeoutMs);
+    };
+    deadline = setTimeout(() => void expire(`the ${opts.timeoutMs} ms deadline of ${label} expired`), opts.timeoutMs);
+    onExpire = () => void expire(`the deadline of ${label} was brought forward (RunOptions.expireOn)`);
+    if (opts.expireOn?.aborted) onExpire();
+    else opts.expireOn?.addEventListener('abort', onExpire, { once: true });
 
     await Promise.all(roles.map((r) => r.finished));
     await graphCollected;
@@ -135,6 +142,7 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   } finally {
     progress?.close();
     if (deadline) clearTimeout(deadline);
+    if (onExpire) opts.expireOn?.removeEventListener('abort', onExpire);
     for (const r of roles) r.killNow(); // no-op for exited groups
   }
 

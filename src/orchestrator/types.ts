@@ -76,6 +76,12 @@ export interface RunOptions {
   checkHappensBefore?: boolean;
   /** `rounds` scenarios: create the round barrier file for this many parties (round-barrier-file.ts) before any role starts. */
   roundBarrierParties?: number;
+  /**
+   * Brings the deadline forward: when this signal aborts, the run ends as at its deadline (hang
+   * report, wait-for graph, the roles still running stopped as `timeout`). For a caller that knows
+   * the run is stuck, e.g. a test that waited for its roles to block instead of for a fixed time.
+   */
+  expireOn?: AbortSignal;
 }
 
 export interface TraceFile {

@@ -36,6 +36,10 @@ export function validateRunOptions(opts: RunOptions): void {
   if (opts.graceMs !== undefined && (typeof opts.graceMs !== 'number' || !(opts.graceMs >= 0))) {
     throw new RunOptionsError(`graceMs must be a number >= 0, got ${JSON.stringify(opts.graceMs)}`);
   }
+  const e = opts.expireOn as Partial<AbortSignal> | undefined;
+  if (e !== undefined && (typeof e !== 'object' || e === null || typeof e.aborted !== 'boolean' || typeof e.addEventListener !== 'function')) {
+    throw new RunOptionsError('expireOn must be an AbortSignal (new AbortController().signal), or left out');
+  }
   checkMode(opts.mode, 'runRoles');
   const seen = new Set<string>();
   opts.roles.forEach((r, i) => {

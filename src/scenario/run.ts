@@ -44,6 +44,8 @@ export interface RunScenarioOptions {
   collectTraces?: boolean;
   /** Soak rounds: every role's process runs its body this many times (harness/scenario/rounds.ts). */
   rounds?: RoundsArgs;
+  /** See RunOptions.expireOn: brings the scenario's deadline forward. */
+  expireOn?: AbortSignal;
 }
 
 export async function runScenario(plan: ScenarioPlan<any>, opts: RunScenarioOptions): Promise<ScenarioResult> {
@@ -67,6 +69,7 @@ export async function runScenario(plan: ScenarioPlan<any>, opts: RunScenarioOpti
     onEvent: opts.onEvent,
     deferRemoval: opts.deferRemoval,
     collectTraces: opts.collectTraces,
+    expireOn: opts.expireOn,
     checkHappensBefore: happensBeforeWanted(opts.mode),
     ...(opts.rounds ? { roundBarrierParties: plan.roles.length } : {}),
     roles: plan.roles.map((role) => ({

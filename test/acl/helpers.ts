@@ -18,7 +18,9 @@ export async function runFixture<T = unknown>(
   name: string,
   args: string[] = [],
   env: NodeJS.ProcessEnv = {},
-  timeoutMs = 20_000,
+  // Only a guard against a hung child: test files start their children at once, and under load
+  // (2 busy cores) each takes many times its CPU time to come up.
+  timeoutMs = 60_000,
 ): Promise<FixtureRun<T>> {
   const run = await runTsChild(path.join(__dirname, 'fixtures', `${name}.ts`), args, {
     env: { ...fixtureEnv, ...env },

@@ -3,10 +3,17 @@
  * until the time is up / release() is called. Runs in a child process; see fixtures/latch-checks.ts.
  */
 import { checks } from './fixtures/latch-checks';
-import { runChecks, runFixture, valueOf, type ChecksRun } from './helpers';
+import { runChecks, runFixture, valueOf, type ChecksRun, type FixtureRun } from './helpers';
 
 let run: ChecksRun;
+// Every child process of this file starts at once (they are independent); each test checks its own.
+let leftAtExit: Promise<FixtureRun<{ pending: boolean }>>;
+let runningAtExit: Promise<FixtureRun<{ returned: boolean }>[]>;
 beforeAll(async () => {
+  // With ACL_STUB_LOG=warn the stub reports streams still blocked in a host function at exit.
+  leftAtExit = runFixture<{ pending: boolean }>('latch-left-at-exit', [], { ACL_STUB_LOG: 'warn' });
+  // Three processes: the crash this guards against depended on timing at exit.
+  runningAtExit = Promise.all(Array.from({ length: 3 }, () => runFixture<{ returned: boolean }>('host-func-running-at-exit', [])));
   run = await runChecks('latch-checks');
 });
 
@@ -23,15 +30,13 @@ test('the waiting stream finished after the release (CLOCK_MONOTONIC timestamps)
 });
 
 test('a latch still pending at process exit is released by the binding, not abandoned on a runtime thread', async () => {
-  // With ACL_STUB_LOG=warn the stub reports streams still blocked in a host function at exit.
-  const child = await runFixture<{ pending: boolean }>('latch-left-at-exit', [], { ACL_STUB_LOG: 'warn' });
+  const child = await leftAtExit;
   expect(valueOf(child)).toEqual({ pending: true });
   expect(child.stderr).not.toContain('still running a host function');
 });
 
 test('a host function still running at exit: the libraries stay mapped until the process ends (no SIGSEGV)', async () => {
-  for (let i = 0; i < 3; i++) {
-    const child = await runFixture<{ returned: boolean }>('host-func-running-at-exit', []);
+  for (const child of await runningAtExit) {
     expect({ code: child.code, signal: child.signal }).toEqual({ code: 0, signal: null });
     expect(valueOf(child)).toEqual({ returned: true });
   }

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadAcl, type ResolveOptions } from '../../src/acl';
-import { runFixture, valueOf } from './helpers';
+import { runFixture, valueOf, type FixtureRun } from './helpers';
 
 interface LoadReport {
   loaded: boolean;
@@ -17,6 +17,8 @@ interface LoadReport {
 
 let dir: string;
 let reports: Record<string, LoadReport>;
+let workerThreads: Promise<FixtureRun<Record<string, unknown>>>;
+let inheritsWorkerId: Promise<FixtureRun<Record<string, LoadReport>>>;
 
 const inDir = (...p: string[]) => path.join(dir, ...p);
 const notAcl = path.resolve(__dirname, '..', '..', 'native-stub', 'build', 'lib64', 'libcannharness_hold.so');
@@ -38,6 +40,10 @@ beforeAll(async () => {
     // A real shared library that is not libascendcl: the stub's hold helper.
     overrideNotAcl: { env: { CANN_HARNESS_LIBRARY: notAcl } },
   };
+  // The other child processes of this file start now too: they are independent, and each test
+  // checks its own (a child that failed fails its test, with its output).
+  workerThreads = runFixture<Record<string, unknown>>('worker-threads');
+  inheritsWorkerId = runFixture<Record<string, LoadReport>>('load-library', [JSON.stringify({ stub: { mode: 'stub' } })], { JEST_WORKER_ID: '7' });
   reports = valueOf(await runFixture<Record<string, LoadReport>>('load-library', [JSON.stringify(scenarios)]));
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -96,15 +102,12 @@ test('CANN_HARNESS_LIBRARY pointing at a library that is not ACL says so, not "s
 });
 
 test('worker threads load their own binding, never aclInit again, and their waits block too', async () => {
-  const r = valueOf(await runFixture<Record<string, unknown>>('worker-threads'));
+  const r = valueOf(await workerThreads);
   expect(r).toMatchObject({ initializedBeforeInit: false, secondInitCode: 100002, device: 1, syncBeforeRelease: 507046 });
 });
 
 test('a child that inherits JEST_WORKER_ID (as the orchestrator\'s device processes do) still loads', async () => {
-  const run = await runFixture<Record<string, LoadReport>>('load-library', [JSON.stringify({ stub: { mode: 'stub' } })], {
-    JEST_WORKER_ID: '7',
-  });
-  expect(valueOf(run).stub.loaded).toBe(true);
+  expect(valueOf(await inheritsWorkerId).stub.loaded).toBe(true);
 });
 
 test('loadAcl refuses to run inside Jest (koffi is never loaded in a Jest worker)', () => {

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ipcEventObject, leakedShmOf, survivors, waitUntil } from '../support/leftovers';
+import { ipcEventObject, leakedShmOf, processesWithEnv, survivors, waitUntil } from '../support/leftovers';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
 const bin = path.join(repoRoot, 'bin', 'cann-harness.js');
@@ -15,8 +15,9 @@ const SPECS = path.join(__dirname, 'fixtures', 'interrupt');
 const jestBin = require.resolve('jest/bin/jest');
 const fixtureConfig = path.join(__dirname, 'fixtures', 'jest.config.js');
 
+// The cases run at the same time: each session has its own process group, temp dir and session id.
 const cleanup: (() => void)[] = [];
-afterEach(() => {
+afterAll(() => {
   for (const f of cleanup.splice(0)) f();
 });
 
@@ -42,7 +43,7 @@ function seenInTraces(tmp: string): { pids: number[]; shm: string[] } {
   return { pids: [...pids], shm: [...shm] };
 }
 
-test.each<[NodeJS.Signals, 'group' | 'command', 'cann-harness run' | 'jest --maxWorkers=2']>([
+test.concurrent.each<[NodeJS.Signals, 'group' | 'command', 'cann-harness run' | 'jest --maxWorkers=2']>([
   ['SIGINT', 'group', 'cann-harness run'], // Ctrl-C: the whole foreground group; one spec file, Jest in band
   ['SIGHUP', 'command', 'cann-harness run'],
   ['SIGTERM', 'command', 'jest --maxWorkers=2'], // two spec files at once in Jest worker processes
@@ -89,8 +90,9 @@ test.each<[NodeJS.Signals, 'group' | 'command', 'cann-harness run' | 'jest --max
   expect(survivors(seen.pids)).toEqual([]);
   expect(readdirSync(tmp)).toEqual([]);
   expect(leakedShmOf(seen.shm)).toEqual([]);
-  // Nothing comes back afterwards (e.g. a straggler re-creating its trace directory).
-  await new Promise((r) => setTimeout(r, 300));
+  // Nothing comes back afterwards (e.g. a straggler re-creating its trace directory): checked once
+  // no process of the session is left (all of them have CANN_HARNESS_TMPDIR=tmp), so none can.
+  expect(await waitUntil(() => processesWithEnv('CANN_HARNESS_TMPDIR', tmp).length === 0, 10_000)).toBe(true);
   expect(readdirSync(tmp)).toEqual([]);
   expect(existsSync(tmp)).toBe(true);
 }, 120_000);

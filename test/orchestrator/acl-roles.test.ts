@@ -9,6 +9,7 @@ import { precheck, runRoles, type RoleResult, type RoleSpec, type RunEvent, type
 import { formatScenarioFailure } from '../../src/report/failure';
 import { repoRoot } from '../support/run-child';
 import { leakedShmOf, shmObjectsOfRun, survivors, waitUntil } from '../support/leftovers';
+import { expireWhenStuck } from '../support/stuck';
 
 const STUB = path.join(repoRoot, 'native-stub', 'build', 'lib64', 'libascendcl.so');
 const haveStub = existsSync(STUB);
@@ -113,13 +114,16 @@ withStub('roles using ctx.acl', () => {
   }, 240_000);
 
   test('ACL errors, native crashes and roles stopped while holding IPC events', async () => {
+    // The deadline comes once "bad" and "crash" ended and "hold" holds its event (a fixed one
+    // would have to outlast their start-up under load); "hold" runs into it.
+    const stuck = expireWhenStuck({ bad: 'exits', crash: 'exits', hold: { marked: 'holding' } });
     const result = await runRoles({
       mode: 'stub',
-      // Long enough for "bad" and "crash" to get to their ends under load; "hold" runs into it.
-      timeoutMs: 15_000,
+      timeoutMs: 120_000,
+      expireOn: stuck.signal,
       graceMs: 1000,
       collectTraces: true,
-      onEvent: track,
+      onEvent: (e) => (track(e), stuck.onEvent(e)),
       failFast: false,
       roles: [role('bad', 0, 'setsBadDevice'), role('crash', 0, 'nativeCrash'), role('hold', 1, 'holdsIpcEventForever')],
     });
@@ -128,6 +132,7 @@ withStub('roles using ctx.acl', () => {
     expect(r.bad.error?.acl).toMatchObject({ code: 107001, name: 'ACL_ERROR_RT_INVALID_DEVICEID', call: 'aclrtSetDevice' });
     expect(r.crash).toMatchObject({ status: 'crashed', signal: 'SIGSEGV' });
     expect(r.hold.status).toBe('timeout');
+    expect(result.timedOut).toBe(true);
     await expectNothingLeft(result);
   }, 240_000);
   test('the first failure is blamed by its own clock, even when it reaches the parent last', async () => {

@@ -13,9 +13,12 @@ const PARENT = path.join(__dirname, 'fixtures', 'parent-script.ts');
 const SPINNER = path.join(__dirname, 'fixtures', 'orphan-spinner.ts');
 const DIES_MID_JOB = path.join(__dirname, 'fixtures', 'dies-mid-job.ts');
 
-/** Every process (group) a test started: killed afterwards even if the test failed half-way. */
+/**
+ * Every process (group) a test started: killed afterwards even if a test failed half-way. The tests
+ * share nothing else (each has its own parent, roles and directories), so they run at the same time.
+ */
 const toKill: number[] = [];
-afterEach(() => {
+afterAll(() => {
   for (const pid of toKill.splice(0)) {
     for (const target of [-pid, pid]) {
       try {
@@ -76,7 +79,7 @@ function startParent(roleB: string, early: boolean) {
   return { child, started: ready, exited };
 }
 
-test.each<[NodeJS.Signals, string, boolean]>([
+test.concurrent.each<[NodeJS.Signals, string, boolean]>([
   ['SIGKILL', 'hangsOnHandle', false],
   ['SIGKILL', 'blocksMainThread', false], // the role's main thread cannot run its poll
   ['SIGKILL', 'blocksMainThread', true], // the parent dies while its roles are still starting
@@ -104,7 +107,7 @@ test.each<[NodeJS.Signals, string, boolean]>([
  * reaper's pid: a watch that took getppid() at start-up as "the parent" never fired) and when it
  * dies later. The scenario directory named in CANN_HARNESS_DIR goes too.
  */
-test.each<[string, boolean]>([
+test.concurrent.each<[string, boolean]>([
   ['before the child starts watching', true],
   ['while the child spins', false],
 ])('an orphan whose parent died %s is killed by the watchdog thread alone', async (_when, early) => {
@@ -138,7 +141,7 @@ test.each<[string, boolean]>([
   }
 }, 60_000);
 
-test('a parent that dies while writing the job: the device process removes the scenario directory and goes', async () => {
+test.concurrent('a parent that dies while writing the job: the device process removes the scenario directory and goes', async () => {
   const work = mkdtempSync(path.join(os.tmpdir(), 'mid-job-test-'));
   try {
     const dir = path.join(work, 'scenario');

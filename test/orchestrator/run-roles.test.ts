@@ -67,8 +67,8 @@ async function expectNothingLeft(result: RunResult, extraPids: number[] = []) {
   } else {
     expect(existsSync(result.dir)).toBe(false);
   }
-  // Nothing re-creates a directory once it is removed (e.g. a straggler's mkdir -p of its trace dir).
-  await new Promise((r) => setTimeout(r, 200));
+  // Nothing re-creates a directory once it is removed (e.g. a straggler's mkdir -p of its trace dir):
+  // checked once every process of the run is gone (above), so none is left that could.
   expect([...own.dirs].filter((d) => existsSync(d))).toEqual([]);
   expect(leakedShmOf(shmObjectsOfRun(result.traces))).toEqual([]);
 }
@@ -179,10 +179,15 @@ test('each way of failing gets its own status and reason (failFast off)', async 
 
 test('deadline: hung roles are reported with what they waited for and their last lines, then killed', async () => {
   const grandchildren: number[] = [];
+  // The deadline is brought forward (expireOn) once every role is in its final state: a fixed
+  // deadline would have to outlast the slowest start-up under load.
+  const expire = new AbortController();
+  const pending = new Set(['waits', 'stubborn', 'parent', 'quick']);
+  const settled = (name: string) => pending.delete(name) && pending.size === 0 && expire.abort();
   const result = await run({
     label: 'scenario "deadline"',
-    // Long enough for every role to be up and in its final state under load, even on 2 busy cores.
-    timeoutMs: 15_000,
+    timeoutMs: GENEROUS_MS,
+    expireOn: expire.signal,
     graceMs: 300,
     roles: [
       role('waits', 'hangsOnHandle'),
@@ -194,8 +199,11 @@ test('deadline: hung roles are reported with what they waited for and their last
       if (e.type === 'started' && e.role === 'parent') {
         void new Rendezvous(e.dir)
           .await('grandchild-parent', { timeoutMs: 60_000 })
-          .then((b) => grandchildren.push(Number(b.toString())), () => undefined);
+          .then((b) => (grandchildren.push(Number(b.toString())), settled('parent')), () => undefined);
       }
+      if (e.type === 'waiting' && e.role === 'waits' && e.waitingFor) settled('waits');
+      if (e.type === 'mark' && e.role === 'stubborn' && e.name === 'ignoring SIGTERM') settled('stubborn');
+      if (e.type === 'exited' && e.role === 'quick') settled('quick');
     },
   });
   expect(result.ok).toBe(false);
@@ -203,7 +211,9 @@ test('deadline: hung roles are reported with what they waited for and their last
   const r = byName(result);
   expect(r.quick).toMatchObject({ status: 'passed', value: 'slept' });
   expect(r.waits).toMatchObject({ status: 'timeout', signal: 'SIGTERM', waitingFor: { what: 'handle "never-published"', from: 'ghost' } });
-  expect(r.waits.error!.message).toMatch(/15000 ms deadline of scenario "deadline" expired; it was waiting for handle "never-published" from role "ghost"/);
+  expect(r.waits.error!.message).toMatch(
+    /still running when the deadline of scenario "deadline" was brought forward \(RunOptions\.expireOn\); it was waiting for handle "never-published" from role "ghost"/,
+  );
   // Ignoring SIGTERM only buys the grace period.
   expect(r.stubborn).toMatchObject({ status: 'timeout', signal: 'SIGKILL' });
   expect(r.parent.status).toBe('timeout');
@@ -212,6 +222,15 @@ test('deadline: hung roles are reported with what they waited for and their last
   expect(result.summary).toMatch(/\| waiting for a handle that never comes/);
   expect(grandchildren).toHaveLength(1);
   await expectNothingLeft(result, grandchildren);
+}, TEST_TIMEOUT_MS);
+
+test('the deadline\'s own timer: a role still running when it expires is stopped as timeout, and the reason names the deadline', async () => {
+  // Whether the role is up yet at 1.5 s does not matter: it never ends by itself.
+  const result = await run({ label: 'scenario "timer"', timeoutMs: 1500, graceMs: 300, roles: [role('waits', 'hangsOnHandle')] });
+  expect(result.timedOut).toBe(true);
+  expect(result.roles[0].status).toBe('timeout');
+  expect(result.roles[0].error!.message).toMatch(/^still running when the 1500 ms deadline of scenario "timer" expired/);
+  await expectNothingLeft(result);
 }, TEST_TIMEOUT_MS);
 
 test('fail-fast: one failure stops the others, which are reported as stopped', async () => {
@@ -302,6 +321,7 @@ describe('bad options are rejected before anything is started', () => {
     ['no roles', { roles: [] }, /roles must be a non-empty array/],
     ['bad timeout', { timeoutMs: 0 }, /timeoutMs must be a positive finite number/],
     ['bad mode', { mode: 'fake' }, /mode must be one of auto, stub, real/],
+    ['expireOn not a signal', { expireOn: 5000 }, /expireOn must be an AbortSignal \(new AbortController\(\)\.signal\), or left out/],
     ['bad name', { roles: [{ ...ok, name: '../x' }] }, /name must be 1-200 characters/],
     ['duplicate name', { roles: [ok, ok] }, /duplicate role name/],
     ['bad device', { roles: [{ ...ok, device: -1 }] }, /device must be an integer >= 0/],

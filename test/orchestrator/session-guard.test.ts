@@ -5,7 +5,8 @@ import { repoRoot } from '../support/run-child';
 
 const FIXTURE = path.join(__dirname, 'fixtures', 'guarded-session.ts');
 
-test.each(['SIGTERM', 'SIGINT'] as const)('%s ends a guarded process that has another (non-exiting) listener', async (signal) => {
+// Each case has its own process: they run at the same time.
+test.concurrent.each(['SIGTERM', 'SIGINT'] as const)('%s ends a guarded process that has another (non-exiting) listener', async (signal) => {
   const child = spawn(process.execPath, ['-r', 'esbuild-register', FIXTURE], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));

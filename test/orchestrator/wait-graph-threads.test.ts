@@ -2,20 +2,42 @@
  * The wait-for graph names a worker thread's ACL call (issue #11): each worker thread of a role
  * writes its own slot of the call-record table, which the watcher thread reads at the deadline.
  */
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { collectScenarios, runScenario } from '../../src/scenario';
 import { repoRoot } from '../support/run-child';
 import { survivors, waitUntil } from '../support/leftovers';
+import { threadAsleep, whenAsleep } from '../support/stuck';
 
 const STUB = path.join(repoRoot, 'native-stub', 'build', 'lib64', 'libascendcl.so');
 const withStub = existsSync(STUB) ? test : test.skip;
 const SPEC = path.join(__dirname, 'fixtures', 'thread-hang-scenario.ts');
+/** Written by the spec's thread 1 right before it blocks (not imported: importing a spec registers its scenarios). */
+const BLOCKING_FILE = 'thread-1-blocking';
 
 withStub('a role blocked in worker thread 1: "pool thread 1 (aclrtSynchronizeStream ...)", a deadlock on its own latch', async () => {
   const plan = collectScenarios(SPEC).get('blocked in a worker thread')!;
   const dirs: string[] = [];
-  const r = await runScenario(plan, { specFile: SPEC, mode: 'stub', onEvent: (e) => void (e.type === 'started' && dirs.push(e.dir)) });
+  // The deadline comes once thread 1 sleeps after its marker, i.e. in its synchronize: a fixed
+  // deadline raced the start of the process and its worker threads (under load, thread 1 was
+  // sometimes not there yet, and the graph said "pool is idle").
+  const expire = new AbortController();
+  let ended = false;
+  const blocked = (dir: string, pid: number) => {
+    const marker = path.join(dir, BLOCKING_FILE);
+    whenAsleep(
+      () => existsSync(marker) && threadAsleep(pid, Number(readFileSync(marker, 'utf8'))),
+      () => ended,
+      () => expire.abort(),
+    );
+  };
+  const onEvent = (e: Parameters<NonNullable<Parameters<typeof runScenario>[1]['onEvent']>>[0]) => {
+    if (e.type === 'started') {
+      dirs.push(e.dir);
+      blocked(e.dir, e.pid);
+    }
+  };
+  const r = await runScenario(plan, { specFile: SPEC, mode: 'stub', expireOn: expire.signal, onEvent }).finally(() => (ended = true));
   try {
     expect(r.timedOut).toBe(true);
     const g = r.waitGraph!;
@@ -32,4 +54,4 @@ withStub('a role blocked in worker thread 1: "pool thread 1 (aclrtSynchronizeStr
   } finally {
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   }
-}, 60_000);
+}, 120_000);

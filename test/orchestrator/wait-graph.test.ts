@@ -4,10 +4,11 @@
  */
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
-import { runRoles, type RoleSpec, type RunEvent, type RunResult } from '../../src/orchestrator';
+import { runRoles, type RoleSpec, type RunResult } from '../../src/orchestrator';
 import { repoRoot } from '../support/run-child';
 import { traceCommand } from '../../src/cli/trace';
 import { ipcEventObject, leakedShmOf, shmObjectsOfRun, survivors, waitUntil } from '../support/leftovers';
+import { expireWhenStuck, type FinalState } from '../support/stuck';
 
 const STUB = path.join(repoRoot, 'native-stub', 'build', 'lib64', 'libascendcl.so');
 const withStub = existsSync(STUB) ? describe : describe.skip;
@@ -33,12 +34,32 @@ function shmObjectsOfAnswers(dir: string): string[] {
 }
 
 const ownDirs = new Set<string>();
-const track = (e: RunEvent) => {
-  if (e.type === 'started') ownDirs.add(e.dir);
-};
+afterAll(() => {
+  for (const d of ownDirs) rmSync(d, { recursive: true, force: true });
+});
 
-async function hang(roles: RoleSpec[], failFast = true): Promise<RunResult> {
-  const result = await runRoles({ roles, timeoutMs: 3000, graceMs: 1000, mode: 'stub', collectTraces: true, failFast, onEvent: track, label: 'hang' });
+/**
+ * Runs roles that hang and brings the deadline forward once each is where it hangs (its final
+ * state: test/support/stuck.ts), then checks what every hung run must show. The tests share
+ * nothing but `ownDirs` (removed after all of them), so they run at the same time.
+ */
+async function hang(roles: [RoleSpec, FinalState][], failFast = true): Promise<RunResult> {
+  const stuck = expireWhenStuck(Object.fromEntries(roles.map(([spec, final]) => [spec.name, final])));
+  const result = await runRoles({
+    roles: roles.map(([spec]) => spec),
+    // Only a backstop: the deadline comes when every role is stuck (expireOn).
+    timeoutMs: 60_000,
+    expireOn: stuck.signal,
+    graceMs: 1000,
+    mode: 'stub',
+    collectTraces: true,
+    failFast,
+    label: 'hang',
+    onEvent: (e) => {
+      if (e.type === 'started') ownDirs.add(e.dir);
+      stuck.onEvent(e);
+    },
+  });
   expect(result.timedOut).toBe(true);
   expect(result.waitGraph).toBeDefined();
   // The graph heads the report, and is kept in the scenario directory with the roles' answers.
@@ -52,18 +73,15 @@ async function hang(roles: RoleSpec[], failFast = true): Promise<RunResult> {
   return result;
 }
 
-afterEach(() => {
-  for (const d of ownDirs) rmSync(d, { recursive: true, force: true });
-  ownDirs.clear();
-});
+/** The runs start at the same time: under load the slowest may take a while to get stuck. */
+const TEST_TIMEOUT_MS = 120_000;
 
 const chainTexts = (r: RunResult) => r.waitGraph!.chains.map((c) => c.text);
 
 withStub('wait-for graph at the deadline (stub)', () => {
-  jest.setTimeout(60_000);
 
-  test('2 roles: consumer synchronizes on a record its producer holds until the consumer signals', async () => {
-    const r = await hang([role('producer', 0, 'deadlockProducer'), role('consumer', 1, 'deadlockConsumer')]);
+  test.concurrent('2 roles: consumer synchronizes on a record its producer holds until the consumer signals', async () => {
+    const r = await hang([[role('producer', 0, 'deadlockProducer'), 'waits'], [role('consumer', 1, 'deadlockConsumer'), 'blocks']]);
     const g = r.waitGraph!;
     expect(g.deadlock).toBe(true);
     expect(g.chains).toHaveLength(1);
@@ -91,10 +109,10 @@ withStub('wait-for graph at the deadline (stub)', () => {
     expect(traceCommand(r.dir)).toContain(path.join(r.dir, 'trace.json'));
     expect(readFileSync(path.join(r.dir, 'trace.json'), 'utf8')).toBe(kept);
     expect(() => traceCommand(path.join(r.dir, 'hang'))).toThrow(/has no trace\/ folder of stub traces/);
-  });
+  }, TEST_TIMEOUT_MS);
 
-  test('no trace files: the live views alone still give the 2-role deadlock', async () => {
-    const r = await hang([untraced(role('producer', 0, 'deadlockProducer')), untraced(role('consumer', 1, 'deadlockConsumer'))]);
+  test.concurrent('no trace files: the live views alone still give the 2-role deadlock', async () => {
+    const r = await hang([[untraced(role('producer', 0, 'deadlockProducer')), 'waits'], [untraced(role('consumer', 1, 'deadlockConsumer')), 'blocks']]);
     expect(readdirSync(path.join(r.dir, 'trace')).filter((f) => f.endsWith('.jsonl'))).toEqual([]);
     expect(shmObjectsOfAnswers(r.dir)).toHaveLength(1); // the leak check saw the IPC event
     const g = r.waitGraph!;
@@ -105,19 +123,19 @@ withStub('wait-for graph at the deadline (stub)', () => {
         /^deadlock: (consumer \(aclrtSynchronizeStream stream=0x[0-9a-f]+, for [\d.]+ m?s\) ← waits IPC event "ev" \([0-9a-f]{16}\) slot 0 use 1 on stream \d+, recorded by producer stream \d+ ← queued behind a latch \(host function on stream \d+\) held by producer ← producer awaits signal "never" from consumer ← \(back to consumer\)|producer awaits signal "never" from consumer ← consumer \(aclrtSynchronizeStream .* recorded by producer stream \d+ ← queued behind a latch \(host function on stream \d+\) held by producer ← \(back to producer\))$/,
       ),
     ]);
-  });
+  }, TEST_TIMEOUT_MS);
 
-  test('no trace files, dead recorder: the live view names the recorder (pid, stream) whose process is gone', async () => {
-    const r = await hang([untraced(role('recorder', 0, 'dyingRecorder')), untraced(role('survivor', 1, 'survivor'))], false);
+  test.concurrent('no trace files, dead recorder: the live view names the recorder (pid, stream) whose process is gone', async () => {
+    const r = await hang([[untraced(role('recorder', 0, 'dyingRecorder')), 'exits'], [untraced(role('survivor', 1, 'survivor')), 'blocks']], false);
     expect(r.roles[0].status).toBe('crashed');
     expect(r.waitGraph!.sources).toEqual({ survivor: 'live' });
     expect(chainTexts(r)).toEqual([
       expect.stringMatching(/^chain: survivor \(aclrtSynchronizeStream .*\) ← waits IPC event "ev" .* recorded by recorder stream \d+: that record will never execute, its process has ended \(crashed\)$/),
     ]);
-  });
+  }, TEST_TIMEOUT_MS);
 
-  test('3-role cycle: a awaits b, b awaits c, c synchronizes on a record a holds', async () => {
-    const r = await hang([role('a', 0, 'cycleA'), role('b', 1, 'cycleB'), role('c', 2, 'cycleC')]);
+  test.concurrent('3-role cycle: a awaits b, b awaits c, c synchronizes on a record a holds', async () => {
+    const r = await hang([[role('a', 0, 'cycleA'), 'waits'], [role('b', 1, 'cycleB'), 'waits'], [role('c', 2, 'cycleC'), 'blocks']]);
     const g = r.waitGraph!;
     expect(g.deadlock).toBe(true);
     expect(g.chains).toHaveLength(1);
@@ -126,42 +144,42 @@ withStub('wait-for graph at the deadline (stub)', () => {
     for (const part of ['a awaits signal "from-b" from b', 'b awaits signal "from-c" from c', 'c (aclrtSynchronizeStream', 'recorded by a stream', 'held by a']) {
       expect(text).toContain(part);
     }
-  });
+  }, TEST_TIMEOUT_MS);
 
-  test('busy JavaScript loop: the waiter names the spinner, and the spinner is busy', async () => {
-    const r = await hang([role('spinner', 0, 'spinner'), role('waiter', 1, 'waitsForSpinner')]);
+  test.concurrent('busy JavaScript loop: the waiter names the spinner, and the spinner is busy', async () => {
+    const r = await hang([[role('spinner', 0, 'spinner'), { marked: 'spinning' }], [role('waiter', 1, 'waitsForSpinner'), 'waits']]);
     const g = r.waitGraph!;
     expect(g.deadlock).toBe(false);
     expect(chainTexts(r)).toEqual([
       'chain: spinner is busy: its main thread is running (JavaScript, no ACL call, no harness wait)',
       'chain: waiter awaits signal "spun" from spinner ← spinner is busy: its main thread is running (JavaScript, no ACL call, no harness wait)',
     ]);
-  });
+  }, TEST_TIMEOUT_MS);
 
-  test('blocked in native code behind its own latch: a deadlock of one role', async () => {
-    const r = await hang([role('solo', 0, 'selfLatch')]);
+  test.concurrent('blocked in native code behind its own latch: a deadlock of one role', async () => {
+    const r = await hang([[role('solo', 0, 'selfLatch'), 'blocks']]);
     expect(r.waitGraph!.deadlock).toBe(true);
     expect(chainTexts(r)).toEqual([
       expect.stringMatching(/^deadlock: solo \(aclrtSynchronizeStream stream=0x[0-9a-f]+, for [\d.]+ m?s\) ← queued behind a latch \(host function on stream \d+\) held by solo ← \(back to solo\)$/),
     ]);
-  });
+  }, TEST_TIMEOUT_MS);
 
-  test('a pageable async copy behind its own latch blocks in aclrtMemcpyAsync, and the graph names that call', async () => {
-    const r = await hang([role('solo', 0, 'pageableCopyBehindLatch')]);
+  test.concurrent('a pageable async copy behind its own latch blocks in aclrtMemcpyAsync, and the graph names that call', async () => {
+    const r = await hang([[role('solo', 0, 'pageableCopyBehindLatch'), 'blocks']]);
     expect(r.waitGraph!.deadlock).toBe(true);
     expect(chainTexts(r)).toEqual([
       expect.stringMatching(
         /^deadlock: solo \(aclrtMemcpyAsync dst=host \(pageable\), src=.*kind=DEVICE_TO_HOST, stream=0x[0-9a-f]+, for [\d.]+ m?s\) ← queued behind a latch \(host function on stream \d+\) held by solo ← \(back to solo\)$/,
       ),
     ]);
-  });
+  }, TEST_TIMEOUT_MS);
 
-  test('dead recorder: the wait captured a record whose process was killed', async () => {
-    const r = await hang([role('recorder', 0, 'dyingRecorder'), role('survivor', 1, 'survivor')], false);
+  test.concurrent('dead recorder: the wait captured a record whose process was killed', async () => {
+    const r = await hang([[role('recorder', 0, 'dyingRecorder'), 'exits'], [role('survivor', 1, 'survivor'), 'blocks']], false);
     expect(r.roles[0].status).toBe('crashed');
     expect(r.waitGraph!.deadlock).toBe(false);
     expect(chainTexts(r)).toEqual([
       expect.stringMatching(/^chain: survivor \(aclrtSynchronizeStream .*\) ← waits IPC event "ev" .* recorded by recorder stream \d+: that record will never execute, its process has ended \(crashed\)$/),
     ]);
-  });
+  }, TEST_TIMEOUT_MS);
 });

@@ -60,6 +60,26 @@ export function survivors(pids: (number | null | undefined)[]): number[] {
   return alive;
 }
 
+/**
+ * Live (non-zombie) processes started with `name=value` in their environment (/proc/<pid>/environ:
+ * what they were started with, which their children inherit), e.g. everything a session under test
+ * started with its own CANN_HARNESS_TMPDIR: once none is left, none can write there any more.
+ */
+export function processesWithEnv(name: string, value: string): number[] {
+  const wanted = `${name}=${value}`;
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (!readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0').includes(wanted)) continue;
+    } catch {
+      continue; // gone, or not ours to read
+    }
+    if (isRunning(Number(entry))) out.push(Number(entry));
+  }
+  return out;
+}
+
 /** Scenario directories created on behalf of the process `ownerPid`. */
 export function scenarioDirsOf(ownerPid: number): string[] {
   const prefix = `cann-harness-${ownerPid}-`;
