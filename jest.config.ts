@@ -23,7 +23,7 @@ const config: Config = {
   // Each file's stub processes in a scope of their own (ACL_STUB_SCOPE): files that check /dev/shm
   // for leaks run beside the others (test/support/stub-scope-environment.ts).
   testEnvironment: '<rootDir>/test/support/stub-scope-environment.ts',
-  setupFilesAfterEnv: ['<rootDir>/test/support/file-cpu.ts', ...basePreset().setupFilesAfterEnv],
+  setupFilesAfterEnv: ['<rootDir>/test/support/file-cpu.ts', '<rootDir>/test/support/child-reaper.ts', ...basePreset().setupFilesAfterEnv],
   testSequencer: '<rootDir>/test/support/sequencer.js',
   reporters: [
     'default',

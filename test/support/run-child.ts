@@ -2,10 +2,41 @@
  * Test helper: run a TypeScript file in a fresh Node process (never in Jest's own worker),
  * so that native code (koffi, libascendcl) is only ever loaded in throwaway children.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 
 export const repoRoot = path.resolve(__dirname, '..', '..');
+
+/** Children of these helpers still running (Jest gives each test file its own copy of this module). */
+const running = new Set<ChildProcess>();
+
+function track(child: ChildProcess): void {
+  running.add(child);
+  child.on('close', () => running.delete(child));
+}
+
+/**
+ * SIGKILLs every child these helpers started that is still running, with its process group: the
+ * test that awaited it timed out or failed. Otherwise it would outlive the test file (seen: two
+ * `cann-harness run` children of a timed-out test alive for half an hour). Returns their pids.
+ * Called after every test file (test/support/child-reaper.ts).
+ */
+export function killLeftoverChildren(): number[] {
+  const pids: number[] = [];
+  for (const child of running) {
+    if (child.pid === undefined) continue;
+    pids.push(child.pid);
+    for (const target of [-child.pid, child.pid]) {
+      try {
+        process.kill(target, 'SIGKILL');
+      } catch {
+        /* no such group (not detached) or already gone */
+      }
+    }
+  }
+  running.clear();
+  return pids;
+}
 
 export interface ChildRun {
   code: number | null;
@@ -27,6 +58,7 @@ export function runTsChild(
       env: { ...process.env, ...opts.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    track(child);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -62,7 +94,9 @@ export function runCommand(
   const env: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '0', ...opts.env };
   for (const k of ['CANN_HARNESS_PROBE', 'CANN_HARNESS_REQUIRE_DEVICES', 'JEST_WORKER_ID', ...(opts.dropEnv ?? [])]) if (!(k in (opts.env ?? {}))) delete env[k];
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: opts.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Its own process group, as a command started from a shell: killLeftoverChildren takes what it started too.
+    const child = spawn(cmd, args, { cwd: opts.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    track(child);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
