@@ -156,13 +156,20 @@ static void release(struct barrier *b, uint32_t gen)
     futex(&b->generation, FUTEX_WAKE, INT32_MAX, NULL);
 }
 
+/* -EINVAL without a barrier, -EPIPE once broken, else 0. */
+static int usable(struct barrier *b)
+{
+    if (!b)
+        return -EINVAL;
+    return __atomic_load_n(&b->broken, __ATOMIC_ACQUIRE) ? -EPIPE : 0;
+}
+
 HOLD_EXPORT int cannharness_barrier_wait(void *barrier, int timeout_ms)
 {
     struct barrier *b = barrier;
-    if (!b)
-        return -EINVAL;
-    if (__atomic_load_n(&b->broken, __ATOMIC_ACQUIRE))
-        return -EPIPE;
+    int rc = usable(b);
+    if (rc != 0)
+        return rc;
     uint32_t parties = __atomic_load_n(&b->parties, __ATOMIC_ACQUIRE);
     uint32_t gen = __atomic_load_n(&b->generation, __ATOMIC_ACQUIRE);
     if (__atomic_add_fetch(&b->arrived, 1, __ATOMIC_SEQ_CST) == parties) {
@@ -179,10 +186,9 @@ HOLD_EXPORT int cannharness_barrier_wait(void *barrier, int timeout_ms)
 HOLD_EXPORT int cannharness_barrier_hold(void *barrier, int timeout_ms)
 {
     struct barrier *b = barrier;
-    if (!b)
-        return -EINVAL;
-    if (__atomic_load_n(&b->broken, __ATOMIC_ACQUIRE))
-        return -EPIPE;
+    int rc = usable(b);
+    if (rc != 0)
+        return rc;
     uint32_t parties = __atomic_load_n(&b->parties, __ATOMIC_ACQUIRE);
     /* Announced before the arrival: the party that completes the count sees it. */
     __atomic_store_n(&b->held, 1, __ATOMIC_SEQ_CST);
