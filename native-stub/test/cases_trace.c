@@ -62,16 +62,24 @@ static int json_has(const char *line, const char *key, const char *value)
     return strstr(line, pattern) != NULL;
 }
 
-CT_CASE(trace_lines_written_when_ACL_STUB_TRACE_is_set)
+/* Runs `role` with ACL_STUB_TRACE=<dir>/trace (its path in trace_dir) until it exits 0; its pid. */
+static pid_t run_traced_role(const char *role, const char *dir, char trace_dir[PATH_CAP])
 {
-    const char *dir = case_dir();
-    char trace_dir[PATH_CAP], env_entry[PATH_CAP + 32];
+    char env_entry[PATH_CAP + 32];
     path_join(trace_dir, dir, "trace");
     snprintf(env_entry, sizeof env_entry, "ACL_STUB_TRACE=%s", trace_dir);
     const char *args[] = {dir, NULL};
     const char *env[] = {env_entry, NULL};
-    pid_t pid = spawn_role("traced", args, env);
+    pid_t pid = spawn_role(role, args, env);
     expect_exit(pid, 0, PEER_TIMEOUT_MS);
+    return pid;
+}
+
+CT_CASE(trace_lines_written_when_ACL_STUB_TRACE_is_set)
+{
+    const char *dir = case_dir();
+    char trace_dir[PATH_CAP];
+    pid_t pid = run_traced_role("traced", dir, trace_dir);
     uint64_t t0 = await_u64(dir, "t0", 1000), t1 = await_u64(dir, "t1", 1000);
     aclrtIpcEventHandle h;
     await_file(dir, "handle", &h, sizeof h, 1000);
@@ -165,13 +173,8 @@ CT_ROLE(traced_fork)
 CT_CASE(trace_lines_of_a_forked_child_name_the_child)
 {
     const char *dir = case_dir();
-    char trace_dir[PATH_CAP], env_entry[PATH_CAP + 32];
-    path_join(trace_dir, dir, "trace");
-    snprintf(env_entry, sizeof env_entry, "ACL_STUB_TRACE=%s", trace_dir);
-    const char *args[] = {dir, NULL};
-    const char *env[] = {env_entry, NULL};
-    pid_t pid = spawn_role("traced_fork", args, env);
-    expect_exit(pid, 0, PEER_TIMEOUT_MS);
+    char trace_dir[PATH_CAP];
+    pid_t pid = run_traced_role("traced_fork", dir, trace_dir);
     long long child = (long long)await_u64(dir, "child", 1000);
     char name[64];
     snprintf(name, sizeof name, "trace-%d.jsonl", (int)pid);
