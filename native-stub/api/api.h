@@ -44,8 +44,13 @@ int api_valid_name(const char *name);
 /* Opens CANN_HARNESS_DIR (O_DIRECTORY); sets *fd. CANNHARNESS_ENOENV if unset or relative. */
 int api_open_scenario_dir(const char *call, const char *name, int *fd);
 
+/* 1 when the directory of fd was removed: our descriptor keeps its inode, with no links left (so
+ * inotify sends no IN_DELETE_SELF; an IN_DELETE on the parent wakes a waiter to look). */
+int api_dir_removed(int fd);
+
 /* Opens (creating it if missing, mode 0755) the layout directory sub of dirfd,
- * never through a symbolic link: CANNHARNESS_EUNSAFE if it is one or is not a directory. */
+ * never through a symbolic link: CANNHARNESS_EUNSAFE if it is one or is not a directory;
+ * CANNHARNESS_EREMOVED if dirfd's directory was removed (the run is over). */
 int api_open_subdir(int dirfd, const char *sub, const char *call, const char *name, int *fd);
 
 /* The scenario deadline: *has = 0 when CANN_HARNESS_DEADLINE_NS is unset or empty. */

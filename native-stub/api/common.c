@@ -139,28 +139,36 @@ int api_open_scenario_dir(const char *call, const char *name, int *fd)
     return CANNHARNESS_OK;
 }
 
+int api_dir_removed(int fd)
+{
+    struct stat st;
+    return fstat(fd, &st) == 0 && st.st_nlink == 0;
+}
+
 int api_open_subdir(int dirfd, const char *sub, const char *call, const char *name, int *fd)
 {
     int rc = CANNHARNESS_OK;
+    const char *doing = "create";
     if (api_fault(FAULT_MKDIR))
         errno = EACCES;
-    else if (mkdirat(dirfd, sub, 0755) == 0 || errno == EEXIST)
-        errno = 0;
-    if (errno != 0) {
-        rc =
-            api_report(CANNHARNESS_ESYS, call, name, "cannot create %s/ in CANN_HARNESS_DIR: %s", sub, strerror(errno));
-        goto out;
+    else if (mkdirat(dirfd, sub, 0755) == 0 || errno == EEXIST) {
+        doing = "open";
+        *fd = openat(dirfd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (*fd >= 0)
+            goto out;
     }
-    *fd = openat(dirfd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (*fd >= 0)
-        goto out;
-    if (errno == ELOOP || errno == ENOTDIR)
+    /* The harness removes the scenario directory when the run ends, maybe before a role's first call. */
+    if (errno == ENOENT && api_dir_removed(dirfd))
+        rc = api_report(CANNHARNESS_EREMOVED, call, name,
+                        "CANN_HARNESS_DIR was removed before %s/ could be opened (the scenario is over)", sub);
+    else if (errno == ELOOP || errno == ENOTDIR)
         rc = api_report(CANNHARNESS_EUNSAFE, call, name,
                         "%s/ in CANN_HARNESS_DIR is a symbolic link or not a directory: refused (remove it; only "
                         "the harness and its roles write there)",
                         sub);
     else
-        rc = api_report(CANNHARNESS_ESYS, call, name, "cannot open %s/ in CANN_HARNESS_DIR: %s", sub, strerror(errno));
+        rc = api_report(CANNHARNESS_ESYS, call, name, "cannot %s %s/ in CANN_HARNESS_DIR: %s", doing, sub,
+                        strerror(errno));
 out:
     return rc;
 }

@@ -201,14 +201,6 @@ static int watch_dir(int ino, int fd, uint32_t mask)
     return inotify_add_watch(ino, self, mask | IN_ONLYDIR);
 }
 
-/* 1 when the directory of fd was removed: the file can never appear. (Our open descriptor keeps
- * the inode, so inotify sends no IN_DELETE_SELF; the parent's IN_DELETE wakes us to look.) */
-static int dir_removed(int fd)
-{
-    struct stat st;
-    return fstat(fd, &st) == 0 && st.st_nlink == 0;
-}
-
 static int await_file(const struct await_target *t)
 {
     int rc, dirfd = -1, subfd = -1, ino = -1, has_deadline, found = 0;
@@ -243,7 +235,7 @@ static int await_file(const struct await_target *t)
         rc = look_once(t, subfd, &found);
         if (rc != CANNHARNESS_OK || found)
             goto out;
-        if (dir_removed(subfd)) {
+        if (api_dir_removed(subfd)) {
             rc = api_report(CANNHARNESS_EREMOVED, t->call, t->name,
                             "%s/ was removed while waiting for %s (the scenario is over)", t->sub, t->name);
             goto out;

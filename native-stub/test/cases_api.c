@@ -245,6 +245,29 @@ CT_CASE(api_await_ends_when_the_directory_is_removed)
     API_CODE(CANNHARNESS_EREMOVED, r.rc);
 }
 
+/* The harness may remove the scenario directory before a role's first call (a run that ended, a
+ * watchdog): every call says the scenario is over, not a system error. The directory is reached
+ * through /proc/self/fd, which still opens it after its removal. */
+CT_CASE(api_calls_in_a_removed_scenario_directory_are_eremoved)
+{
+    char scenario[PATH_CAP], through_fd[64];
+    char value[8];
+    size_t len = 0;
+    path_join(scenario, case_dir(), "scenario");
+    CT_EQ(0, mkdir(scenario, 0700));
+    int fd = open(scenario, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    CT_TRUE(fd >= 0);
+    CT_EQ(0, rmdir(scenario));
+    snprintf(through_fd, sizeof through_fd, "/proc/self/fd/%d", fd);
+    scenario_env_in(through_fd);
+    set_deadline_in_ms(PEER_TIMEOUT_MS); /* a backstop only */
+    API_CODE(CANNHARNESS_EREMOVED, cannharness_await_signal("never"));
+    API_CODE(CANNHARNESS_EREMOVED, cannharness_await("never", value, sizeof value, &len));
+    API_CODE(CANNHARNESS_EREMOVED, cannharness_signal("late"));
+    API_CODE(CANNHARNESS_EREMOVED, cannharness_mark("late"));
+    close(fd);
+}
+
 /* ---- argument and environment rules (rows) ---- */
 
 static const char long_name[] =
