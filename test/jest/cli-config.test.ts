@@ -47,19 +47,23 @@ function cliHere(args: string[], env: Record<string, string> = {}): ReturnType<t
   return cliInProcess(args, { cwd: project, env, dropEnv: OUTER_SETTINGS });
 }
 
-test('specs, reporters.junit, tmpDir and keep come from the config file; --grep selects by scenario name', async () => {
+// One run for keep and trace: 'never' (a kept directory without trace.json); trace: 'always' needs a run of its own.
+test('specs, reporters.junit, tmpDir, keep and trace: \'never\' come from the config file; --grep selects by scenario name', async () => {
   mkdirSync(path.join(project, 'scratch'));
-  config("{ specs: 'e2e', reporters: { junit: 'out/results.xml' }, tmpDir: 'scratch', keep: 'always', mode: 'stub' }");
+  config("{ specs: 'e2e', reporters: { junit: 'out/results.xml' }, tmpDir: 'scratch', keep: 'always', trace: 'never', mode: 'stub' }");
   const r = await cli(['run', '--grep', '^quick']);
   expect(r.code).toBe(0);
   expect(r.stdout).toContain('✓ e2e/quick.spec.ts › quick ping-pong');
   expect(r.stdout).toMatch(/1 passed · 2 skipped \(3 scenarios in 1 spec file/);
   expect(readFileSync(path.join(project, 'out', 'results.xml'), 'utf8')).toContain('quick ping-pong');
-  // keep: 'always' kept the passing scenario's directory, in tmpDir.
-  expect(readdirSync(path.join(project, 'scratch')).filter((d) => d.startsWith('cann-harness-'))).toHaveLength(1);
+  // keep: 'always' kept the passing scenario's directory, in tmpDir; trace: 'never' wrote no trace.json there.
+  const kept = readdirSync(path.join(project, 'scratch')).filter((d) => d.startsWith('cann-harness-'));
+  expect(kept).toHaveLength(1);
+  expect(existsSync(path.join(project, 'scratch', kept[0], 'result.json'))).toBe(true);
+  expect(existsSync(path.join(project, 'scratch', kept[0], 'trace.json'))).toBe(false);
 });
 
-test('trace: \'always\' keeps a passing run with its trace.json; trace: \'never\' keeps directories without one', async () => {
+test('trace: \'always\' keeps a passing run with its trace.json; a misspelt trace value is a usage error', async () => {
   mkdirSync(path.join(project, 'scratch'));
   const kept = () => readdirSync(path.join(project, 'scratch')).filter((d) => d.startsWith('cann-harness-')).map((d) => path.join(project, 'scratch', d));
   config("{ specs: 'e2e', tmpDir: 'scratch', trace: 'always', mode: 'stub', reporters: { junit: false } }");
@@ -67,13 +71,6 @@ test('trace: \'always\' keeps a passing run with its trace.json; trace: \'never\
   expect(always.code).toBe(0);
   expect(kept()).toHaveLength(1);
   expect(existsSync(path.join(kept()[0], 'trace.json'))).toBe(true);
-  rmSync(kept()[0], { recursive: true });
-  config("{ specs: 'e2e', tmpDir: 'scratch', trace: 'never', keep: 'always', mode: 'stub', reporters: { junit: false } }");
-  const never = await cli(['run', '--grep', '^quick']);
-  expect(never.code).toBe(0);
-  expect(kept()).toHaveLength(1);
-  expect(existsSync(path.join(kept()[0], 'result.json'))).toBe(true);
-  expect(existsSync(path.join(kept()[0], 'trace.json'))).toBe(false);
   config("{ specs: 'e2e', trace: 'alwyas' }");
   const bad = await cliHere(['run']);
   expect(bad.code).toBe(2);
@@ -118,8 +115,9 @@ test('--list prints the selected scenarios with their device needs and roles, ru
   expect(r.stdout).not.toContain('probing devices');
 });
 
-test('--retries N: a scenario that fails once then passes is reported FLAKY, and the run passes', async () => {
-  config("{ specs: 'e2e', reporters: { junit: false }, keep: 'never' }"); // the failed first attempts leave no directory
+// One failing run serves both: without --retries the flaky scenario fails, and its JUnit XML shows a skip and a load error.
+test('--retries N: a scenario that fails once then passes is reported FLAKY, and the run passes; JUnit XML: a skip carries its reason as a message, a spec file that fails to load is an error', async () => {
+  config("{ specs: 'e2e', reporters: { junit: 'out/junit.xml' }, keep: 'never' }"); // the failed first attempts leave no directory
   writeFileSync(
     path.join(project, 'e2e', 'flaky.spec.ts'),
     `import { existsSync, writeFileSync } from 'node:fs';\nimport { scenario } from ${JSON.stringify(path.join(repoRoot, 'src'))};\n` +
@@ -128,9 +126,17 @@ test('--retries N: a scenario that fails once then passes is reported FLAKY, and
       "  if (!existsSync(marker)) { writeFileSync(marker, 'x'); throw new Error('first attempt fails'); }\n" +
       '} } } });\n',
   );
+  writeFileSync(path.join(project, 'e2e', 'broken.spec.ts'), "import { scenario } from 'no-such-module-anywhere';\nscenario('never', {} as never);\n");
   const env = { FLAKY_MARKER: path.join(project, 'marker') };
-  const without = await cli(['run', '--mode', 'stub', 'flaky'], env);
+  const without = await cli(['run', '--mode', 'stub', '-t', 'fails once|9 devices'], env);
   expect(without.code).toBe(1);
+  // Not only the broken file: the flaky scenario failed too, with no second attempt.
+  expect(without.stdout).toMatch(/✗ e2e\/flaky\.spec\.ts › fails once/);
+  expect(without.stdout).not.toMatch(/✓ e2e\/flaky\.spec\.ts › fails once/);
+  expect(without.stdout).not.toContain('FLAKY');
+  const xml = readFileSync(path.join(project, 'out', 'junit.xml'), 'utf8');
+  expect(xml).toMatch(/<testcase [^>]*name="needs 9 devices \[skip: needs 9 devices, 8 available\]"[^>]*>\s*<skipped message="needs 9 devices, 8 available"\/>/);
+  expect(xml).toMatch(/<error[^>]*>[^<]*no-such-module-anywhere/);
   rmSync(env.FLAKY_MARKER);
   const r = await cli(['run', '--mode', 'stub', '--retries', '2', 'flaky'], env);
   expect(r.code).toBe(0);
@@ -164,14 +170,4 @@ test('--shard i/n splits by scenario: every scenario runs in exactly one shard; 
   const bad = await cliHere(['run', '--shard', '3/2']);
   expect(bad.code).toBe(2);
   expect(bad.stderr).toContain('--shard "3/2" is invalid');
-});
-
-test('JUnit XML: a skip carries its reason as a message; a spec file that fails to load is an error', async () => {
-  config("{ specs: 'e2e', reporters: { junit: 'out/junit.xml' } }");
-  writeFileSync(path.join(project, 'e2e', 'broken.spec.ts'), "import { scenario } from 'no-such-module-anywhere';\nscenario('never', {} as never);\n");
-  const r = await cli(['run', '--mode', 'stub', '-t', '9 devices']);
-  expect(r.code).toBe(1);
-  const xml = readFileSync(path.join(project, 'out', 'junit.xml'), 'utf8');
-  expect(xml).toMatch(/<testcase [^>]*name="needs 9 devices \[skip: needs 9 devices, 8 available\]"[^>]*>\s*<skipped message="needs 9 devices, 8 available"\/>/);
-  expect(xml).toMatch(/<error[^>]*>[^<]*no-such-module-anywhere/);
 });

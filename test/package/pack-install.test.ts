@@ -2,14 +2,14 @@
  * The package as a user gets it: `npm pack` of the repository's compiled dist/ (built by `npm ci`'s
  * `prepare`; packed with --ignore-scripts so that this test neither compiles it again nor replaces
  * the dist/ other package tests are reading; test/support/fresh-dist.ts refuses a stale one),
- * install the tarball into an empty project, write one spec, run `npx jest` with the
+ * install the tarball into an empty project, write one spec, run `jest` with the
  * preset and `npx cann-harness run`. Offline: the tarball's dependencies come from a copy of this
  * repository's node_modules (`cp -a`: a tenth of the CPU of fs.cpSync over its 10,000 files),
  * declared in the project's lockfile, so npm needs no registry.
  * (--legacy-peer-deps: npm checks a peer range against the registry's packument even when the
  * installed jest satisfies it, and offline there is none.)
- * One tarball and one installed project for every test here; `npx` once for jest and once for
- * cann-harness (the bins npm linked), the other commands through node_modules/.bin directly (npx
+ * One tarball and one installed project for every test here; `npx` once, for cann-harness (the bin
+ * this package declares), the other commands (jest's too) through node_modules/.bin directly (npx
  * adds an npm start-up, about 1.5 s of CPU, and nothing else to check).
  */
 import { execFileSync } from 'node:child_process';
@@ -129,9 +129,9 @@ test('the tarball ships compiled JavaScript, declarations, the preset and the st
   }
 });
 
-test('npx jest with the preset and a config file runs TypeScript specs importing cann-ipc-harness (the first run builds the stub); device processes run the bundle, one library instance', async () => {
-  const r = await run('npx', ['jest', '--verbose']); // two spec files: Jest lists tests only when verbose
-  expectOk(r, 'npx jest');
+test('jest with the preset and a config file runs TypeScript specs importing cann-ipc-harness (the first run builds the stub); device processes run the bundle, one library instance', async () => {
+  const r = await run(bin('jest'), ['--verbose']); // two spec files: Jest lists tests only when verbose
+  expectOk(r, 'jest');
   expect(r.stderr).toContain(`building the CPU stub once for this version into ${path.join(cacheDir, 'stub', `${repoPackage.version}-${process.platform}-${process.arch}`, 'build')}`);
   expect(r.stderr).toMatch(/✓ fan-out from an installed package/);
   expect(r.stderr).toMatch(/✓ one library instance in the device process/); // its verify: the bundle, one instance, no crypto
@@ -199,7 +199,7 @@ test('setup without a compiler fails with one clear error naming the fix (exit 2
 
 test("an installed project's Jest config can name the HTML reporter as 'cann-ipc-harness/html': reports/html/index.html and a page per scenario", async () => {
   const r = await run(bin('jest'), ['fan-out', '--reporters', 'default', '--reporters', 'cann-ipc-harness/html']); // the pattern first: --reporters takes every value after it
-  expectOk(r, 'npx jest --reporters cann-ipc-harness/html');
+  expectOk(r, 'jest --reporters cann-ipc-harness/html');
   expect(r.stdout).toContain(`HTML report: ${path.join('reports', 'html', 'index.html')}`);
   const index = readFileSync(path.join(project, 'reports', 'html', 'index.html'), 'utf8');
   expect(index).toContain('fan-out from an installed package');
