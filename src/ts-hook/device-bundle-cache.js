@@ -14,7 +14,8 @@
  *
  * Cached like the hook's transforms (same directory and trust rules, typescript-transform.js): an
  * entry holds its key, the source text of every module it was built from and the code, and is a hit
- * only when every one of those files still has exactly those bytes. runRoles builds it in the parent
+ * only when every one of those files still has exactly those bytes and the source map file it names
+ * (written beside it the same way, see registerSourceMap) is there. runRoles builds it in the parent
  * before it starts a source checkout's device processes (ensureDeviceBundle: two esbuild builds, the
  * graph then the bundle, once per change of the harness's sources); a device process only uses a
  * current one (loadDeviceBundle). Anything else (no entry, an edited file, a build error, an
@@ -121,7 +122,7 @@ function codeFromEntry(entry, key) {
   } catch {
     return undefined;
   }
-  if (header === null || header.key !== key || typeof header.map !== 'string' || !Array.isArray(header.inputs)) return undefined;
+  if (header === null || header.key !== key || typeof header.map !== 'string' || path.basename(header.map) !== header.map || !Array.isArray(header.inputs)) return undefined;
   let at = eol + 1;
   for (const [file, length] of header.inputs) {
     let source;
@@ -181,8 +182,12 @@ function ensureDeviceBundle() {
   // Older maps of this entry go, but not the one the entry just replaced: a device process that
   // read that entry a moment ago may still be about to load its map.
   const prefix = `${path.basename(file, '.entry')}-`;
-  for (const name of fs.readdirSync(dir)) {
-    if (name.startsWith(prefix) && name.endsWith('.map') && name !== map && name !== previous) fs.rmSync(path.join(dir, name), { force: true });
+  try {
+    for (const name of fs.readdirSync(dir)) {
+      if (name.startsWith(prefix) && name.endsWith('.map') && name !== map && name !== previous) fs.rmSync(path.join(dir, name), { force: true });
+    }
+  } catch {
+    /* a stale map left behind costs only disk space */
   }
   return true;
 }
