@@ -26,7 +26,7 @@ export abstract class Owned<R = unknown> {
     return this.#dead !== null;
   }
 
-  /** Summary for error messages, e.g. `stream=0x55d0c8a0` or `event=0x…(destroyed)`. */
+  /** Summary for error messages, e.g. `stream=0x55d0c8a0` or `event=0x...(destroyed)`. */
   describe(): string {
     return `${this.kind}=${hex(this.ptr)}${this.#dead ? '(destroyed)' : ''}`;
   }

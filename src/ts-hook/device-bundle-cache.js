@@ -14,7 +14,8 @@
  *
  * Cached like the hook's transforms (same directory and trust rules, typescript-transform.js): an
  * entry holds its key, the source text of every module it was built from and the code, and is a hit
- * only when every one of those files still has exactly those bytes. runRoles builds it in the parent
+ * only when every one of those files still has exactly those bytes and the source map file it names
+ * (written beside it the same way, see registerSourceMap) is there. runRoles builds it in the parent
  * before it starts a source checkout's device processes (ensureDeviceBundle: two esbuild builds, the
  * graph then the bundle, once per change of the harness's sources); a device process only uses a
  * current one (loadDeviceBundle). Anything else (no entry, an edited file, a build error, an
@@ -25,12 +26,13 @@
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
+const { pathToFileURL } = require('node:url');
 const { usableCacheDir, loadEsbuild, esbuildVersion, fnv1a, NODE_TARGET } = require('./typescript-transform');
 
 /** The modules a device process starts from (the role entry and the public index are loaded by the role and its spec). */
 const ENTRIES = ['harness/device-process.ts', 'harness/scenario/role-entry.ts', 'src/index.ts'];
 /** Changes with the entry format or the build options below. */
-const FORMAT = 'device-bundle-2';
+const FORMAT = 'device-bundle-3';
 /** The name of the generated entry (stdin) in esbuild's metafile. */
 const GENERATED_ENTRY = 'device-process-bundle-entry.js';
 
@@ -81,24 +83,37 @@ function build(root) {
   const bundle = esbuild.buildSync({
     ...options,
     stdin: stdin(`module.exports = {\n${loaders.join('\n')}\n};\n`),
-    sourcemap: 'inline', // stack traces still point at the TypeScript lines
+    sourcemap: 'external', // stack traces still point at the TypeScript lines (see registerSourceMap)
     sourcesContent: false,
   });
-  const code = bundle.outputFiles.find((f) => f.path.endsWith('.js')).contents;
+  const output = (ext) => bundle.outputFiles.find((f) => f.path.endsWith(ext)).text;
   const inputs = modulesOf(bundle.metafile, root).map((f) => ({ file: f, source: fs.readFileSync(f) }));
-  return { code, inputs };
+  // Node resolves the map's sources against the map's own place (the cache), not the bundle's.
+  const map = JSON.parse(output('.js.map'));
+  map.sourceRoot = `${pathToFileURL(path.join(root, 'harness')).href}/`;
+  return { code: Buffer.from(asciiOnly(output('.js'))), map: Buffer.from(JSON.stringify(map)), inputs };
 }
 
 /**
- * An entry: a JSON header line { key, inputs: [[file, byte length]] }, the sources' bytes, then the
- * code. Bytes, not text: comparing them needs no decoding (the sources are not all ASCII).
+ * esbuild escapes what is not ASCII in strings, but keeps a member's doc comment as written: one
+ * '…' there made V8 hold the whole bundle as a two-byte string (and Node scan twice the bytes).
+ * Only comments can still hold such a character, so escaping it changes no behaviour, and no line.
  */
-function entryBytes(key, built) {
-  const header = JSON.stringify({ key, inputs: built.inputs.map((i) => [i.file, i.source.length]) });
+function asciiOnly(code) {
+  return code.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * An entry: a JSON header line { key, map, inputs: [[file, byte length]] }, the sources' bytes, then
+ * the code. Bytes, not text: comparing them needs no decoding (the sources are not all ASCII). `map`
+ * names the code's source map, a file of its own beside the entry (see registerSourceMap).
+ */
+function entryBytes(key, map, built) {
+  const header = JSON.stringify({ key, map, inputs: built.inputs.map((i) => [i.file, i.source.length]) });
   return Buffer.concat([Buffer.from(`${header}\n`), ...built.inputs.map((i) => i.source), built.code]);
 }
 
-/** The code of an entry made with `key` from the current bytes of every file it lists, else undefined. */
+/** { code, map } of an entry made with `key` from the current bytes of every file it lists, else undefined. */
 function codeFromEntry(entry, key) {
   const eol = entry.indexOf(0x0a);
   let header;
@@ -107,7 +122,7 @@ function codeFromEntry(entry, key) {
   } catch {
     return undefined;
   }
-  if (header === null || header.key !== key || !Array.isArray(header.inputs)) return undefined;
+  if (header === null || header.key !== key || typeof header.map !== 'string' || path.basename(header.map) !== header.map || !Array.isArray(header.inputs)) return undefined;
   let at = eol + 1;
   for (const [file, length] of header.inputs) {
     let source;
@@ -119,7 +134,7 @@ function codeFromEntry(entry, key) {
     if (source.length !== length || !source.equals(entry.subarray(at, at + length))) return undefined;
     at += length;
   }
-  return entry.toString('utf8', at);
+  return { code: entry.toString('latin1', at), map: header.map }; // ASCII (asciiOnly): latin1 decodes it fastest
 }
 
 let tmpCounter = 0;
@@ -129,14 +144,17 @@ function entryFile(root, dir) {
   return { key, file: path.join(dir, `device-process-bundle-${fnv1a(key)}.entry`) };
 }
 
-/** The cached bundle's code when its entry is current, else undefined. */
+/** The cached bundle's { code, map } when its entry is current, else undefined. */
 function cachedCode(root, dir) {
   const { key, file } = entryFile(root, dir);
+  let cached;
   try {
-    return codeFromEntry(fs.readFileSync(file), key);
+    cached = codeFromEntry(fs.readFileSync(file), key);
   } catch {
     return undefined;
   }
+  // Without its map (removed by hand) stack traces would show the bundle's lines: not current.
+  return cached && fs.existsSync(path.join(dir, cached.map)) ? cached : undefined;
 }
 
 /**
@@ -157,9 +175,39 @@ function ensureDeviceBundle() {
   } catch {
     return false;
   }
-  const tmp = `${file}.${process.pid}.${++tmpCounter}.tmp`; // unique among live writers; rename replaces the entry whole
+  // The map first, named by its content: an entry never names a map that is not there (yet).
+  const previous = mapOf(file);
+  const map = `${path.basename(file, '.entry')}-${fnv1a(built.map.toString('latin1'))}.map`;
+  if (!writeWhole(path.join(dir, map), built.map) || !writeWhole(file, entryBytes(key, map, built))) return false;
+  // Older maps of this entry go, but not the one the entry just replaced: a device process that
+  // read that entry a moment ago may still be about to load its map.
+  const prefix = `${path.basename(file, '.entry')}-`;
   try {
-    fs.writeFileSync(tmp, entryBytes(key, built));
+    for (const name of fs.readdirSync(dir)) {
+      if (name.startsWith(prefix) && name.endsWith('.map') && name !== map && name !== previous) fs.rmSync(path.join(dir, name), { force: true });
+    }
+  } catch {
+    /* a stale map left behind costs only disk space */
+  }
+  return true;
+}
+
+/** The map an entry file names, or undefined (no entry, or not readable). */
+function mapOf(file) {
+  try {
+    const head = fs.readFileSync(file).subarray(0, 64 * 1024);
+    const eol = head.indexOf(0x0a);
+    return JSON.parse(head.toString('utf8', 0, eol)).map;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes `bytes` to `file` through a temporary name: readers see the old file or the whole new one. */
+function writeWhole(file, bytes) {
+  const tmp = `${file}.${process.pid}.${++tmpCounter}.tmp`; // unique among live writers
+  try {
+    fs.writeFileSync(tmp, bytes);
     fs.renameSync(tmp, file);
     return true;
   } catch {
@@ -199,16 +247,50 @@ function loadDeviceBundle() {
   const dir = usableCacheDir(); // throws for a directory others could write to
   if (!dir) return false;
   const root = checkoutRoot();
-  const code = cachedCode(root, dir);
-  if (code === undefined) return false;
+  const cached = cachedCode(root, dir);
+  if (cached === undefined) return false;
+  const mapFile = path.join(dir, cached.map);
   const Module = require('node:module');
   const filename = compiledAs(root);
   const bundle = new Module(filename, module);
   bundle.filename = filename;
   bundle.paths = Module._nodeModulePaths(path.dirname(filename));
-  bundle._compile(code, filename);
+  // A path, not a file: URL (Node reads only data: URLs and paths), percent-encoded as in a URL.
+  const mapComment = `\n//# sourceMappingURL=${pathToFileURL(mapFile).pathname}\n`;
+  if (!process.sourceMapsEnabled || process.env.NODE_V8_COVERAGE) {
+    bundle._compile(cached.code + mapComment, filename); // coverage needs the map with the code's own line lengths
+  } else {
+    process.setSourceMapsEnabled(false);
+    try {
+      bundle._compile(cached.code, filename);
+    } finally {
+      process.setSourceMapsEnabled(true);
+    }
+    registerSourceMap(filename, mapComment);
+  }
   for (const [file, load] of Object.entries(bundle.exports)) seedRequireCache(file, load);
   return true;
+}
+
+/** Keeps the module that carries the bundle's source map alive: Node drops a map with its module. */
+let mapCarrier;
+
+/**
+ * Gives Node the bundle's source map under the bundle's file name, as compiling the bundle with its
+ * map would, but without Node's eager work on the bundle's text: with source maps on, compiling a
+ * module scans all its text for magic comments and counts the length of each of its lines (for
+ * coverage), and a map inlined as a data: URL is parsed as a URL and base64-decoded: about a
+ * quarter of the CPU a device process spends on top of bare Node, and some 600 page faults. Node
+ * keys its maps by file name, and maps a stack frame of `filename` with the map it holds for it, so
+ * a one-line module of the same name whose only content is the comment naming the map file gives
+ * the same stack traces. Node reads and parses that map file at once (a plain JSON.parse); mapping
+ * a frame stays lazy, as before.
+ */
+function registerSourceMap(filename, mapComment) {
+  const Module = require('node:module');
+  mapCarrier = new Module(filename, module);
+  mapCarrier.filename = filename;
+  mapCarrier._compile(mapComment, filename);
 }
 
 module.exports = { ensureDeviceBundle, loadDeviceBundle, ENTRIES };

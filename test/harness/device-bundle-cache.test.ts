@@ -22,15 +22,20 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 async function probe(env?: Record<string, string>) {
   const r = await runRoles({ label: 'bundle probe', timeoutMs: 60_000, roles: [{ name: 'probe', device: 0, env, entry: { module: PROBE, export: 'probe' } }] });
   expect(r.roles[0].error).toBeUndefined();
-  return r.roles[0].value as { fromBundle: boolean; aclSeeded: boolean; thrownName?: string; sameAclError: boolean };
+  return r.roles[0].value as { fromBundle: boolean; aclSeeded: boolean; thrownName?: string; thrownAt: string[]; sameAclError: boolean };
 }
 
+/** The stack frames of the binding's throw (the source map at work): TypeScript lines of the harness's files. */
+const tsFrames = expect.arrayContaining([expect.stringMatching(/^at \S+ \(\/src\/acl\/runtime\.ts:\d+:\d+\)$/), expect.stringMatching(/\/harness\/device-process\.ts:\d+:\d+\)$/)]);
+
 test('a device process runs from the bundle runRoles made current, and a deep import gets its one instance', async () => {
-  expect(await probe()).toEqual({ fromBundle: true, aclSeeded: true, thrownName: 'AclError', sameAclError: true });
+  expect(await probe()).toEqual({ fromBundle: true, aclSeeded: true, thrownName: 'AclError', thrownAt: tsFrames, sameAclError: true });
 }, 120_000);
 
-test('without a current bundle (an empty cache) it loads module by module, with the same result', async () => {
-  expect(await probe({ CANN_HARNESS_TS_CACHE: dir })).toEqual({ fromBundle: false, aclSeeded: false, thrownName: 'AclError', sameAclError: true });
+test('without a current bundle (an empty cache) it loads module by module, with the same result and the same stack trace', async () => {
+  const moduleByModule = await probe({ CANN_HARNESS_TS_CACHE: dir });
+  expect(moduleByModule).toEqual({ fromBundle: false, aclSeeded: false, thrownName: 'AclError', thrownAt: tsFrames, sameAclError: true });
+  expect((await probe()).thrownAt).toEqual(moduleByModule.thrownAt);
 }, 120_000);
 
 /** Runs `code` in a fresh node with the cache module as `c` and CANN_HARNESS_TS_CACHE=dir; returns its stdout. */
@@ -50,6 +55,11 @@ test('an entry is used only while every source it holds equals its file; ensureD
   const [entry] = readdirSync(dir).filter((n) => n.endsWith('.entry'));
   const file = path.join(dir, entry);
   expect(inNode('console.log(c.loadDeviceBundle())')).toBe('true');
+  // Its source map is a file of its own: without it the entry is not current (no TypeScript lines).
+  const [map] = readdirSync(dir).filter((n) => n.endsWith('.map'));
+  rmSync(path.join(dir, map));
+  expect(inNode('console.log(c.loadDeviceBundle(), c.ensureDeviceBundle(), c.loadDeviceBundle())')).toBe('false true true');
+  expect(readdirSync(dir).filter((n) => n.endsWith('.map'))).toEqual([map]);
 
   // As if a source had been edited since: one byte of the stored copy of a source differs.
   const bytes = readFileSync(file);
