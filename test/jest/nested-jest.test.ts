@@ -8,7 +8,9 @@
  */
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
+import { ENV } from '../../src/env';
 import { runFixtures as runIn, removeFixtureRuns, type NestedRun } from '../support/nested-jest';
+import { stubScope } from '../support/leftovers';
 
 // Each test starts a whole Jest run (and its scenarios' processes) in a child.
 jest.setTimeout(90_000);
@@ -16,13 +18,15 @@ jest.setTimeout(90_000);
 const scratch: string[] = [];
 afterAll(() => removeFixtureRuns(scratch));
 
-const runFixtures = (pattern: string, env: Record<string, string> = {}): Promise<NestedRun> => runIn(pattern, env, scratch);
+// Each run in a stub scope of its own (the file's, plus a letter): the two run at the same time.
+const runFixtures = (pattern: string, scope: string, env: Record<string, string> = {}): Promise<NestedRun> =>
+  runIn(pattern, { [ENV.stubScope]: `${stubScope()}${scope}`, ...env }, scratch);
 
 const twoDevices = JSON.stringify({ ok: true, mode: 'stub', library: 'fake', reason: 'test', deviceCount: 2, ipcSupported: true });
 
 /** One nested run with the real probe (stub, 8 devices) over fixtures/skips and fixtures/notes. */
 let withRealProbe: Promise<NestedRun> | undefined;
-const runWithRealProbe = (): Promise<NestedRun> => (withRealProbe ??= runFixtures('fixtures/(skips|notes)/'));
+const runWithRealProbe = (): Promise<NestedRun> => (withRealProbe ??= runFixtures('fixtures/(skips|notes)/', 'r'));
 
 /**
  * One nested run with a 2-device probe and CANN_HARNESS_REQUIRE_DEVICES=4 over fixtures/skips and the
@@ -30,7 +34,13 @@ const runWithRealProbe = (): Promise<NestedRun> => (withRealProbe ??= runFixture
  */
 let withTwoDevices: Promise<NestedRun> | undefined;
 const runWithTwoDevices = (): Promise<NestedRun> =>
-  (withTwoDevices ??= runFixtures('fixtures/(skips|failing|invalid|bad-input)/', { CANN_HARNESS_PROBE: twoDevices, CANN_HARNESS_REQUIRE_DEVICES: '4' }));
+  (withTwoDevices ??= runFixtures('fixtures/(skips|failing|invalid|bad-input)/', 't', { CANN_HARNESS_PROBE: twoDevices, CANN_HARNESS_REQUIRE_DEVICES: '4' }));
+
+// Both runs start at once: each mostly waits for its scenarios' processes (the second used to start
+// only when the first had ended). A failure stays with the tests that await the run.
+beforeAll(() => {
+  for (const started of [runWithRealProbe(), runWithTwoDevices()]) started.catch(() => undefined);
+});
 
 /** Passed, skipped and failed tests, and suites that failed to load, among the spec files whose path matches `files`. */
 function countsIn(run: NestedRun, files: RegExp): { passed: number; pending: number; failed: number; loadErrors: number; suites: number } {

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { repoRoot } from '../support/run-child';
+import { repoRoot, TS_HOOK } from '../support/run-child';
 import { isRunning, scenarioDirsOf, survivors, waitUntil } from '../support/leftovers';
 
 const PARENT = path.join(__dirname, 'fixtures', 'parent-script.ts');
@@ -51,7 +51,7 @@ function registered(s: Started): void {
 
 /** Start the parent script and resolve once all its roles (and the grandchild) are up. */
 function startParent(roleB: string, early: boolean) {
-  const child = spawn(process.execPath, ['-r', 'esbuild-register', PARENT, roleB, ...(early ? ['early'] : [])], {
+  const child = spawn(process.execPath, ['-r', TS_HOOK, PARENT, roleB, ...(early ? ['early'] : [])], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -116,7 +116,7 @@ test.concurrent.each<[string, boolean]>([
     const dir = path.join(work, 'scenario');
     mkdirSync(dir);
     const status = path.join(work, 'status');
-    const node = `${JSON.stringify(process.execPath)} -r esbuild-register ${JSON.stringify(SPINNER)} ${JSON.stringify(status)}`;
+    const node = `${JSON.stringify(process.execPath)} -r ${JSON.stringify(TS_HOOK)} ${JSON.stringify(SPINNER)} ${JSON.stringify(status)}`;
     // sh exports its own pid as the orchestrator's, starts the spinner in the background, then
     // either exits at once (early) or waits to be killed.
     const sh = spawn('/bin/sh', ['-c', `CANN_HARNESS_PARENT_PID=$$ CANN_HARNESS_DIR=${JSON.stringify(dir)} ${node} & ${early ? 'exit 0' : 'wait'}`], {
@@ -146,7 +146,7 @@ test.concurrent('a parent that dies while writing the job: the device process re
   try {
     const dir = path.join(work, 'scenario');
     mkdirSync(dir);
-    const parent = spawn(process.execPath, ['-r', 'esbuild-register', DIES_MID_JOB, dir], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+    const parent = spawn(process.execPath, ['-r', TS_HOOK, DIES_MID_JOB, dir], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     parent.stdout.on('data', (d) => (out += d));
     const signal = await new Promise((r) => parent.on('exit', (_code, sig) => r(sig)));

@@ -286,11 +286,21 @@ test('output is never cut off silently: flushed before exit, and a capped stream
   await expectNothingLeft(result);
 }, TEST_TIMEOUT_MS);
 
-test('keepDir and CANN_HARNESS_KEEP=1 keep a passing run\'s directory', async () => {
-  const kept = await run({ timeoutMs: GENEROUS_MS, keepDir: true, roles: [role('a', 'passes')] });
+// Two runs at the same time with the same role name: one keeps its directory (keepDir), the other
+// not, and neither sees the other's. (One pair of runs for both checks: each is a device process.)
+test('two runs at the same time stay apart; keepDir and CANN_HARNESS_KEEP=1 keep a passing run\'s directory', async () => {
+  const [kept, plain] = await Promise.all([
+    run({ timeoutMs: GENEROUS_MS, keepDir: true, roles: [role('same', 'passes')] }),
+    run({ timeoutMs: GENEROUS_MS, roles: [role('same', 'passes')] }),
+  ]);
   expect(kept).toMatchObject({ ok: true, kept: true });
-  expect(existsSync(path.join(kept.dir, 'logs', 'a.stdout.log'))).toBe(true);
+  expect(plain).toMatchObject({ ok: true, kept: false });
+  expect(kept.dir).not.toBe(plain.dir);
+  expect((kept.roles[0].value as { env: { dir: string } }).env.dir).toBe(kept.dir);
+  expect((plain.roles[0].value as { env: { dir: string } }).env.dir).toBe(plain.dir);
+  expect(existsSync(path.join(kept.dir, 'logs', 'same.stdout.log'))).toBe(true);
   await expectNothingLeft(kept);
+  await expectNothingLeft(plain);
 
   process.env.CANN_HARNESS_KEEP = '1';
   try {
@@ -300,19 +310,6 @@ test('keepDir and CANN_HARNESS_KEEP=1 keep a passing run\'s directory', async ()
   } finally {
     delete process.env.CANN_HARNESS_KEEP;
   }
-}, TEST_TIMEOUT_MS);
-
-test('two runs at the same time stay apart', async () => {
-  const [a, b] = await Promise.all([
-    run({ timeoutMs: GENEROUS_MS, roles: [role('same', 'passes')] }),
-    run({ timeoutMs: GENEROUS_MS, roles: [role('same', 'passes')] }),
-  ]);
-  expect(a.ok && b.ok).toBe(true);
-  expect(a.dir).not.toBe(b.dir);
-  expect((a.roles[0].value as { env: { dir: string } }).env.dir).toBe(a.dir);
-  expect((b.roles[0].value as { env: { dir: string } }).env.dir).toBe(b.dir);
-  await expectNothingLeft(a);
-  await expectNothingLeft(b);
 }, TEST_TIMEOUT_MS);
 
 describe('bad options are rejected before anything is started', () => {

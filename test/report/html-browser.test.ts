@@ -18,6 +18,9 @@ const bin = path.join(repoRoot, 'bin', 'cann-harness.js');
 const fixtures = path.join(repoRoot, 'test', 'jest', 'fixtures');
 const screenshots = path.join(repoRoot, 'reports', 'html-screenshots');
 const chromium = findChromium();
+// Loading a page and taking a screenshot are work, not waits for something to appear: on a loaded
+// machine they took longer than the pages' 5 s (seen failing three tests at a load average of 20).
+const WORK_TIMEOUT_MS = 60_000;
 const browserTest = chromium ? test : (name: string, fn: () => unknown) => test.skip(`${name} [skip: ${NO_BROWSER_REASON}]`, fn as () => void);
 
 jest.setTimeout(180_000);
@@ -71,8 +74,8 @@ async function open(file: string, shot: string): Promise<{ page: Page; errors: s
   page.on('request', (r) => {
     if (!r.url().startsWith('file:') && !r.url().startsWith('data:')) errors.push(`network request: ${r.url()}`);
   });
-  await page.goto(pathToFileURL(file).href);
-  await page.screenshot({ path: path.join(screenshots, `${shot}.png`), fullPage: true });
+  await page.goto(pathToFileURL(file).href, { timeout: WORK_TIMEOUT_MS });
+  await page.screenshot({ path: path.join(screenshots, `${shot}.png`), fullPage: true, timeout: WORK_TIMEOUT_MS });
   return { page, errors };
 }
 
@@ -104,7 +107,7 @@ browserTest('index of a failing run: failed scenarios first, no console errors, 
   await page.fill('#q', 'deadlock');
   expect(await visible()).toEqual(['failed']);
   expect(await page.textContent('#scenarios tbody tr:not([style*="none"])')).toContain('html: deadlock');
-  await page.screenshot({ path: path.join(screenshots, 'failing-index-filtered.png'), fullPage: true });
+  await page.screenshot({ path: path.join(screenshots, 'failing-index-filtered.png'), fullPage: true, timeout: WORK_TIMEOUT_MS });
   expect(errors).toEqual([]);
 });
 
@@ -125,7 +128,7 @@ browserTest('the wait-for graph of a deadlock names both roles, the cycle drawn 
   expect(names).toEqual(expect.arrayContaining(['producer', 'consumer']));
   expect(await page.$$eval('svg.wait-graph .wg-edge.cycle', (e) => e.length)).toBe(2);
   expect(await page.isVisible('svg.timeline')).toBe(true);
-  await page.locator('#wait-graph svg').screenshot({ path: path.join(screenshots, 'wait-graph.png') }); // the README's picture
+  await page.locator('#wait-graph svg').screenshot({ path: path.join(screenshots, 'wait-graph.png'), timeout: WORK_TIMEOUT_MS }); // the README's picture
   expect(errors).toEqual([]);
 });
 
@@ -138,7 +141,7 @@ browserTest('a passing run with --trace: one arrow per record → wait pair in t
   const pairs = releasePairs(passingKept[0]);
   expect(pairs).toBe(2); // one record released both consumers
   expect(await page.$$eval('svg.timeline path.arrow', (a) => a.length)).toBe(pairs);
-  await page.locator('#timeline').screenshot({ path: path.join(screenshots, 'timeline.png') }); // the README's picture
+  await page.locator('#timeline').screenshot({ path: path.join(screenshots, 'timeline.png'), timeout: WORK_TIMEOUT_MS }); // the README's picture
   // Hover details and zoom. The widest wait bar: a short one (a wait released at once) can lie
   // under the end of its own release arrow, which then takes the pointer, for a person too.
   const widestWait = await page.$$eval('svg.timeline rect.bar', (bars) => {

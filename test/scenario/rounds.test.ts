@@ -65,8 +65,19 @@ withStub('a scenario with setup run without rounds runs it once, then its body o
   }
 }, 60_000);
 
+/**
+ * One 300-round run of the fixed pipeline, its directory kept, for the two tests that read it (its
+ * result and progress; its trace files): the same run, so it runs once. Removed after the file.
+ */
+let pipeline300: ReturnType<typeof run> | undefined;
+const runPipeline300 = () => (pipeline300 ??= run(PIPELINE, 'pipeline on a reused IPC event', { total: 300 }, undefined, true));
+afterAll(async () => {
+  const dirs = await pipeline300?.then((x) => x.dirs, () => []);
+  for (const d of dirs ?? []) rmSync(d, { recursive: true, force: true });
+});
+
 withStub('the fixed pipeline passes its rounds, every round byte-checked and happens-before-checked', async () => {
-  const { r, progress } = await run(PIPELINE, 'pipeline on a reused IPC event', { total: 300 });
+  const { r, progress } = await runPipeline300();
   expect(r.summary).toContain('passed');
   expect(r.ok).toBe(true);
   expect(r.happensBefore?.ok).toBe(true);
@@ -90,18 +101,14 @@ withStub('the happens-before check runs every round: a stub whose records take e
 }, 60_000);
 
 withStub('the trace is read as a stream: after 300 rounds the trace files hold about one round, not 300', async () => {
-  const { r, dirs } = await run(PIPELINE, 'pipeline on a reused IPC event', { total: 300 }, undefined, true);
-  try {
-    expect(r.ok).toBe(true);
-    const traceDir = path.join(r.dir, 'trace');
-    const files = readdirSync(traceDir).filter((n) => n.endsWith('.jsonl'));
-    expect(files.length).toBe(3);
-    const lines = files.map((f) => readFileSync(path.join(traceDir, f), 'utf8').split('\n').filter(Boolean).length);
-    // One round is a handful of lines per process (fill, record, wait, copy, syncs); 300 rounds would be thousands.
-    for (const n of lines) expect(n).toBeLessThan(40);
-  } finally {
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  }
+  const { r } = await runPipeline300();
+  expect(r.ok).toBe(true);
+  const traceDir = path.join(r.dir, 'trace');
+  const files = readdirSync(traceDir).filter((n) => n.endsWith('.jsonl'));
+  expect(files.length).toBe(3);
+  const lines = files.map((f) => readFileSync(path.join(traceDir, f), 'utf8').split('\n').filter(Boolean).length);
+  // One round is a handful of lines per process (fill, record, wait, copy, syncs); 300 rounds would be thousands.
+  for (const n of lines) expect(n).toBeLessThan(40);
 }, 60_000);
 
 withStub('with jitter, rounds catch the buggy pipeline: the report names the round, its seed and how many passed', async () => {

@@ -30,8 +30,23 @@ export function isRunning(pid: number): boolean {
   return st !== undefined && st.state !== 'Z' && st.state !== 'X';
 }
 
-/** Live (non-zombie) members of a process group. */
+/** True when no process at all (not even a zombie) is in the group: kill(-pgid, 0) fails with ESRCH. */
+function groupIsEmpty(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return false;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+/**
+ * Live (non-zombie) members of a process group. An empty group (the usual answer) is known from one
+ * system call; only a group that still has a process is looked for in /proc (one read per process
+ * of the machine: the conformance suite's 182 cases spent about 10 s of CPU on these scans).
+ */
 export function liveGroupMembers(pgid: number): number[] {
+  if (groupIsEmpty(pgid)) return [];
   const out: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
