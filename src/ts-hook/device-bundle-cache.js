@@ -29,10 +29,10 @@ const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 const { usableCacheDir, loadEsbuild, esbuildVersion, fnv1a, NODE_TARGET } = require('./typescript-transform');
 
-/** The modules a device process starts from (the role entry and the public index are loaded by the role and its spec). */
-const ENTRIES = ['harness/device-process.ts', 'harness/scenario/role-entry.ts', 'src/index.ts'];
+/** The modules a device process starts from (the role entry and the public index are loaded by the role and its spec; the thread entry by its worker threads). */
+const ENTRIES = ['harness/device-process.ts', 'harness/scenario/role-entry.ts', 'harness/scenario/thread-entry.ts', 'src/index.ts'];
 /** Changes with the entry format or the build options below. */
-const FORMAT = 'device-bundle-3';
+const FORMAT = 'device-bundle-4';
 /** The name of the generated entry (stdin) in esbuild's metafile. */
 const GENERATED_ENTRY = 'device-process-bundle-entry.js';
 
