@@ -10,6 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { cliInProcess } from '../support/cli-in-process';
 import { runCommand } from '../support/run-child';
+import { EIGHT_DEVICES } from '../support/stub-devices';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
 const bin = path.join(repoRoot, 'bin', 'cann-harness.js');
@@ -82,7 +83,7 @@ test('trace: \'always\' keeps a passing run with its trace.json; trace: \'never\
 
 test('timeoutMs is the default scenario deadline, devices turns a skip into a failure', async () => {
   config("{ specs: 'e2e', timeoutMs: 1000, devices: 9, keep: 'never', reporters: { junit: false } }");
-  const r = await cli(['run', '--mode', 'stub']);
+  const r = await cli(['run', '--mode', 'stub'], EIGHT_DEVICES);
   expect(r.code).toBe(1);
   expect(r.stdout).toContain('✓ e2e/quick.spec.ts › quick ping-pong');
   expect(r.stdout).toMatch(/✗ e2e\/quick\.spec\.ts › sleeps 3 s/);
@@ -169,7 +170,7 @@ test('--shard i/n splits by scenario: every scenario runs in exactly one shard; 
 test('JUnit XML: a skip carries its reason as a message; a spec file that fails to load is an error', async () => {
   config("{ specs: 'e2e', reporters: { junit: 'out/junit.xml' } }");
   writeFileSync(path.join(project, 'e2e', 'broken.spec.ts'), "import { scenario } from 'no-such-module-anywhere';\nscenario('never', {} as never);\n");
-  const r = await cli(['run', '--mode', 'stub', '-t', '9 devices']);
+  const r = await cli(['run', '--mode', 'stub', '-t', '9 devices'], EIGHT_DEVICES);
   expect(r.code).toBe(1);
   const xml = readFileSync(path.join(project, 'out', 'junit.xml'), 'utf8');
   expect(xml).toMatch(/<testcase [^>]*name="needs 9 devices \[skip: needs 9 devices, 8 available\]"[^>]*>\s*<skipped message="needs 9 devices, 8 available"\/>/);
