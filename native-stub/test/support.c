@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -195,11 +196,51 @@ int file_exists(const char *dir, const char *name)
 
 static void reap_failed_helpers(void);
 
+/* await_file sleeps on an inotify watch of the directory (a publish is a rename into it) instead of
+ * waking every millisecond; at most AWAIT_LOOK_MS at a time all the same, so that a helper that
+ * failed meanwhile is seen soon (and a file that no event announces is still found). A global:
+ * a failure (CT_FAIL) leaves the process with it open. -1: no watch, look every millisecond. */
+#define AWAIT_LOOK_MS 20
+static _Thread_local int await_watch = -1; /* per thread: threads of a case may wait too */
+
+static void await_watch_open(const char *dir)
+{
+    await_watch = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+    if (await_watch >= 0 && inotify_add_watch(await_watch, dir, IN_MOVED_TO | IN_CREATE | IN_CLOSE_WRITE) < 0) {
+        close(await_watch);
+        await_watch = -1;
+    }
+}
+
+static void await_watch_close(void)
+{
+    if (await_watch >= 0)
+        close(await_watch);
+    await_watch = -1;
+}
+
+/* Sleeps until something happens in the watched directory, or AWAIT_LOOK_MS (1 ms unwatched). */
+static void await_watch_sleep(void)
+{
+    if (await_watch < 0) {
+        sleep_ms(1);
+        return;
+    }
+    struct pollfd p = {.fd = await_watch, .events = POLLIN};
+    if (poll(&p, 1, AWAIT_LOOK_MS) > 0) {
+        char events[4096];
+        while (read(await_watch, events, sizeof events) > 0) {
+        }
+    }
+}
+
 size_t await_file(const char *dir, const char *name, void *buf, size_t cap, int timeout_ms)
 {
     char path[PATH_CAP];
     path_join(path, dir, name);
     uint64_t deadline = now_ns() + (uint64_t)timeout_ms * 1000000ull;
+    await_watch_close();
+    await_watch_open(dir); /* before the first look: a publish between the two is not missed */
     for (;;) {
         int fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd >= 0) {
@@ -208,12 +249,13 @@ size_t await_file(const char *dir, const char *name, void *buf, size_t cap, int 
             while (got < cap && (n = read(fd, (char *)buf + got, cap - got)) > 0)
                 got += (size_t)n;
             close(fd);
+            await_watch_close();
             return got;
         }
         if (now_ns() > deadline)
             CT_FAIL("timed out after %d ms waiting for %s (the peer process did not publish it)", timeout_ms, path);
         reap_failed_helpers();
-        sleep_ms(1);
+        await_watch_sleep();
     }
 }
 
