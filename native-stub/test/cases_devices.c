@@ -148,19 +148,29 @@ CT_ROLE(devcount)
     return 0;
 }
 
-static void expect_devcount(const char *env_entry, const char *init_code, const char *count)
+/* Starts one devcount role per entry of `env_entries` (n of them), all at once (each is its own
+ * process with its own environment: nothing to order), then expects each to exit 0. */
+static void expect_devcounts(const char *const *env_entries, size_t n, const char *init_code, const char *const *counts)
 {
-    const char *env[] = {env_entry, NULL};
-    const char *args[] = {init_code, count, NULL};
-    expect_exit(spawn_role("devcount", args, env), 0, PEER_TIMEOUT_MS);
+    pid_t pids[16];
+    if (n > sizeof pids / sizeof pids[0])
+        CT_FAIL("expect_devcounts: %zu roles, at most %zu", n, sizeof pids / sizeof pids[0]);
+    for (size_t i = 0; i < n; i++) {
+        const char *env[] = {env_entries[i], NULL};
+        const char *args[] = {init_code, counts ? counts[i] : "-1", NULL};
+        pids[i] = spawn_role("devcount", args, env);
+    }
+    for (size_t i = 0; i < n; i++)
+        expect_exit(pids[i], 0, PEER_TIMEOUT_MS);
 }
 
 CT_CASE(device_count_env_valid_values)
 {
-    expect_devcount("ACL_STUB_DEVICE_COUNT", "0", "8"); /* unset: default 8 */
-    expect_devcount("ACL_STUB_DEVICE_COUNT=1", "0", "1");
-    expect_devcount("ACL_STUB_DEVICE_COUNT=3", "0", "3");
-    expect_devcount("ACL_STUB_DEVICE_COUNT=64", "0", "64");
+    /* "ACL_STUB_DEVICE_COUNT" alone: unset, the default 8 */
+    const char *env[] = {"ACL_STUB_DEVICE_COUNT", "ACL_STUB_DEVICE_COUNT=1", "ACL_STUB_DEVICE_COUNT=3",
+                         "ACL_STUB_DEVICE_COUNT=64"};
+    const char *counts[] = {"8", "1", "3", "64"};
+    expect_devcounts(env, sizeof env / sizeof env[0], "0", counts);
 }
 
 CT_CASE(device_count_env_bad_values_fail_aclInit_100000)
@@ -169,8 +179,7 @@ CT_CASE(device_count_env_bad_values_fail_aclInit_100000)
                          "ACL_STUB_DEVICE_COUNT=-1",  "ACL_STUB_DEVICE_COUNT=abc",
                          "ACL_STUB_DEVICE_COUNT=",    "ACL_STUB_DEVICE_COUNT=3x",
                          "ACL_STUB_DEVICE_COUNT=1.5", "ACL_STUB_DEVICE_COUNT=99999999999999999999"};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        expect_devcount(bad[i], "100000", "-1");
+    expect_devcounts(bad, sizeof bad / sizeof bad[0], "100000", NULL);
 }
 
 /* ------------------------------------------------ peer access, tgid, force */

@@ -19,7 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -194,11 +196,51 @@ int file_exists(const char *dir, const char *name)
 
 static void reap_failed_helpers(void);
 
+/* await_file sleeps on an inotify watch of the directory (a publish is a rename into it) instead of
+ * waking every millisecond; at most AWAIT_LOOK_MS at a time all the same, so that a helper that
+ * failed meanwhile is seen soon (and a file that no event announces is still found). A global:
+ * a failure (CT_FAIL) leaves the process with it open. -1: no watch, look every millisecond. */
+#define AWAIT_LOOK_MS 20
+static _Thread_local int await_watch = -1; /* per thread: threads of a case may wait too */
+
+static void await_watch_open(const char *dir)
+{
+    await_watch = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+    if (await_watch >= 0 && inotify_add_watch(await_watch, dir, IN_MOVED_TO | IN_CREATE | IN_CLOSE_WRITE) < 0) {
+        close(await_watch);
+        await_watch = -1;
+    }
+}
+
+static void await_watch_close(void)
+{
+    if (await_watch >= 0)
+        close(await_watch);
+    await_watch = -1;
+}
+
+/* Sleeps until something happens in the watched directory, or AWAIT_LOOK_MS (1 ms unwatched). */
+static void await_watch_sleep(void)
+{
+    if (await_watch < 0) {
+        sleep_ms(1);
+        return;
+    }
+    struct pollfd p = {.fd = await_watch, .events = POLLIN};
+    if (poll(&p, 1, AWAIT_LOOK_MS) > 0) {
+        char events[4096];
+        while (read(await_watch, events, sizeof events) > 0) {
+        }
+    }
+}
+
 size_t await_file(const char *dir, const char *name, void *buf, size_t cap, int timeout_ms)
 {
     char path[PATH_CAP];
     path_join(path, dir, name);
     uint64_t deadline = now_ns() + (uint64_t)timeout_ms * 1000000ull;
+    await_watch_close();
+    await_watch_open(dir); /* before the first look: a publish between the two is not missed */
     for (;;) {
         int fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd >= 0) {
@@ -207,12 +249,13 @@ size_t await_file(const char *dir, const char *name, void *buf, size_t cap, int 
             while (got < cap && (n = read(fd, (char *)buf + got, cap - got)) > 0)
                 got += (size_t)n;
             close(fd);
+            await_watch_close();
             return got;
         }
         if (now_ns() > deadline)
             CT_FAIL("timed out after %d ms waiting for %s (the peer process did not publish it)", timeout_ms, path);
         reap_failed_helpers();
-        sleep_ms(1);
+        await_watch_sleep();
     }
 }
 
@@ -386,6 +429,25 @@ pid_t spawn_role(const char *role, const char *const *args, const char *const *e
     return spawn_program(self_exe(), argv, env, NULL, NULL);
 }
 
+/* A pidfd of child pid (Linux 5.3+), so that a wait on a helper sleeps until it exits instead of
+ * waking every millisecond (CPU that side-by-side cases and sanitizer builds share); -1 without
+ * pidfd_open, and then wait_exit polls. Close-on-exec: helpers spawned meanwhile do not get it. */
+static int open_pidfd(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    (void)pid;
+    return -1;
+#endif
+}
+
+static void close_pidfd(int pidfd)
+{
+    if (pidfd >= 0)
+        close(pidfd);
+}
+
 int wait_exit(pid_t pid, int timeout_ms)
 {
     for (int i = 0; i < st.child_count; i++)
@@ -394,22 +456,34 @@ int wait_exit(pid_t pid, int timeout_ms)
             return st.child_exit[i];
         }
     uint64_t deadline = now_ns() + (uint64_t)timeout_ms * 1000000ull;
+    int pidfd = open_pidfd(pid);
     for (;;) {
         int status;
         pid_t r = waitpid(pid, &status, WNOHANG);
         if (r == pid) {
+            close_pidfd(pidfd);
             untrack_child(pid);
             return status_code(status);
         }
-        if (r < 0 && errno != EINTR)
+        if (r < 0 && errno != EINTR) {
+            close_pidfd(pidfd);
             CT_FAIL("waitpid %d: %s", (int)pid, strerror(errno));
-        if (now_ns() > deadline) {
+        }
+        uint64_t now = now_ns();
+        if (now > deadline) {
+            close_pidfd(pidfd);
             kill(pid, SIGKILL);
             waitpid(pid, NULL, 0);
             untrack_child(pid);
             CT_FAIL("helper process %d did not exit within %d ms (killed it)", (int)pid, timeout_ms);
         }
-        sleep_ms(1);
+        if (pidfd >= 0) {
+            /* readable once the child has exited; a signal (EINTR) just means look again */
+            struct pollfd p = {.fd = pidfd, .events = POLLIN};
+            poll(&p, 1, (int)((deadline - now) / 1000000ull) + 1);
+        } else {
+            sleep_ms(1);
+        }
     }
 }
 

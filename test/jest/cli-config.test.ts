@@ -10,6 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { cliInProcess } from '../support/cli-in-process';
 import { runCommand } from '../support/run-child';
+import { EIGHT_DEVICES } from '../support/stub-devices';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
 const bin = path.join(repoRoot, 'bin', 'cann-harness.js');
@@ -79,7 +80,7 @@ test('trace: \'always\' keeps a passing run with its trace.json; a misspelt trac
 
 test('timeoutMs is the default scenario deadline, devices turns a skip into a failure', async () => {
   config("{ specs: 'e2e', timeoutMs: 1000, devices: 9, keep: 'never', reporters: { junit: false } }");
-  const r = await cli(['run', '--mode', 'stub']);
+  const r = await cli(['run', '--mode', 'stub'], EIGHT_DEVICES);
   expect(r.code).toBe(1);
   expect(r.stdout).toContain('✓ e2e/quick.spec.ts › quick ping-pong');
   expect(r.stdout).toMatch(/✗ e2e\/quick\.spec\.ts › sleeps 3 s/);
@@ -127,7 +128,7 @@ test('--retries N: a scenario that fails once then passes is reported FLAKY, and
       '} } } });\n',
   );
   writeFileSync(path.join(project, 'e2e', 'broken.spec.ts'), "import { scenario } from 'no-such-module-anywhere';\nscenario('never', {} as never);\n");
-  const env = { FLAKY_MARKER: path.join(project, 'marker') };
+  const env = { FLAKY_MARKER: path.join(project, 'marker'), ...EIGHT_DEVICES };
   const without = await cli(['run', '--mode', 'stub', '-t', 'fails once|9 devices'], env);
   expect(without.code).toBe(1);
   // Not only the broken file: the flaky scenario failed too, with no second attempt.

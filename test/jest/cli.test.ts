@@ -10,6 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { cliInProcess as inProcess } from '../support/cli-in-process';
 import { runCommand } from '../support/run-child';
+import { EIGHT_DEVICES, STUB_DEVICES } from '../support/stub-devices';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
 const bin = path.join(repoRoot, 'bin', 'cann-harness.js');
@@ -30,7 +31,7 @@ test('doctor prints mode, library and why, device count, IPC support and version
   expect(r.stdout).toMatch(/mode\s+stub \(requested stub\)/);
   expect(r.stdout).toMatch(/library\s+\S+native-stub\/build\/lib64\/libascendcl\.so/);
   expect(r.stdout).toMatch(/why\s+\S+/);
-  expect(r.stdout).toMatch(/devices\s+8/);
+  expect(r.stdout).toMatch(new RegExp(`devices\\s+${STUB_DEVICES}\\b`));
   expect(r.stdout).toMatch(/IPC events\s+supported/);
   expect(r.stdout).toMatch(new RegExp(`node\\s+${process.version.replace(/\./g, '\\.')}`));
   expect(r.stdout).toMatch(/koffi\s+\d+\.\d+\.\d+/);
@@ -49,7 +50,7 @@ test('doctor names a missing native helper library and how to build it', async (
 test('doctor --json gives the same facts to scripts', async () => {
   const r = await cliInProcess(['doctor', '--json', '--mode', 'stub']);
   expect(r.code).toBe(0);
-  expect(JSON.parse(r.stdout)).toMatchObject({ requestedMode: 'stub', mode: 'stub', deviceCount: 8, ipcSupported: true, versions: { node: process.version } });
+  expect(JSON.parse(r.stdout)).toMatchObject({ requestedMode: 'stub', mode: 'stub', deviceCount: STUB_DEVICES, ipcSupported: true, versions: { node: process.version } });
 });
 
 test('doctor with no usable library says why and exits 1', async () => {
@@ -97,7 +98,7 @@ test('run: progress lines, skip reasons, a coloured-when-TTY summary, JUnit XML,
   const out = mkdtempSync(path.join(os.tmpdir(), 'cann-cli-test-'));
   try {
     const junit = path.join(out, 'junit.xml');
-    const r = await cli(['run', '--specs', path.join(__dirname, 'fixtures', 'cli'), '--junit', junit, '--mode', 'stub']);
+    const r = await cli(['run', '--specs', path.join(__dirname, 'fixtures', 'cli'), '--junit', junit, '--mode', 'stub'], EIGHT_DEVICES);
     expect(r.stdout).toMatch(/cann-harness stub mode · 8 devices · IPC events supported/);
     expect(r.stdout).toMatch(/✓ test\/jest\/fixtures\/cli\/cli\.spec\.ts › cli quick scenario \d+\.\d s/);
     expect(r.stdout).toContain('○ test/jest/fixtures/cli/cli.spec.ts › cli huge scenario skipped: needs 64 devices, 8 available');
@@ -105,7 +106,7 @@ test('run: progress lines, skip reasons, a coloured-when-TTY summary, JUnit XML,
     expect(r.code).toBe(0);
     expect(readFileSync(junit, 'utf8')).toMatch(/cli huge scenario \[skip: needs 64 devices, 8 available\]"[^>]*>\s*<skipped message="needs 64 devices, 8 available"\/>/);
 
-    const strict = await cli(['run', '--specs', path.join(__dirname, 'fixtures', 'cli'), '--junit', junit, '--require-devices', '64']);
+    const strict = await cli(['run', '--specs', path.join(__dirname, 'fixtures', 'cli'), '--junit', junit, '--require-devices', '64'], EIGHT_DEVICES);
     expect(strict.stdout).toMatch(/✗ .*cli huge scenario/);
     expect(strict.stdout).toContain('CANN_HARNESS_REQUIRE_DEVICES=64 says this runner must have 64 devices');
     expect(strict.stdout).toMatch(/FAIL {2}1 passed · 1 failed/);
@@ -131,7 +132,7 @@ test('run: --repeat-each 0 and a bad --jitter are usage errors naming the fix', 
 });
 
 test('run: --repeat-each labels each repetition, --jitter gives each its own seed', async () => {
-  const r = await cli(['run', '--specs', path.join(__dirname, 'fixtures', 'cli'), '--junit', path.join(os.tmpdir(), `cann-cli-${process.pid}.xml`), '--repeat-each', '2', '--jitter', '50']);
+  const r = await cli(['run', '--specs', path.join(__dirname, 'fixtures', 'cli'), '--junit', path.join(os.tmpdir(), `cann-cli-${process.pid}.xml`), '--repeat-each', '2', '--jitter', '50'], EIGHT_DEVICES);
   rmSync(path.join(os.tmpdir(), `cann-cli-${process.pid}.xml`), { force: true });
   expect(r.stdout).toMatch(/✓ .*cli quick scenario \[repeat 1\/2, jitter seed \d+\]/);
   expect(r.stdout).toMatch(/✓ .*cli quick scenario \[repeat 2\/2, jitter seed \d+\]/);

@@ -7,6 +7,7 @@
 import { readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { runFixtures, removeFixtureRuns, type NestedRun } from '../support/nested-jest';
+import { STUB_DEVICES } from '../support/stub-devices';
 
 jest.setTimeout(120_000);
 
@@ -20,7 +21,7 @@ afterAll(() => removeFixtureRuns(scratch));
 const byTitle = (title: string) => run.byTitle(title);
 
 // The nested run inherits the stub's device count (8 unless ACL_STUB_DEVICE_COUNT says otherwise).
-const devices = Number(process.env.ACL_STUB_DEVICE_COUNT || 8);
+const devices = STUB_DEVICES;
 
 test('precheck exit 2: a Jest skip whose reason is its last output line (JUnit too)', () => {
   expect(byTitle('precheck says skip')).toMatchObject({ title: `precheck says skip [skip: [SKIP] need 99 devices, ${devices} available]`, status: 'pending' });

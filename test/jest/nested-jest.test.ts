@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { ENV } from '../../src/env';
 import { runFixtures as runIn, removeFixtureRuns, type NestedRun } from '../support/nested-jest';
 import { stubScope } from '../support/leftovers';
+import { EIGHT_DEVICES } from '../support/stub-devices';
 
 // Each test starts a whole Jest run (and its scenarios' processes) in a child.
 jest.setTimeout(90_000);
@@ -24,9 +25,9 @@ const runFixtures = (pattern: string, scope: string, env: Record<string, string>
 
 const twoDevices = JSON.stringify({ ok: true, mode: 'stub', library: 'fake', reason: 'test', deviceCount: 2, ipcSupported: true });
 
-/** One nested run with the real probe (stub, 8 devices) over fixtures/skips and fixtures/notes. */
+/** One nested run with the real probe (a stub of 8 devices, fewer than the 12 its skips need) over fixtures/skips and fixtures/notes. */
 let withRealProbe: Promise<NestedRun> | undefined;
-const runWithRealProbe = (): Promise<NestedRun> => (withRealProbe ??= runFixtures('fixtures/(skips|notes)/', 'r'));
+const runWithRealProbe = (): Promise<NestedRun> => (withRealProbe ??= runFixtures('fixtures/(skips|notes)/', 'r', EIGHT_DEVICES));
 
 /**
  * One nested run with a 2-device probe and CANN_HARNESS_REQUIRE_DEVICES=4 over fixtures/skips and the
