@@ -1,5 +1,6 @@
 /** The audit's verdicts and table, from hand-made outcomes (the CLI test runs a real audit). */
 import { auditFails, buildAuditRows, formatAuditTable, type AuditInput, type TestOutcome } from '../../src/audit/report';
+import { MUTANTS, type MutantName } from '../../src/mutants';
 
 const out = (title: string, outcome: TestOutcome['outcome'], failureText = ''): TestOutcome => ({ file: '/r/specs/a.spec.ts', title, outcome, failureText });
 
@@ -54,4 +55,31 @@ test('the table: one row per scenario, one column per mutant, then the verdicts 
   expect(text).toContain('1 of 3 scenarios run are killed by wait-noop: they test their waits.');
   expect(text).toContain('PROBLEM specs/a.spec.ts › vacuous: survives wait-noop');
   expect(text).toContain('declared survivor specs/a.spec.ts › declared: a faithful copy');
+});
+
+// .ci/run's audit runs only the passes this verdict depends on (`--mutants wait-noop`): if another
+// mutant's column ever fails the audit, this fails, and .ci/run must run that pass too.
+test('the strict verdict depends only on the run without a mutant and on wait-noop (all the passes CI runs)', () => {
+  const others = MUTANTS.filter((m) => m !== 'wait-noop');
+  const declarations: (MutantName[] | null)[] = [null, ['wait-noop'], [others[0]], [...MUTANTS]];
+  let cases = 0;
+  for (const baseline of ['passed', 'failed'] as const) {
+    for (const waitNoop of ['passed', 'failed'] as const) {
+      for (const expectSurvive of declarations) {
+        for (let bits = 0; bits < 2 ** others.length; bits++) {
+          const all: AuditInput = {
+            mutants: [...MUTANTS],
+            baseline: [out('s', baseline)],
+            perMutant: { 'wait-noop': [out('s', waitNoop)] },
+            declarations: expectSurvive ? [{ specFile: '/r/specs/a.spec.ts', scenario: 's', audit: { expectSurvive, reason: 'r' } }] : [],
+          };
+          others.forEach((m, i) => (all.perMutant[m] = [out('s', bits & (1 << i) ? 'failed' : 'passed')]));
+          const ciPasses: AuditInput = { ...all, mutants: ['wait-noop'] };
+          for (const strict of [true, false]) expect([baseline, waitNoop, expectSurvive, bits, strict, auditFails(buildAuditRows(all), strict)]).toEqual([baseline, waitNoop, expectSurvive, bits, strict, auditFails(buildAuditRows(ciPasses), strict)]);
+          cases++;
+        }
+      }
+    }
+  }
+  expect(cases).toBe(2 * 2 * declarations.length * 2 ** others.length);
 });
