@@ -27,7 +27,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');
-const { usableCacheDir, loadEsbuild, esbuildVersion, fnv1a, NODE_TARGET } = require('./typescript-transform');
+const { usableCacheDir, loadEsbuild, esbuildVersion, fnv1a, NODE_TARGET, writeWhole } = require('./typescript-transform');
 
 /** The modules a device process starts from (the role entry and the public index are loaded by the role and its spec; the thread entry by its worker threads). */
 const ENTRIES = ['harness/device-process.ts', 'harness/scenario/role-entry.ts', 'harness/scenario/thread-entry.ts', 'src/index.ts'];
@@ -137,8 +137,6 @@ function codeFromEntry(entry, key) {
   return { code: entry.toString('latin1', at), map: header.map }; // ASCII (asciiOnly): latin1 decodes it fastest
 }
 
-let tmpCounter = 0;
-
 function entryFile(root, dir) {
   const key = `${FORMAT}\0${esbuildVersion()}\0${NODE_TARGET}\0${root}`;
   return { key, file: path.join(dir, `device-process-bundle-${fnv1a(key)}.entry`) };
@@ -203,18 +201,6 @@ function mapOf(file) {
   }
 }
 
-/** Writes `bytes` to `file` through a temporary name: readers see the old file or the whole new one. */
-function writeWhole(file, bytes) {
-  const tmp = `${file}.${process.pid}.${++tmpCounter}.tmp`; // unique among live writers
-  try {
-    fs.writeFileSync(tmp, bytes);
-    fs.renameSync(tmp, file);
-    return true;
-  } catch {
-    fs.rmSync(tmp, { force: true });
-    return false;
-  }
-}
 
 /** Makes `require(file)` return what `load` returns, computed on the first require (the module runs then). */
 function seedRequireCache(file, load) {

@@ -130,24 +130,32 @@ function transformTypeScript(code, filename) {
   }
   const result = loadEsbuild().transformSync(code, options);
   for (const w of result.warnings) process.stderr.write(`${filename}: warning: ${w.text}\n`);
-  if (result.warnings.length === 0) {
-    // pid + thread + counter: unique among live writers; rename replaces the entry whole.
-    // (worker_threads only on a miss, which loads esbuild anyway.)
-    const tmp = `${file}.${process.pid}.${require('node:worker_threads').threadId}.${++tmpCounter}.tmp`;
-    try {
-      fs.writeFileSync(tmp, `${key.length} ${code.length}\n${key}${code}${result.code}`);
-      fs.renameSync(tmp, file);
-    } catch {
-      fs.rmSync(tmp, { force: true });
-    }
-  }
+  if (result.warnings.length === 0) writeWhole(file, `${key.length} ${code.length}\n${key}${code}${result.code}`);
   return result.code;
+}
+
+/**
+ * Writes a cache file through a temporary name, so that readers see the old file or the whole new
+ * one; returns whether it did. pid + thread + counter: unique among live writers. (worker_threads
+ * only when writing, after a build or transform that costs far more.)
+ */
+function writeWhole(file, data) {
+  const tmp = `${file}.${process.pid}.${require('node:worker_threads').threadId}.${++tmpCounter}.tmp`;
+  try {
+    fs.writeFileSync(tmp, data, { flag: 'wx' }); // a stale one of a dead writer: skip, and remove it
+    fs.renameSync(tmp, file);
+    return true;
+  } catch {
+    fs.rmSync(tmp, { force: true });
+    return false;
+  }
 }
 
 module.exports = {
   transformTypeScript,
-  // For the device-process bundle cache (device-bundle-cache.js): the same directory, esbuild and naming.
+  // For the device-process bundle cache (device-bundle-cache.js): the same directory, esbuild, naming and writes.
   usableCacheDir,
+  writeWhole,
   loadEsbuild,
   esbuildVersion,
   fnv1a,
