@@ -3,7 +3,9 @@
  * what stops before any scenario or Jest is started (usage errors, doctor's facts, a run without a
  * runtime): those call the CLI's main() in this process (a child each added only a Node start-up
  * and the CLI's compilation; the device probe still runs in a child of its own). One usage error
- * and one doctor report also go through the binary, for its exit code and its output.
+ * also goes through the binary, for its exit code 2 and its message (the runs below show its 0 and
+ * 1 and its output). A whole `run` session costs ~3 s of CPU: runs that check different parts of
+ * one session share it.
  */
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
@@ -26,7 +28,7 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: 
 }
 
 test('doctor prints mode, library and why, device count, IPC support and versions', async () => {
-  const r = await cli(['doctor', '--mode', 'stub']);
+  const r = await cliInProcess(['doctor', '--mode', 'stub']);
   expect(r.code).toBe(0);
   expect(r.stdout).toMatch(/mode\s+stub \(requested stub\)/);
   expect(r.stdout).toMatch(/library\s+\S+native-stub\/build\/lib64\/libascendcl\.so/);
@@ -105,12 +107,6 @@ test('run: progress lines, skip reasons, a coloured-when-TTY summary, JUnit XML,
     expect(r.stdout).toMatch(/PASS {2}1 passed · 1 skipped \(2 scenarios in 1 spec file,/);
     expect(r.code).toBe(0);
     expect(readFileSync(junit, 'utf8')).toMatch(/cli huge scenario \[skip: needs 64 devices, 8 available\]"[^>]*>\s*<skipped message="needs 64 devices, 8 available"\/>/);
-
-    const strict = await cli(['run', '--specs', path.join(__dirname, 'fixtures', 'cli'), '--junit', junit, '--require-devices', '64'], EIGHT_DEVICES);
-    expect(strict.stdout).toMatch(/✗ .*cli huge scenario/);
-    expect(strict.stdout).toContain('CANN_HARNESS_REQUIRE_DEVICES=64 says this runner must have 64 devices');
-    expect(strict.stdout).toMatch(/FAIL {2}1 passed · 1 failed/);
-    expect(strict.code).toBe(1);
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
@@ -131,13 +127,19 @@ test('run: --repeat-each 0 and a bad --jitter are usage errors naming the fix', 
   expect(jitter.stderr).toContain('--jitter "fast" is invalid');
 });
 
-test('run: --repeat-each labels each repetition, --jitter gives each its own seed', async () => {
-  const r = await cli(['run', '--specs', path.join(__dirname, 'fixtures', 'cli'), '--junit', path.join(os.tmpdir(), `cann-cli-${process.pid}.xml`), '--repeat-each', '2', '--jitter', '50'], EIGHT_DEVICES);
+// One session for both: the required devices fail the huge scenario (once: one that cannot run is not repeated).
+test('run: --require-devices turns a skip into a failure; --repeat-each labels each repetition, --jitter gives each its own seed', async () => {
+  const r = await cli(['run', '--specs', path.join(__dirname, 'fixtures', 'cli'), '--junit', path.join(os.tmpdir(), `cann-cli-${process.pid}.xml`), '--require-devices', '64', '--repeat-each', '2', '--jitter', '50'], EIGHT_DEVICES);
   rmSync(path.join(os.tmpdir(), `cann-cli-${process.pid}.xml`), { force: true });
+  expect(r.stdout).toMatch(/✗ .*cli huge scenario/);
+  expect(r.stdout).toContain('CANN_HARNESS_REQUIRE_DEVICES=64 says this runner must have 64 devices');
+  expect(r.stdout).toMatch(/FAIL {2}2 passed · 1 failed/);
+  expect(r.code).toBe(1);
   expect(r.stdout).toMatch(/✓ .*cli quick scenario \[repeat 1\/2, jitter seed \d+\]/);
   expect(r.stdout).toMatch(/✓ .*cli quick scenario \[repeat 2\/2, jitter seed \d+\]/);
-  expect(r.stdout).toContain('repetitions: 1 scenario, 2 runs under seeded jitter of up to 50 us');
-  expect(r.code).toBe(0);
+  expect(r.stdout).toContain('repetitions: 2 scenarios, 3 runs under seeded jitter of up to 50 us');
+  expect(r.stdout).toContain('1 passed every repetition'); // the quick scenario: the huge one failed for its devices only
+  expect(r.stdout).toMatch(/FAILED in every repetition: .*cli huge scenario/);
 });
 
 test('run --repeat-each 3: percentiles of intervals (result.between() in verify, and declared) as a table and in intervals.json next to the JUnit file', async () => {
