@@ -64,7 +64,7 @@ test('specs, reporters.junit, tmpDir, keep and trace: \'never\' come from the co
   expect(existsSync(path.join(project, 'scratch', kept[0], 'trace.json'))).toBe(false);
 });
 
-test('trace: \'always\' keeps a passing run with its trace.json; a misspelt trace value is a usage error', async () => {
+test('trace: \'always\' keeps a passing run with its trace.json, reporters.junit: false writes no JUnit XML; a misspelt trace value is a usage error', async () => {
   mkdirSync(path.join(project, 'scratch'));
   const kept = () => readdirSync(path.join(project, 'scratch')).filter((d) => d.startsWith('cann-harness-')).map((d) => path.join(project, 'scratch', d));
   config("{ specs: 'e2e', tmpDir: 'scratch', trace: 'always', mode: 'stub', reporters: { junit: false } }");
@@ -72,22 +72,13 @@ test('trace: \'always\' keeps a passing run with its trace.json; a misspelt trac
   expect(always.code).toBe(0);
   expect(kept()).toHaveLength(1);
   expect(existsSync(path.join(kept()[0], 'trace.json'))).toBe(true);
+  // reporters.junit: false: no JUnit XML, not even the default reports/junit.xml.
+  expect(always.stdout).not.toContain('JUnit XML');
+  expect(existsSync(path.join(project, 'reports'))).toBe(false);
   config("{ specs: 'e2e', trace: 'alwyas' }");
   const bad = await cliHere(['run']);
   expect(bad.code).toBe(2);
   expect(bad.stderr).toContain("trace must be one of 'on-failure', 'always', 'never' (got \"alwyas\"): did you mean 'always'?");
-});
-
-test('timeoutMs is the default scenario deadline, devices turns a skip into a failure', async () => {
-  config("{ specs: 'e2e', timeoutMs: 1000, devices: 9, keep: 'never', reporters: { junit: false } }");
-  const r = await cli(['run', '--mode', 'stub'], EIGHT_DEVICES);
-  expect(r.code).toBe(1);
-  expect(r.stdout).toContain('✓ e2e/quick.spec.ts › quick ping-pong');
-  expect(r.stdout).toMatch(/✗ e2e\/quick\.spec\.ts › sleeps 3 s/);
-  expect(r.stdout).toContain('timed out');
-  expect(r.stdout).toMatch(/✗ e2e\/quick\.spec\.ts › needs 9 devices/);
-  expect(r.stdout).not.toContain('JUnit XML');
-  expect(existsSync(path.join(project, 'reports'))).toBe(false);
 });
 
 test('mode comes from the config file (real mode without CANN: no runtime, exit 1)', async () => {
@@ -116,29 +107,39 @@ test('--list prints the selected scenarios with their device needs and roles, ru
   expect(r.stdout).not.toContain('probing devices');
 });
 
-// One failing run serves both: without --retries the flaky scenario fails, and its JUnit XML shows a skip and a load error.
-test('--retries N: a scenario that fails once then passes is reported FLAKY, and the run passes; JUnit XML: a skip carries its reason as a message, a spec file that fails to load is an error', async () => {
-  config("{ specs: 'e2e', reporters: { junit: 'out/junit.xml' }, keep: 'never' }"); // the failed first attempts leave no directory
+// One failing run serves three tests that each needed a run of their own (a whole session, ~3 s of
+// CPU): the config's timeoutMs and devices; without --retries the flaky scenario fails; its JUnit
+// XML shows a skip (16 devices: more than `devices` promises, so still a skip) and a load error.
+test('timeoutMs is the default scenario deadline, devices turns a skip into a failure; --retries N: a scenario that fails once then passes is reported FLAKY, and the run passes; JUnit XML: a skip carries its reason as a message, a spec file that fails to load is an error', async () => {
+  config("{ specs: 'e2e', timeoutMs: 1000, devices: 9, reporters: { junit: 'out/junit.xml' }, keep: 'never' }"); // the failed first attempts leave no directory
   writeFileSync(
     path.join(project, 'e2e', 'flaky.spec.ts'),
     `import { existsSync, writeFileSync } from 'node:fs';\nimport { scenario } from ${JSON.stringify(path.join(repoRoot, 'src'))};\n` +
-      "scenario('fails once', { roles: { r: { device: 0, run: () => {\n" +
+      // Its own deadline, as quick ping-pong's: the config's 1000 ms is for 'sleeps 3 s'.
+      "scenario('fails once', { timeoutMs: 30_000, roles: { r: { device: 0, run: () => {\n" +
       "  const marker = process.env.FLAKY_MARKER!;\n" +
       "  if (!existsSync(marker)) { writeFileSync(marker, 'x'); throw new Error('first attempt fails'); }\n" +
-      '} } } });\n',
+      '} } } });\n' +
+      "scenario('needs 16 devices', { devices: 16, roles: { a: { device: 15, run: () => undefined } } });\n",
   );
   writeFileSync(path.join(project, 'e2e', 'broken.spec.ts'), "import { scenario } from 'no-such-module-anywhere';\nscenario('never', {} as never);\n");
   const env = { FLAKY_MARKER: path.join(project, 'marker'), ...EIGHT_DEVICES };
-  const without = await cli(['run', '--mode', 'stub', '-t', 'fails once|9 devices'], env);
+  const without = await cli(['run', '--mode', 'stub'], env);
   expect(without.code).toBe(1);
+  // timeoutMs: 'sleeps 3 s' times out; devices: 9 makes 'needs 9 devices' fail instead of skipping.
+  expect(without.stdout).toContain('✓ e2e/quick.spec.ts › quick ping-pong');
+  expect(without.stdout).toMatch(/✗ e2e\/quick\.spec\.ts › sleeps 3 s/);
+  expect(without.stdout).toContain('timed out');
+  expect(without.stdout).toMatch(/✗ e2e\/quick\.spec\.ts › needs 9 devices/);
   // Not only the broken file: the flaky scenario failed too, with no second attempt.
   expect(without.stdout).toMatch(/✗ e2e\/flaky\.spec\.ts › fails once/);
   expect(without.stdout).not.toMatch(/✓ e2e\/flaky\.spec\.ts › fails once/);
   expect(without.stdout).not.toContain('FLAKY');
   const xml = readFileSync(path.join(project, 'out', 'junit.xml'), 'utf8');
-  expect(xml).toMatch(/<testcase [^>]*name="needs 9 devices \[skip: needs 9 devices, 8 available\]"[^>]*>\s*<skipped message="needs 9 devices, 8 available"\/>/);
+  expect(xml).toMatch(/<testcase [^>]*name="needs 16 devices \[skip: needs 16 devices, 8 available\]"[^>]*>\s*<skipped message="needs 16 devices, 8 available"\/>/);
   expect(xml).toMatch(/<error[^>]*>[^<]*no-such-module-anywhere/);
   rmSync(env.FLAKY_MARKER);
+  config("{ specs: 'e2e', reporters: { junit: 'out/junit.xml' }, keep: 'never' }");
   const r = await cli(['run', '--mode', 'stub', '--retries', '2', 'flaky'], env);
   expect(r.code).toBe(0);
   expect(r.stdout).toContain('FLAKY: 1 scenario passed only after a retry');
