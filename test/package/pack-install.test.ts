@@ -152,7 +152,7 @@ test('the spec type-checks against the shipped declarations (package exports); a
   writeFileSync(
     path.join(project, 'tsconfig.json'),
     JSON.stringify({
-      // lib without the DOM (the default for a target): a Node project's, and tsc takes a fifth less CPU.
+      // lib without the DOM (the default for a target): a Node project's, and tsc alone takes ~3.8 -> 3.0 s of CPU.
       compilerOptions: { module: 'node16', moduleResolution: 'node16', target: 'ES2022', lib: ['ES2022'], strict: true, noEmit: true, skipLibCheck: true, types: ['node', 'jest'] },
       include: ['specs', 'typecheck', 'cann-harness.config.ts'],
     }),
