@@ -17,8 +17,10 @@
  * only when every one of those files still has exactly those bytes and the source map file it names
  * (written beside it the same way, see registerSourceMap) is there. runRoles builds it in the parent
  * before it starts a source checkout's device processes (ensureDeviceBundle: two esbuild builds, the
- * graph then the bundle, once per change of the harness's sources); a device process only uses a
- * current one (loadDeviceBundle). Anything else (no entry, an edited file, a build error, an
+ * graph then the bundle, once per change of the harness's sources) and hands its device processes
+ * the identity of that entry file; a device process only uses a current one (loadDeviceBundle): the
+ * very file its parent verified, or else one whose sources it compares again itself. It runs the
+ * bundle from a V8 code cache (code-cache.js). Anything else (no entry, an edited file, a build error, an
  * unreadable entry) leaves the modules to the require hook, one by one, exactly as without the bundle.
  * Inside the bundle __dirname is harness/ and __filename ends in .ts (see compiledAs): src/paths
  * finds the checkout and its own extension as it does in the compiled package's bundle.
