@@ -17,13 +17,38 @@
  * libcannharness_hold.so (found with lib.symbol), never a koffi-registered JavaScript callback:
  * the runtime calls it on its own thread, where running JavaScript would be unsafe.
  */
+import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
+import * as path from 'node:path';
 import type * as KoffiModule from 'koffi';
 import { IPC_EVENT_HANDLE_SIZE } from './enums';
 
 assertNotInsideJest();
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const koffi: typeof KoffiModule = require('koffi');
+const koffi = loadKoffi();
+
+/**
+ * koffi's native module. koffi's entry (index.cjs) finds the prebuilt binary of this platform in its
+ * per-platform package and wraps deprecated aliases around it (none of which we use), for about
+ * 15 ms of CPU and 170 page faults per device process (its ESM interop copying node:fs and
+ * node:util, an ELF read of the node binary to tell glibc from musl). On Linux this loads the glibc
+ * binary that entry picks there, when it is of koffi's own version (what koffi checks too); anything
+ * else (musl, where that binary does not load; another layout or version) goes through koffi's entry.
+ */
+function loadKoffi(): typeof KoffiModule {
+  if (process.platform === 'linux') {
+    try {
+      const entry = require.resolve('koffi');
+      const { version } = JSON.parse(fs.readFileSync(path.join(path.dirname(entry), 'package.json'), 'utf8')) as { version: string };
+      const native = createRequire(entry)(`@koromix/koffi-linux-${process.arch}/linux_${process.arch}/koffi.node`) as typeof KoffiModule & { version?: string };
+      if (native.version === version) return native;
+    } catch {
+      /* koffi's entry below */
+    }
+  }
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('koffi') as typeof KoffiModule;
+}
 
 /*
  * Pinning: keeps a runtime library mapped until the process ends.

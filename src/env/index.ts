@@ -46,6 +46,7 @@ const VARIABLES_BY_KEY = {
   index: { name: 'CANN_HARNESS_INDEX', setBy: 'harness', doc: "a device process's role index" },
   dir: { name: 'CANN_HARNESS_DIR', setBy: 'harness', doc: "a device process's scenario directory" },
   parentPid: { name: 'CANN_HARNESS_PARENT_PID', setBy: 'harness', doc: "the orchestrator's pid, watched by its children" },
+  deviceBundle: { name: 'CANN_HARNESS_DEVICE_BUNDLE', setBy: 'harness', doc: "which cached device bundle the orchestrator found current (a source checkout's device processes then do not compare it with the sources again)" },
   deadlineNs: { name: 'CANN_HARNESS_DEADLINE_NS', setBy: 'harness', readInC: true, doc: "a native role's scenario deadline (CLOCK_MONOTONIC ns): the C API's awaits give up there" },
   nativeWatch: { name: 'CANN_HARNESS_NATIVE_WATCH', setBy: 'harness', readInC: true, doc: "1: libcannharness_preload.so starts the watchdog in a native role (and removes the variable)" },
   session: { name: 'CANN_HARNESS_SESSION', setBy: 'harness', doc: 'session ids of the run, inherited by every process of it' },

@@ -39,6 +39,8 @@ export interface RoleLaunch {
   startDevice?: StartDevice;
   /** CLOCK_MONOTONIC ns of the run's deadline (native roles get it as CANN_HARNESS_DEADLINE_NS). */
   deadlineNs?: bigint;
+  /** The cached device bundle checkDeviceProcessScript found current (source checkout), for CANN_HARNESS_DEVICE_BUNDLE. */
+  deviceBundle?: string;
 }
 
 export class RoleProcess {
@@ -146,6 +148,7 @@ export class RoleProcess {
       [ENV.parentPid]: String(process.pid), // lets the child notice a parent that died early
       [ENV.stubTrace]: spec.env?.[ENV.stubTrace] ?? path.join(dir, 'trace'),
     };
+    if (this.launch.deviceBundle !== undefined) env[ENV.deviceBundle] = this.launch.deviceBundle;
     if (!isNative(spec)) return env;
     return nativeRoleEnv(env, this.nativeLib && 'path' in this.nativeLib ? this.nativeLib.path : undefined, this.launch.deadlineNs);
   }
@@ -367,16 +370,18 @@ type Outcome = Extract<FromChild, { type: 'result' }>;
  * Throws a clear error when the device process's script is missing: a compiled package built by tsc
  * alone, without its bundle. In a source checkout, makes sure the cached bundle of the device
  * process's modules is current (built here, once per change of the sources, rather than inside a
- * role's time), so that device processes need not load them one by one.
+ * role's time), so that device processes need not load them one by one, and returns which entry
+ * that is (RoleLaunch.deviceBundle: they need not compare it with the sources again).
  */
-export function checkDeviceProcessScript(): void {
+export function checkDeviceProcessScript(): string | undefined {
   if (!existsSync(DEVICE_PROCESS_SCRIPT)) {
     throw new Error(`${DEVICE_PROCESS_SCRIPT} is missing, so no device process can start: rebuild the package with \`npm run build:js\` (tsc, then the device-process bundle)`);
   }
   if (OWN_EXTENSION === '.ts') {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    (require('../ts-hook/device-bundle-cache') as { ensureDeviceBundle(): boolean }).ensureDeviceBundle();
+    return (require('../ts-hook/device-bundle-cache') as { ensureDeviceBundle(): string | undefined }).ensureDeviceBundle();
   }
+  return undefined;
 }
 
 function startDeviceProcess(env: NodeJS.ProcessEnv): ChildProcess {

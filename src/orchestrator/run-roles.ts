@@ -49,7 +49,7 @@ function keepPostMortem(result: RunResult, label: string, endNs?: bigint): void 
 
 export async function runRoles(opts: RunOptions): Promise<RunResult> {
   validateRunOptions(opts);
-  checkDeviceProcessScript();
+  const deviceBundle = checkDeviceProcessScript();
   const mode = checkMode(opts.mode, 'runRoles'); // validated above; this only narrows the type
   const failFast = opts.failFast ?? true;
   const graceMs = opts.graceMs ?? DEFAULT_GRACE_MS;
@@ -69,7 +69,7 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   const dir = createScenarioDir();
   if (opts.roundBarrierParties) createRoundBarrierFile(dir, opts.roundBarrierParties);
   const roles = opts.roles.map(
-    (spec, i) => new RoleProcess({ spec, index: spec.index ?? i, dir, mode, echo: opts.echo ?? false, emit, deadlineNs: startNs + BigInt(Math.round(opts.timeoutMs * 1e6)) }),
+    (spec, i) => new RoleProcess({ spec, index: spec.index ?? i, dir, mode, echo: opts.echo ?? false, emit, deadlineNs: startNs + BigInt(Math.round(opts.timeoutMs * 1e6)), deviceBundle }),
   );
   let dirRemoved = false;
   const teardown: Teardown = {

@@ -17,8 +17,10 @@
  * only when every one of those files still has exactly those bytes and the source map file it names
  * (written beside it the same way, see registerSourceMap) is there. runRoles builds it in the parent
  * before it starts a source checkout's device processes (ensureDeviceBundle: two esbuild builds, the
- * graph then the bundle, once per change of the harness's sources); a device process only uses a
- * current one (loadDeviceBundle). Anything else (no entry, an edited file, a build error, an
+ * graph then the bundle, once per change of the harness's sources) and hands its device processes
+ * the identity of that entry file; a device process only uses a current one (loadDeviceBundle): the
+ * very file its parent verified, or else one whose sources it compares again itself. It runs the
+ * bundle from a V8 code cache (code-cache.js). Anything else (no entry, an edited file, a build error, an
  * unreadable entry) leaves the modules to the require hook, one by one, exactly as without the bundle.
  * Inside the bundle __dirname is harness/ and __filename ends in .ts (see compiledAs): src/paths
  * finds the checkout and its own extension as it does in the compiled package's bundle.
@@ -28,11 +30,14 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 const { usableCacheDir, loadEsbuild, esbuildVersion, fnv1a, NODE_TARGET, writeWhole } = require('./typescript-transform');
+const { runWithCodeCache } = require('./code-cache');
 
 /** The modules a device process starts from (the role entry and the public index are loaded by the role and its spec; the thread entry by its worker threads). */
 const ENTRIES = ['harness/device-process.ts', 'harness/scenario/role-entry.ts', 'harness/scenario/thread-entry.ts', 'src/index.ts'];
 /** Changes with the entry format or the build options below. */
 const FORMAT = 'device-bundle-4';
+/** Set by runRoles for its device processes: the identity of the entry it found current (see cachedCode). */
+const VERIFIED_ENV = 'CANN_HARNESS_DEVICE_BUNDLE';
 /** The name of the generated entry (stdin) in esbuild's metafile. */
 const GENERATED_ENTRY = 'device-process-bundle-entry.js';
 
@@ -134,7 +139,7 @@ function codeFromEntry(entry, key) {
     if (source.length !== length || !source.equals(entry.subarray(at, at + length))) return undefined;
     at += length;
   }
-  return { code: entry.toString('latin1', at), map: header.map }; // ASCII (asciiOnly): latin1 decodes it fastest
+  return { code: entry.toString('latin1', at), codeBytes: entry.subarray(at), map: header.map }; // ASCII (asciiOnly): latin1 decodes it fastest
 }
 
 function entryFile(root, dir) {
@@ -142,14 +147,53 @@ function entryFile(root, dir) {
   return { key, file: path.join(dir, `device-process-bundle-${fnv1a(key)}.entry`) };
 }
 
-/** The cached bundle's { code, map } when its entry is current, else undefined. */
-function cachedCode(root, dir) {
+/**
+ * Names the version of an entry file: entries are only ever replaced by renaming a new file into
+ * place (writeWhole), so another entry has another inode or change time, even with the same bytes.
+ */
+function identity(st) {
+  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+}
+
+/**
+ * { code, codeBytes, map } of the entry `fd` (opened for `key`) that a parent verified moments ago,
+ * reading only its header and code: the sources it holds are not compared again.
+ */
+function codeFromVerifiedEntry(fd, key, size) {
+  const head = Buffer.allocUnsafe(Math.min(size, 64 * 1024)); // the header: ~100 bytes per source
+  const eol = head.subarray(0, fs.readSync(fd, head, 0, head.length, 0)).indexOf(0x0a);
+  if (eol < 0) return undefined;
+  const header = JSON.parse(head.toString('utf8', 0, eol));
+  if (header === null || header.key !== key || typeof header.map !== 'string' || path.basename(header.map) !== header.map || !Array.isArray(header.inputs)) return undefined;
+  const at = header.inputs.reduce((n, [, length]) => n + length, eol + 1);
+  const code = Buffer.allocUnsafe(size - at);
+  if (fs.readSync(fd, code, 0, code.length, at) !== code.length) return undefined;
+  return { code: code.toString('latin1'), codeBytes: code, map: header.map };
+}
+
+/**
+ * The cached bundle's { code, codeBytes, map, identity } when its entry is current, else undefined.
+ * Current: every source it holds equals its file, or, given `verified`, it is the very entry file
+ * (identity) a parent found current just before starting this process (CANN_HARNESS_DEVICE_BUNDLE).
+ */
+function cachedCode(root, dir, verified) {
   const { key, file } = entryFile(root, dir);
-  let cached;
+  let fd;
   try {
-    cached = codeFromEntry(fs.readFileSync(file), key);
+    fd = fs.openSync(file, 'r');
   } catch {
     return undefined;
+  }
+  let cached;
+  try {
+    const st = fs.fstatSync(fd, { bigint: true });
+    const id = identity(st);
+    cached = id === verified ? codeFromVerifiedEntry(fd, key, Number(st.size)) : codeFromEntry(fs.readFileSync(fd), key);
+    if (cached) cached.identity = id;
+  } catch {
+    return undefined;
+  } finally {
+    fs.closeSync(fd);
   }
   // Without its map (removed by hand) stack traces would show the bundle's lines: not current.
   return cached && fs.existsSync(path.join(dir, cached.map)) ? cached : undefined;
@@ -157,37 +201,42 @@ function cachedCode(root, dir) {
 
 /**
  * Parent side (runRoles, before it starts a source checkout's device processes): makes sure the
- * cache holds a current bundle, building it when not. Returns whether it does; never throws for a
- * build that fails (e.g. a syntax error: the device processes then load module by module, and the
- * require hook reports the error), but does for a cache directory others could write to.
+ * cache holds a current bundle, building it when not. Returns the identity of the entry file it
+ * found current (its device processes get it as CANN_HARNESS_DEVICE_BUNDLE), or undefined when there
+ * is none; never throws for a build that fails (e.g. a syntax error: the device processes then load
+ * module by module, and the require hook reports the error), but does for a cache directory others
+ * could write to.
  */
 function ensureDeviceBundle() {
   const dir = usableCacheDir();
-  if (!dir) return false; // read-only tree: module by module, as without the bundle
+  if (!dir) return undefined; // read-only tree: module by module, as without the bundle
   const root = checkoutRoot();
-  if (cachedCode(root, dir) !== undefined) return true;
+  const current = cachedCode(root, dir);
+  if (current !== undefined) return current.identity;
   const { key, file } = entryFile(root, dir);
   let built;
   try {
     built = build(root);
   } catch {
-    return false;
+    return undefined;
   }
   // The map first, named by its content: an entry never names a map that is not there (yet).
   const previous = mapOf(file);
   const map = `${path.basename(file, '.entry')}-${fnv1a(built.map.toString('latin1'))}.map`;
-  if (!writeWhole(path.join(dir, map), built.map) || !writeWhole(file, entryBytes(key, map, built))) return false;
+  if (!writeWhole(path.join(dir, map), built.map) || !writeWhole(file, entryBytes(key, map, built))) return undefined;
   // Older maps of this entry go, but not the one the entry just replaced: a device process that
-  // read that entry a moment ago may still be about to load its map.
+  // read that entry a moment ago may still be about to load its map. Code caches of the old code go
+  // too (code-cache.js: one per Node version and flags; a new one is made from the new code).
   const prefix = `${path.basename(file, '.entry')}-`;
   try {
     for (const name of fs.readdirSync(dir)) {
-      if (name.startsWith(prefix) && name.endsWith('.map') && name !== map && name !== previous) fs.rmSync(path.join(dir, name), { force: true });
+      const stale = name.endsWith('.v8cache') || (name.endsWith('.map') && name !== map && name !== previous);
+      if (name.startsWith(prefix) && stale) fs.rmSync(path.join(dir, name), { force: true });
     }
   } catch {
     /* a stale map left behind costs only disk space */
   }
-  return true;
+  return cachedCode(root, dir)?.identity; // verified as a device process would: what it names is current
 }
 
 /** The map an entry file names, or undefined (no entry, or not readable). */
@@ -227,13 +276,14 @@ function seedRequireCache(file, load) {
  * Device process side (harness/device-launch.js): seeds require.cache with the bundle's modules
  * when the cache holds a current bundle, and returns whether it did. It never builds one (a build
  * takes a second or more, inside the role's time): without one the modules are loaded one by one
- * through the require hook.
+ * through the require hook. The entry its parent verified (VERIFIED_ENV) is not compared with the
+ * sources again: that read every source file, in every device process, for the same answer.
  */
 function loadDeviceBundle() {
   const dir = usableCacheDir(); // throws for a directory others could write to
   if (!dir) return false;
   const root = checkoutRoot();
-  const cached = cachedCode(root, dir);
+  const cached = cachedCode(root, dir, process.env[VERIFIED_ENV]);
   if (cached === undefined) return false;
   const mapFile = path.join(dir, cached.map);
   const Module = require('node:module');
@@ -246,13 +296,8 @@ function loadDeviceBundle() {
   if (!process.sourceMapsEnabled || process.env.NODE_V8_COVERAGE) {
     bundle._compile(cached.code + mapComment, filename); // coverage needs the map with the code's own line lengths
   } else {
-    process.setSourceMapsEnabled(false);
-    try {
-      bundle._compile(cached.code, filename);
-    } finally {
-      process.setSourceMapsEnabled(true);
-    }
     registerSourceMap(filename, mapComment);
+    runWithCodeCache(bundle, cached.code, cached.codeBytes, dir, path.basename(entryFile(root, dir).file, '.entry'));
   }
   for (const [file, load] of Object.entries(bundle.exports)) seedRequireCache(file, load);
   return true;
@@ -279,4 +324,4 @@ function registerSourceMap(filename, mapComment) {
   mapCarrier._compile(mapComment, filename);
 }
 
-module.exports = { ensureDeviceBundle, loadDeviceBundle, ENTRIES };
+module.exports = { ensureDeviceBundle, loadDeviceBundle, ENTRIES, VERIFIED_ENV };

@@ -68,8 +68,8 @@ test('product code (src/, harness/) names no variable by a string literal or pro
   for (const file of files) {
     const text = fs.readFileSync(path.join(REPO, file), 'utf8');
     for (const m of text.matchAll(NAME)) if (!names.has(m[0])) unknown.push(`${file}: ${m[0]}`);
-    // src/ts-hook/typescript-transform.js is plain JavaScript loaded before any TypeScript: it may name its own variable.
-    if (file === path.join('src', 'ts-hook', 'typescript-transform.js')) continue;
+    // The hook's plain JavaScript, loaded before any TypeScript, may name its own variables (test/harness checks they match).
+    if (['typescript-transform.js', 'device-bundle-cache.js'].some((f) => file === path.join('src', 'ts-hook', f))) continue;
     for (const m of text.matchAll(/(['"`])((?:CANN_HARNESS|ACL_STUB)_[A-Z_]+)\1|\.((?:CANN_HARNESS|ACL_STUB)_[A-Z_]+)\b(?!=)/g)) {
       const line = text.slice(0, m.index).split('\n').length;
       if (!/^\s*(\*|\/\/)/.test(text.split('\n')[line - 1])) literals.push(`${file}:${line}: ${m[0]}`);
