@@ -32,25 +32,22 @@ void ct_register_case(const char *name, ct_case_fn fn);
 void ct_register_long_case(const char *name, ct_case_fn fn);
 void ct_register_role(const char *name, ct_role_fn fn);
 
-/* Defines a case; its name is the identifier. */
-#define CT_CASE(id)                                                      \
+/* A case registered with register_fn (ct_register_case or ct_register_long_case). */
+#define CT_CASE_REGISTERED_WITH(id, register_fn)                         \
     static void ct_case_##id(void);                                      \
     __attribute__((constructor)) static void ct_register_case_##id(void) \
     {                                                                    \
-        ct_register_case(#id, ct_case_##id);                             \
+        register_fn(#id, ct_case_##id);                                  \
     }                                                                    \
     static void ct_case_##id(void)
+
+/* Defines a case; its name is the identifier. */
+#define CT_CASE(id) CT_CASE_REGISTERED_WITH(id, ct_register_case)
 
 /* Defines a case that takes seconds of its own (a swarm of processes, thousands of records, a
  * wait the rule needs): `--all` runs these one after another from its start, beside the short
  * cases, so that none of them starts last and runs on alone after every other case has ended. */
-#define CT_LONG_CASE(id)                                                 \
-    static void ct_case_##id(void);                                      \
-    __attribute__((constructor)) static void ct_register_case_##id(void) \
-    {                                                                    \
-        ct_register_long_case(#id, ct_case_##id);                        \
-    }                                                                    \
-    static void ct_case_##id(void)
+#define CT_LONG_CASE(id) CT_CASE_REGISTERED_WITH(id, ct_register_long_case)
 
 /* Defines a helper role run as `conformance --role id args...`; returns the
  * process exit code (assertion failures exit 1 on their own). */
