@@ -598,7 +598,7 @@ static pthread_t start_blocked_record(aclrtEvent e, aclrtStream held, struct gat
     return t;
 }
 
-CT_CASE(ipc_record_with_every_slot_referenced_blocks_until_one_frees)
+CT_LONG_CASE(ipc_record_with_every_slot_referenced_blocks_until_one_frees)
 {
     acl_up(0);
     aclrtStream held = stream_new();

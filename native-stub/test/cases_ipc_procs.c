@@ -243,6 +243,7 @@ struct peer_case {
     const char *env;   /* one VAR=value for the peers, or NULL */
     int peer_exit;     /* each peer's expected exit status */
     int watchdog_s;    /* 0: the default */
+    int long_running;  /* registered as a CT_LONG_CASE */
     void (*steps)(struct creator *c);
 };
 
@@ -600,6 +601,7 @@ static const struct peer_case peer_cases[] = {
      1,
      .pending = 1,
      .watchdog_s = 25,
+     .long_running = 1,
      .steps = swarm_steps},
 };
 
@@ -641,7 +643,7 @@ __attribute__((constructor)) static void register_table_cases(void)
     for (size_t i = 0; i < sizeof peer_roles / sizeof peer_roles[0]; i++)
         ct_register_role(peer_roles[i].name, run_peer_role);
     for (size_t i = 0; i < sizeof peer_cases / sizeof peer_cases[0]; i++)
-        ct_register_case(peer_cases[i].name, run_peer_case);
+        (peer_cases[i].long_running ? ct_register_long_case : ct_register_case)(peer_cases[i].name, run_peer_case);
 }
 
 /* ======================================== cases with their own choreography */
@@ -865,7 +867,7 @@ static void unlink_fake_object(void *name)
     shm_unlink(name);
 }
 
-CT_CASE(procs_reclaim_leaves_objects_of_another_stub_version_alone)
+CT_LONG_CASE(procs_reclaim_leaves_objects_of_another_stub_version_alone)
 {
     ct_set_watchdog(25);
     static char name[64];

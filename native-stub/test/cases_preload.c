@@ -160,7 +160,7 @@ static const struct watch_row {
     {"1", "12ab", "0"},  {"1", "-4", "0"},
 };
 
-CT_CASE(preload_starts_the_watchdog_only_when_asked)
+CT_LONG_CASE(preload_starts_the_watchdog_only_when_asked)
 {
     char preload[PATH_CAP * 2], parent[64], watch[64];
     for (size_t i = 0; i < sizeof watch_rows / sizeof watch_rows[0]; i++) {

@@ -43,7 +43,7 @@ static void expect_scope_init(const char *env_entry, const char *init_code)
     expect_exit(spawn_role("scope_init", args, env), 0, PEER_TIMEOUT_MS);
 }
 
-CT_CASE(scope_env_bad_values_fail_aclInit_100000)
+CT_LONG_CASE(scope_env_bad_values_fail_aclInit_100000)
 {
     const char *bad[] = {"ACL_STUB_SCOPE=a/b",
                          "ACL_STUB_SCOPE=a.b",

@@ -9,7 +9,10 @@
  *   conformance --all [--jobs N] [FILTER]
  *                                   run every case (or those containing FILTER),
  *                                   each in its own fork+exec'd process and stub
- *                                   scope, N at a time (default 1)
+ *                                   scope, N at a time (default 1), the
+ *                                   CT_LONG_CASEs one after another from the
+ *                                   start; prints each case's wall and CPU time
+ *                                   (its own and its helpers')
  *   conformance --role NAME ARGS    (hidden) a helper process of a case
  *
  * Assertions print file:line, the expression, expected and actual values (ACL
@@ -25,16 +28,26 @@ typedef void (*ct_case_fn)(void);
 typedef int (*ct_role_fn)(int argc, char **argv);
 
 void ct_register_case(const char *name, ct_case_fn fn);
+/* A case that takes long whatever the machine: --all runs these from its start, one at a time. */
+void ct_register_long_case(const char *name, ct_case_fn fn);
 void ct_register_role(const char *name, ct_role_fn fn);
 
-/* Defines a case; its name is the identifier. */
-#define CT_CASE(id)                                                      \
+/* A case registered with register_fn (ct_register_case or ct_register_long_case). */
+#define CT_CASE_REGISTERED_WITH(id, register_fn)                         \
     static void ct_case_##id(void);                                      \
     __attribute__((constructor)) static void ct_register_case_##id(void) \
     {                                                                    \
-        ct_register_case(#id, ct_case_##id);                             \
+        register_fn(#id, ct_case_##id);                                  \
     }                                                                    \
     static void ct_case_##id(void)
+
+/* Defines a case; its name is the identifier. */
+#define CT_CASE(id) CT_CASE_REGISTERED_WITH(id, ct_register_case)
+
+/* Defines a case that takes seconds of its own (a swarm of processes, thousands of records, a
+ * wait the rule needs): `--all` runs these one after another from its start, beside the short
+ * cases, so that none of them starts last and runs on alone after every other case has ended. */
+#define CT_LONG_CASE(id) CT_CASE_REGISTERED_WITH(id, ct_register_long_case)
 
 /* Defines a helper role run as `conformance --role id args...`; returns the
  * process exit code (assertion failures exit 1 on their own). */
@@ -103,6 +116,7 @@ const char *ct_current_name(void);
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -119,6 +133,7 @@ struct ct_entry {
     const char *name;
     ct_case_fn case_fn;
     ct_role_fn role_fn;
+    int long_running; /* CT_LONG_CASE (see ct_next_case) */
 };
 
 static struct ct_entry ct_cases[CT_MAX_CASES];
@@ -138,13 +153,23 @@ int ct_cleanup_in_signal_handler(void)
     return ct_in_signal;
 }
 
-void ct_register_case(const char *name, ct_case_fn fn)
+static void ct_add_case(const char *name, ct_case_fn fn, int long_running)
 {
     if (ct_case_count == CT_MAX_CASES) {
         fprintf(stderr, "ctest: too many cases (raise CT_MAX_CASES)\n");
         exit(2);
     }
-    ct_cases[ct_case_count++] = (struct ct_entry){name, fn, NULL};
+    ct_cases[ct_case_count++] = (struct ct_entry){name, fn, NULL, long_running};
+}
+
+void ct_register_case(const char *name, ct_case_fn fn)
+{
+    ct_add_case(name, fn, 0);
+}
+
+void ct_register_long_case(const char *name, ct_case_fn fn)
+{
+    ct_add_case(name, fn, 1);
 }
 
 void ct_register_role(const char *name, ct_role_fn fn)
@@ -153,7 +178,7 @@ void ct_register_role(const char *name, ct_role_fn fn)
         fprintf(stderr, "ctest: too many roles (raise CT_MAX_CASES)\n");
         exit(2);
     }
-    ct_roles[ct_role_count++] = (struct ct_entry){name, NULL, fn};
+    ct_roles[ct_role_count++] = (struct ct_entry){name, NULL, fn, 0};
 }
 
 const char *ct_current_name(void)
@@ -349,7 +374,7 @@ static void ct_case_scope(char out[32], int index)
         snprintf(own, sizeof own, "ct%d", (int)getpid());
         base = own;
     }
-    char suffix[8];
+    char suffix[12]; /* "c" and up to 8 hex digits: room for any int, though indexes are < CT_MAX_CASES */
     snprintf(suffix, sizeof suffix, "c%x", (unsigned)index);
     snprintf(out, 32, "%.*s%s", (int)(24 - strlen(suffix)), base, suffix);
 }
@@ -391,15 +416,24 @@ static int ct_start_case(const char *self, int index, struct ct_job *job)
     return 0;
 }
 
-/* Prints one finished case (its output too when it failed); returns 1 if it failed. */
-static int ct_report_case(const struct ct_job *job, int status)
+static double ct_cpu_ms(const struct rusage *ru)
+{
+    return (double)(ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1000 +
+           (double)(ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) / 1000;
+}
+
+/* Prints one finished case (its output too when it failed); returns 1 if it failed. `ru`: the
+ * CPU of the case and of the helpers it reaped, beside its wall time (a case far below its wall
+ * time waits: on helpers, gates, timeouts, or for a CPU). */
+static int ct_report_case(const struct ct_job *job, int status, const struct rusage *ru)
 {
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     int leftovers = ct_report_leftovers(job->log_fd, 0);
     if (leftovers && code == 0)
         code = 1;
     const char *verdict = code == 0 ? "PASS" : code == 77 ? "SKIP (counted as failure)" : "FAIL";
-    printf("%-4s %-52s %6.0f ms", verdict, ct_cases[job->index].name, (ct_now_s() - job->t0) * 1000);
+    printf("%-4s %-52s %6.0f ms %6.0f ms CPU", verdict, ct_cases[job->index].name, (ct_now_s() - job->t0) * 1000,
+           ct_cpu_ms(ru));
     if (code == 0) {
         printf("\n");
         fflush(stdout);
@@ -420,41 +454,72 @@ static int ct_report_case(const struct ct_job *job, int status)
     return 1;
 }
 
+/* The next case of --all to start, or -1 when none is left. The long cases
+ * (CT_LONG_CASE) go one at a time, the first at once and each next one as soon
+ * as the one before ends, while the other slots take the short cases: so no
+ * long case starts last and runs on alone at the end, and the long ones (swarms
+ * of processes, thousands of records, CPU-hungry under a sanitizer) do not all
+ * run at once and starve each other. Short cases all started: the rest of the
+ * long ones may run side by side. */
+static int ct_next_case(const int *longs, int n_long, int *next_long, const int *shorts, int n_short, int *next_short,
+                        int long_active)
+{
+    if (*next_long < n_long && (long_active == 0 || *next_short == n_short))
+        return longs[(*next_long)++];
+    if (*next_short < n_short)
+        return shorts[(*next_short)++];
+    return -1;
+}
+
 /* --all: every case in a fresh process (fork+exec before anything touches the
  * runtime) and a stub scope of its own, up to `jobs` at a time (most cases
- * spend their time waiting on helpers, gates and timeouts, not on the CPU).
- * A case's output is captured and shown only when it fails; lines come in the
- * order the cases end. */
+ * spend their time waiting on helpers, gates and timeouts, not on the CPU),
+ * in the order ct_next_case gives. A case's output is captured and shown only
+ * when it fails; lines come in the order the cases end. */
 static int ct_run_all(const char *self, const char *filter, int jobs)
 {
     struct ct_job running[CT_MAX_CASES];
-    int active = 0, failed = 0, ran = 0, next = 0, broken = 0;
-    double start = ct_now_s();
+    int longs[CT_MAX_CASES], shorts[CT_MAX_CASES], n_long = 0, n_short = 0, next_long = 0, next_short = 0;
+    for (int i = 0; i < ct_case_count; i++) {
+        if (filter && !strstr(ct_cases[i].name, filter))
+            continue;
+        if (ct_cases[i].long_running)
+            longs[n_long++] = i;
+        else
+            shorts[n_short++] = i;
+    }
+    int active = 0, long_active = 0, failed = 0, ran = 0, broken = 0;
+    double start = ct_now_s(), cpu_ms = 0;
     for (;;) {
-        while (!broken && active < jobs && next < ct_case_count) {
-            int index = next++;
-            if (filter && !strstr(ct_cases[index].name, filter))
-                continue;
-            if (ct_start_case(self, index, &running[active]) < 0)
+        while (!broken && active < jobs) {
+            int index = ct_next_case(longs, n_long, &next_long, shorts, n_short, &next_short, long_active);
+            if (index < 0)
+                break;
+            if (ct_start_case(self, index, &running[active]) < 0) {
                 broken = 1; /* let the running cases end, then stop */
-            else
+            } else {
+                long_active += ct_cases[index].long_running;
                 active++;
+            }
         }
         if (active == 0)
             break;
         int status = 0;
-        pid_t pid = waitpid(-1, &status, 0);
+        struct rusage ru;
+        pid_t pid = wait4(-1, &status, 0, &ru);
         if (pid < 0) {
             if (errno == EINTR)
                 continue;
-            perror("conformance: waitpid");
+            perror("conformance: wait4");
             return 2;
         }
         for (int i = 0; i < active; i++) {
             if (running[i].pid != pid)
                 continue;
             ran++;
-            failed += ct_report_case(&running[i], status);
+            failed += ct_report_case(&running[i], status, &ru);
+            cpu_ms += ct_cpu_ms(&ru);
+            long_active -= ct_cases[running[i].index].long_running;
             close(running[i].log_fd);
             running[i] = running[--active];
             break;
@@ -463,7 +528,7 @@ static int ct_run_all(const char *self, const char *filter, int jobs)
     if (broken)
         return 2;
     /* The summary's shape, "conformance: N passed, N failed", is the one CI log readers look for. */
-    printf("conformance (%.1f s, %d at a time)\n", ct_now_s() - start, jobs);
+    printf("conformance (%.1f s, %d at a time, %.1f s of CPU)\n", ct_now_s() - start, jobs, cpu_ms / 1000);
     printf("conformance: %d passed, %d failed\n", ran - failed, failed);
     return failed ? 1 : (ran ? 0 : 2);
 }

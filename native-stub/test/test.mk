@@ -63,7 +63,8 @@ $(BUILD_DIR)/test-programs/%: test/programs/%.c $(LIB) $(API_LIB)
 # Cases run side by side (each in a stub scope of its own): most of a case's time is spent
 # waiting on its helpers, gates and timeouts. As many at a time as CPUs: `make -j sanitizers` runs
 # two flavours at once, and the sanitizer builds of the timing cases (a gate that opens itself
-# after 10 s, 20 s watchdogs) must not starve.
+# after 10 s, 20 s watchdogs) must not starve. (`npm run test:sanitizers` sets 1.5 per CPU: there
+# the long cases run one at a time, --all's order, and most cases wait on helpers and gates.)
 CHECK_JOBS ?= $(shell nproc)
 
 # Everything a case runs: the runner, samples, test programs, the preloaded library and the

@@ -3,6 +3,7 @@
  * (ACL_STUB_MUTANT), then the table of scenario x mutant -> killed or survived (src/audit/report.ts).
  * Always stub mode: mutants exist only in the stub.
  */
+import { availableParallelism } from 'node:os';
 import * as path from 'node:path';
 import chalk from 'chalk';
 import type { AggregatedResult } from '@jest/test-result';
@@ -26,6 +27,16 @@ export interface AuditCommandOptions {
 }
 
 export const DEFAULT_AUDIT_HTML_DIR = 'reports/html-audit';
+
+/**
+ * Spec files run side by side in each pass: a scenario's time goes mostly to its device processes
+ * starting and waiting on each other, so Jest's default on 2 CPUs (CPUs - 1: one file at a time, in
+ * the audit's own process) leaves a CPU idle. Files share nothing (scenario directories and events
+ * are per run), as in `npm test`, which runs them beside the other test files.
+ */
+export function auditWorkers(cpus: number = availableParallelism()): number {
+  return Math.max(2, cpus - 1);
+}
 
 /** The matrix page's data: each verdict as good (killed), bad (an undeclared survivor, a failing baseline) or neither. */
 export function auditMatrix(rows: AuditRow[], mutants: readonly MutantName[], cwd = process.cwd()): MatrixPage {
@@ -68,7 +79,7 @@ export async function auditCommand(patterns: string[], opts: AuditCommandOptions
   process.env[ENV.keep] = '0'; // scenarios killed on purpose leave no directories
   const started = Date.now();
   try {
-    const config = jestConfig(prepared.specs, []);
+    const config = { ...jestConfig(prepared.specs, []), maxWorkers: auditWorkers() };
     const run = async (mutant: MutantName | null): Promise<TestOutcome[] | null> => {
       if (mutant) process.env[MUTANT_ENV] = mutant;
       else delete process.env[MUTANT_ENV];
@@ -113,8 +124,10 @@ export async function auditCommand(patterns: string[], opts: AuditCommandOptions
   }
 }
 
+/** Each file's tests in their order, the files by path: Jest lists files as they end, which varies with workers. */
 function toOutcomes(results: AggregatedResult): TestOutcome[] {
-  return results.testResults.flatMap((file) =>
+  const files = [...results.testResults].sort((a, b) => (a.testFilePath < b.testFilePath ? -1 : a.testFilePath > b.testFilePath ? 1 : 0));
+  return files.flatMap((file) =>
     file.testResults.map((tc) => ({
       file: file.testFilePath,
       title: tc.title,
