@@ -1,6 +1,6 @@
 /**
- * Runs a CommonJS module from a V8 code cache (the device bundles: the checkout's cached bundle,
- * device-bundle-cache.js, and the compiled package's dist/harness/device-process.bundle.js).
+ * Runs a CommonJS module from a V8 code cache: the device bundle of a source checkout
+ * (device-bundle-cache.js; the compiled package's bundle is loaded by Node as it is).
  * Compiling the ~220 KB bundle, and then each of its functions on first call, is the largest part of
  * what a device process spends on top of bare Node; V8 deserialises a code cache of the same code
  * for a fraction of that. Node 20 has no module.enableCompileCache, so this compiles the module as
@@ -49,14 +49,7 @@ function readOwnFile(file) {
   try {
     const st = fs.fstatSync(fd);
     if (!st.isFile() || (typeof process.getuid === 'function' && st.uid !== process.getuid())) return undefined;
-    const bytes = Buffer.allocUnsafe(st.size);
-    let at = 0;
-    while (at < bytes.length) {
-      const n = fs.readSync(fd, bytes, at, bytes.length - at, at);
-      if (n === 0) return undefined; // truncated under us: not a file writeWhole wrote
-      at += n;
-    }
-    return bytes;
+    return fs.readFileSync(fd); // a cut-short file fails the comparison of its header, key and code
   } catch {
     return undefined;
   } finally {
