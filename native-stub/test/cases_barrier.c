@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,6 +23,20 @@
 
 #define ROUNDS 20000
 #define THREADS 4
+/* The round cases: every round wakes every party, so their pace is the scheduler's, and under
+ * CI's load (the other flavour's cases, the audit's device processes) 20000 rounds of a sanitizer
+ * build outlast the 20 s watchdog. They run ROUNDS rounds, or stop once MIN_ROUNDS are done and
+ * BUDGET_MS has passed. Party 0 decides before the others can see the round end (between two
+ * crossings, while it holds one, or before it arrives), so all stop after the same round. */
+#define MIN_ROUNDS 2000
+#define BUDGET_MS 4000
+
+/* Whether rounds done from start_ns on are enough (see MIN_ROUNDS). */
+static int enough_rounds(int rounds_done, uint64_t start_ns)
+{
+    return rounds_done >= ROUNDS ||
+           (rounds_done >= MIN_ROUNDS && now_ns() - start_ns >= (uint64_t)BUDGET_MS * 1000000u);
+}
 
 /* Writes a barrier file as the orchestrator does (src/orchestrator/round-barrier-file.ts). */
 static void make_barrier_file(const char *path, uint32_t parties, mode_t mode, uint32_t magic)
@@ -37,26 +52,44 @@ static void make_barrier_file(const char *path, uint32_t parties, mode_t mode, u
     close(fd);
 }
 
+/* Whether a party stops after round r: the last round, or a failure, which breaks the barrier so
+ * that the other parties wake at once (-EPIPE) instead of each waiting out its time limit. */
+static int stop_after(void *b, int failures, const int *last_round, int r)
+{
+    if (failures) {
+        cannharness_barrier_break(b, 1);
+        return 1;
+    }
+    return __atomic_load_n(last_round, __ATOMIC_SEQ_CST) == r;
+}
+
 struct party {
     void *b;
     int id;
     int *shared_round; /* each round, party 0 bumps it between two barriers */
+    int *last_round;   /* set by party 0 between the two barriers of the last round */
+    uint64_t start_ns;
     int failures;
 };
 
 static void *run_party(void *arg)
 {
     struct party *p = arg;
-    for (int r = 0; r < ROUNDS; r++) {
+    for (int r = 1;; r++) {
         if (cannharness_barrier_wait(p->b, 10000) != 0)
             p->failures++;
-        if (p->id == 0)
-            __atomic_store_n(p->shared_round, r + 1, __ATOMIC_RELAXED);
+        if (p->id == 0) {
+            __atomic_store_n(p->shared_round, r, __ATOMIC_RELAXED);
+            if (enough_rounds(r, p->start_ns))
+                __atomic_store_n(p->last_round, r, __ATOMIC_SEQ_CST);
+        }
         if (cannharness_barrier_wait(p->b, 10000) != 0)
             p->failures++;
         /* Everyone sees this round's value: nobody ran ahead of the barrier. */
-        if (__atomic_load_n(p->shared_round, __ATOMIC_RELAXED) != r + 1)
+        if (__atomic_load_n(p->shared_round, __ATOMIC_RELAXED) != r)
             p->failures++;
+        if (stop_after(p->b, p->failures, p->last_round, r))
+            break;
     }
     return NULL;
 }
@@ -69,19 +102,51 @@ CT_CASE(barrier_threads_meet_every_round)
     void *b = cannharness_barrier_attach(path);
     CT_TRUE(b != NULL);
     CT_EQ(THREADS, cannharness_barrier_parties(b));
-    int shared_round = 0;
+    int shared_round = 0, last_round = 0;
+    uint64_t start_ns = now_ns();
     struct party parties[THREADS];
     pthread_t tids[THREADS];
     for (int i = 0; i < THREADS; i++) {
-        parties[i] = (struct party){.b = b, .id = i, .shared_round = &shared_round};
+        parties[i] = (struct party){
+            .b = b, .id = i, .shared_round = &shared_round, .last_round = &last_round, .start_ns = start_ns};
         CT_EQ(0, pthread_create(&tids[i], NULL, run_party, &parties[i]));
     }
     for (int i = 0; i < THREADS; i++) {
         pthread_join(tids[i], NULL);
         CT_EQ(0, parties[i].failures);
     }
+    ct_note("%d rounds in %llu ms", last_round, (unsigned long long)((now_ns() - start_ns) / 1000000u));
+    CT_TRUE(last_round >= MIN_ROUNDS);
     CT_EQ(0, cannharness_barrier_broken(b));
     cannharness_barrier_detach(b);
+}
+
+/* What the two processes of barrier_two_processes_meet_every_round share besides the barrier. */
+struct two_rounds {
+    int last_round; /* set by the parent before it arrives at the last round */
+    int arrived[2]; /* per process: the last round it arrived for */
+};
+
+/* One process's rounds: it marks its arrival, crosses, and checks that the other process arrived
+ * for the same round (nobody crossed alone) and that it did not go past the last round.
+ * 0, or the first failure's code. */
+static int cross_rounds(void *b, struct two_rounds *shared, int self, uint64_t start_ns)
+{
+    for (int r = 1;; r++) {
+        if (self == 0 && enough_rounds(r, start_ns))
+            __atomic_store_n(&shared->last_round, r, __ATOMIC_SEQ_CST);
+        __atomic_store_n(&shared->arrived[self], r, __ATOMIC_SEQ_CST);
+        int rc = cannharness_barrier_wait(b, 10000);
+        if (rc != 0)
+            return rc;
+        if (__atomic_load_n(&shared->arrived[1 - self], __ATOMIC_SEQ_CST) < r)
+            return -EPROTO; /* crossed before the other arrived */
+        int last = __atomic_load_n(&shared->last_round, __ATOMIC_SEQ_CST);
+        if (last == r)
+            return 0;
+        if (last != 0 && last < r)
+            return -ERANGE; /* went past the last round */
+    }
 }
 
 CT_CASE(barrier_two_processes_meet_every_round)
@@ -89,22 +154,27 @@ CT_CASE(barrier_two_processes_meet_every_round)
     char path[PATH_CAP];
     path_join(path, case_dir(), "round-barrier");
     make_barrier_file(path, 2, 0600, CANNHARNESS_BARRIER_MAGIC);
+    struct two_rounds *shared =
+        mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    CT_TRUE(shared != MAP_FAILED);
+    *shared = (struct two_rounds){0};
+    uint64_t start_ns = now_ns();
     pid_t child = fork();
     if (child == 0) {
         /* No exec: the child only maps the file and waits (it never touches ACL). */
         void *cb = cannharness_barrier_attach(path);
-        int bad = cb == NULL;
-        for (int r = 0; r < ROUNDS && !bad; r++)
-            bad = cannharness_barrier_wait(cb, 10000) != 0;
-        _exit(bad);
+        _exit(cb == NULL || cross_rounds(cb, shared, 1, start_ns) != 0);
     }
     void *b = cannharness_barrier_attach(path);
     CT_TRUE(b != NULL);
-    for (int r = 0; r < ROUNDS; r++)
-        CT_EQ(0, cannharness_barrier_wait(b, 10000));
+    int rc = cross_rounds(b, shared, 0, start_ns);
+    if (rc != 0)
+        cannharness_barrier_break(b, 1); /* the child wakes (-EPIPE) and exits at once */
+    CT_EQ(0, rc);
     int status = 0;
     CT_EQ(child, waitpid(child, &status, 0));
     CT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    munmap(shared, sizeof *shared);
     cannharness_barrier_detach(b);
 }
 
@@ -112,6 +182,8 @@ struct held_party {
     void *b;
     int id;
     int *arrived_round; /* per party: the last round it arrived for */
+    int *last_round;    /* set by party 0 while it holds the last round's crossing */
+    uint64_t start_ns;
     int failures;
 };
 
@@ -123,23 +195,25 @@ static void *run_held_party(void *arg)
 {
     struct held_party *p = arg;
     struct held_party *all = p - p->id;
-    for (int r = 1; r <= ROUNDS; r++) {
+    for (int r = 1;; r++) {
         __atomic_store_n(&p->arrived_round[p->id], r, __ATOMIC_SEQ_CST);
         if (p->id != 0) {
             if (cannharness_barrier_wait(p->b, 10000) != 0)
                 p->failures++;
-            continue;
-        }
-        if (cannharness_barrier_hold(p->b, 10000) != 0) {
+        } else if (cannharness_barrier_hold(p->b, 10000) != 0) {
             p->failures++;
-            continue;
+        } else {
+            if (r % 1000 == 0)
+                sleep_ms(2);
+            for (int i = 0; i < THREADS; i++)
+                if (__atomic_load_n(&all[i].arrived_round[i], __ATOMIC_SEQ_CST) != r)
+                    p->failures++;
+            if (enough_rounds(r, p->start_ns))
+                __atomic_store_n(p->last_round, r, __ATOMIC_SEQ_CST);
+            cannharness_barrier_release(p->b);
         }
-        if (r % 1000 == 0)
-            sleep_ms(2);
-        for (int i = 0; i < THREADS; i++)
-            if (__atomic_load_n(&all[i].arrived_round[i], __ATOMIC_SEQ_CST) != r)
-                p->failures++;
-        cannharness_barrier_release(p->b);
+        if (stop_after(p->b, p->failures, p->last_round, r))
+            break;
     }
     return NULL;
 }
@@ -152,16 +226,22 @@ CT_CASE(barrier_held_crossing_keeps_the_others_until_released)
     void *b = cannharness_barrier_attach(path);
     CT_TRUE(b != NULL);
     int arrived_round[THREADS] = {0};
+    int last_round = 0;
+    uint64_t start_ns = now_ns();
     struct held_party parties[THREADS];
     pthread_t tids[THREADS];
     for (int i = 0; i < THREADS; i++) {
-        parties[i] = (struct held_party){.b = b, .id = i, .arrived_round = arrived_round};
+        parties[i] = (struct held_party){
+            .b = b, .id = i, .arrived_round = arrived_round, .last_round = &last_round, .start_ns = start_ns};
         CT_EQ(0, pthread_create(&tids[i], NULL, run_held_party, &parties[i]));
     }
     for (int i = 0; i < THREADS; i++) {
         pthread_join(tids[i], NULL);
         CT_EQ(0, parties[i].failures);
     }
+    ct_note("%d held rounds in %llu ms", last_round,
+            (unsigned long long)((now_ns() - start_ns) / 1000000u));
+    CT_TRUE(last_round >= MIN_ROUNDS);
     CT_EQ(0, cannharness_barrier_broken(b));
     cannharness_barrier_detach(b);
 }
