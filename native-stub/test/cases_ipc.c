@@ -263,8 +263,9 @@ CT_CASE(ipc_several_waiters_released_by_one_record)
 }
 
 /* More rounds than the 8192 slots: a slot that is never released shows up as
- * a failing record long before the end. Every 100th round proves the wait
- * still blocks. */
+ * a failing record long before the end. Every 1000th round proves the wait
+ * still blocks, and counts as progress for the watchdog (the TSan build under
+ * CI's load takes 10 s and more for the 9000 rounds). */
 CT_CASE(ipc_reuse_9000_rounds_without_reset)
 {
     acl_up(0);
@@ -279,6 +280,7 @@ CT_CASE(ipc_reuse_9000_rounds_without_reset)
         if (check) {
             CT_CODE(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, aclrtSynchronizeStreamWithTimeout(waiter, 20));
             gate_release(g);
+            ct_progress();
         }
         CT_OK(aclrtSynchronizeStreamWithTimeout(waiter, PEER_TIMEOUT_MS));
         if (round % 3 == 0)

@@ -77,6 +77,11 @@ void ct_run_cleanups(void);
 
 /* The per-process watchdog: fails the case if it has not finished in time. */
 void ct_set_watchdog(unsigned seconds);
+/* The case made progress: its watchdog starts its CT_CASE_SECONDS again. For cases of many
+ * latency-bound rounds (every round wakes other threads), whose pace under load is the
+ * scheduler's: the watchdog then catches a round that hangs, not a slow machine. */
+void ct_progress(void);
+#define CT_CASE_SECONDS 20
 /* 1 while cleanups run from the watchdog's signal handler: the interrupted
  * thread may hold library locks, so hooks must not call into the library then. */
 int ct_cleanup_in_signal_handler(void);
@@ -314,6 +319,11 @@ void ct_set_watchdog(unsigned seconds)
     sa.sa_flags = SA_NODEFER;
     sigaction(SIGALRM, &sa, NULL);
     alarm(seconds);
+}
+
+void ct_progress(void)
+{
+    alarm(CT_CASE_SECONDS);
 }
 
 static const struct ct_entry *ct_find(const struct ct_entry *list, int n, const char *name)
@@ -584,7 +594,7 @@ int main(int argc, char **argv)
             return 2;
         }
         ct_name = c->name;
-        ct_set_watchdog(20);
+        ct_set_watchdog(CT_CASE_SECONDS);
         if (ct_before_case)
             ct_before_case();
         c->case_fn();
@@ -599,7 +609,7 @@ int main(int argc, char **argv)
             return 2;
         }
         ct_name = r->name;
-        ct_set_watchdog(18); /* below the case's 20 s, so the case sees the helper's failure */
+        ct_set_watchdog(CT_CASE_SECONDS - 2); /* below the case's, so the case sees the helper's failure */
         int code = r->role_fn(argc - 3, argv + 3);
         ct_run_cleanups();
         return code;
