@@ -432,10 +432,36 @@ static double ct_cpu_ms(const struct rusage *ru)
            (double)(ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) / 1000;
 }
 
+/* After a failed case left objects behind (a watchdog's kill skips the library's own clean-up):
+ * runs cannstub_reclaim, beside this runner, in the case's scope. The case's processes are gone,
+ * so their objects go, and a failing run leaves nothing in /dev/shm; an object a live helper still
+ * uses stays, and is reported again. */
+static void ct_reclaim_case_scope(const char *self, int index)
+{
+    char tool[4096], scope[32], env_scope[64];
+    const char *slash = strrchr(self, '/');
+    int dir_len = slash ? (int)(slash - self) : 1;
+    snprintf(tool, sizeof tool, "%.*s/cannstub_reclaim", dir_len, slash ? self : ".");
+    ct_case_scope(scope, index);
+    snprintf(env_scope, sizeof env_scope, "ACL_STUB_SCOPE=%s", scope);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        char *const argv[] = {tool, NULL};
+        char *const env[] = {env_scope, "ACL_STUB_LOG=info", NULL};
+        execve(tool, argv, env);
+        fprintf(stderr, "conformance: cannot run %s: %s\n", tool, strerror(errno));
+        _exit(127);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        printf("     %s did not run to its end: what is left behind stays\n", tool);
+}
+
 /* Prints one finished case (its output too when it failed); returns 1 if it failed. `ru`: the
  * CPU of the case and of the helpers it reaped, beside its wall time (a case far below its wall
  * time waits: on helpers, gates, timeouts, or for a CPU). */
-static int ct_report_case(const struct ct_job *job, int status, const struct rusage *ru)
+static int ct_report_case(const char *self, const struct ct_job *job, int status, const struct rusage *ru)
 {
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     int leftovers = ct_report_leftovers(job->log_fd, 0);
@@ -450,8 +476,16 @@ static int ct_report_case(const struct ct_job *job, int status, const struct rus
         return 0;
     }
     printf("  (exit %d)\n", code);
-    if (leftovers)
+    if (leftovers) {
         ct_report_leftovers(job->log_fd, 1);
+        ct_reclaim_case_scope(self, job->index);
+        if (ct_report_leftovers(job->log_fd, 0)) {
+            printf("     still there after cannstub_reclaim:\n");
+            ct_report_leftovers(job->log_fd, 1);
+        } else {
+            printf("     (cannstub_reclaim removed them)\n");
+        }
+    }
     lseek(job->log_fd, 0, SEEK_SET);
     char buf[4096];
     ssize_t n;
@@ -527,7 +561,7 @@ static int ct_run_all(const char *self, const char *filter, int jobs)
             if (running[i].pid != pid)
                 continue;
             ran++;
-            failed += ct_report_case(&running[i], status, &ru);
+            failed += ct_report_case(self, &running[i], status, &ru);
             cpu_ms += ct_cpu_ms(&ru);
             long_active -= ct_cases[running[i].index].long_running;
             close(running[i].log_fd);
