@@ -346,8 +346,11 @@ static double ct_now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* What ct_report_leftovers does with each leftover: counts it, lists it, or removes it. */
+enum ct_leftovers { CT_LEFTOVERS_COUNT, CT_LEFTOVERS_LIST, CT_LEFTOVERS_REMOVE };
+
 /* Paths a case declared with "ct-owned-path: PATH" lines that still exist. */
-static int ct_report_leftovers(int log_fd, int print)
+static int ct_report_leftovers(int log_fd, enum ct_leftovers what)
 {
     char buf[65536];
     lseek(log_fd, 0, SEEK_SET);
@@ -361,9 +364,12 @@ static int ct_report_leftovers(int log_fd, int print)
         char *next = strchr(line, '\n');
         if (next)
             *next++ = '\0';
-        if (strncmp(line, tag, sizeof tag - 1) == 0 && access(line + sizeof tag - 1, F_OK) == 0) {
-            if (print)
-                printf("     left behind: %s\n", line + sizeof tag - 1);
+        const char *path = line + sizeof tag - 1;
+        if (strncmp(line, tag, sizeof tag - 1) == 0 && access(path, F_OK) == 0) {
+            if (what == CT_LEFTOVERS_LIST)
+                printf("     left behind: %s\n", path);
+            if (what == CT_LEFTOVERS_REMOVE)
+                printf(unlink(path) == 0 ? "     removed: %s\n" : "     cannot remove: %s\n", path);
             left++;
         }
         line = next;
@@ -397,6 +403,59 @@ struct ct_job {
     double t0;
 };
 
+/* Each case of --all runs in a process group of its own (its pid), so that what it leaves running
+ * when it ends (a forked helper that outlived a failure: fork drops the watchdog's alarm) is
+ * killed with the group, and so that the runner can stop every case when it is itself stopped:
+ * a terminal's Ctrl-C or CI's SIGTERM reach the runner's group, no longer the cases'. */
+static const struct ct_job *ct_jobs_running;
+static volatile sig_atomic_t ct_jobs_active;
+static volatile sig_atomic_t ct_stopped_by; /* the stop signal that came, or 0 */
+static const int ct_stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+/* Kills every running case's group at once; the run loop then reaps them, reclaims what they left
+ * in /dev/shm (ct_stop_run) and dies of the same signal. */
+static void ct_on_stop_signal(int sig)
+{
+    ct_stopped_by = sig;
+    for (int i = 0; i < ct_jobs_active; i++)
+        kill(-ct_jobs_running[i].pid, SIGKILL);
+}
+
+/* Blocks (1) or unblocks (0) the stop signals while the list of running cases changes. */
+static void ct_block_stop_signals(int block)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    for (size_t i = 0; i < sizeof ct_stop_signals / sizeof ct_stop_signals[0]; i++)
+        sigaddset(&set, ct_stop_signals[i]);
+    sigprocmask(block ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
+}
+
+static void ct_catch_stop_signals(const struct ct_job *running)
+{
+    ct_jobs_running = running;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = ct_on_stop_signal;
+    for (size_t i = 0; i < sizeof ct_stop_signals / sizeof ct_stop_signals[0]; i++)
+        sigaction(ct_stop_signals[i], &sa, NULL);
+}
+
+/* In a case's process, before exec: the default actions, unblocked. */
+static void ct_restore_signals(void)
+{
+    for (size_t i = 0; i < sizeof ct_stop_signals / sizeof ct_stop_signals[0]; i++)
+        signal(ct_stop_signals[i], SIG_DFL);
+    ct_block_stop_signals(0);
+}
+
+/* After a case ended: whatever of its group still runs is killed (it is the case's, and the case
+ * is over). Zombies that this container's pid 1 does not reap are no longer running. */
+static void ct_end_case_group(pid_t pgid)
+{
+    kill(-pgid, SIGKILL);
+}
+
 static int ct_start_case(const char *self, int index, struct ct_job *job)
 {
     char log_path[] = "/tmp/conformance-log-XXXXXX";
@@ -416,12 +475,15 @@ static int ct_start_case(const char *self, int index, struct ct_job *job)
         return -1;
     }
     if (pid == 0) {
+        setpgid(0, 0); /* a group of its own: see ct_end_case_group */
+        ct_restore_signals();
         dup2(log_fd, 1);
         dup2(log_fd, 2);
         setenv("ACL_STUB_SCOPE", scope, 1);
         execl(self, self, "--case", ct_cases[index].name, (char *)NULL);
         _exit(127);
     }
+    setpgid(pid, pid); /* also here: the group exists before anyone signals it */
     *job = (struct ct_job){pid, index, log_fd, ct_now_s()};
     return 0;
 }
@@ -432,10 +494,7 @@ static double ct_cpu_ms(const struct rusage *ru)
            (double)(ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) / 1000;
 }
 
-/* After a failed case left objects behind (a watchdog's kill skips the library's own clean-up):
- * runs cannstub_reclaim, beside this runner, in the case's scope. The case's processes are gone,
- * so their objects go, and a failing run leaves nothing in /dev/shm; an object a live helper still
- * uses stays, and is reported again. */
+/* Runs cannstub_reclaim, beside this runner, in the scope of case `index`. */
 static void ct_reclaim_case_scope(const char *self, int index)
 {
     char tool[4096], scope[32], env_scope[64];
@@ -458,13 +517,24 @@ static void ct_reclaim_case_scope(const char *self, int index)
         printf("     %s did not run to its end: what is left behind stays\n", tool);
 }
 
+/* After a case that failed or was stopped (a watchdog's kill skips the library's own clean-up):
+ * its group has been killed, so cannstub_reclaim in its scope removes the objects of its dead
+ * processes; then what the case declared its own and is still there (an object reclaim leaves
+ * alone, such as one with another stub version's header) is removed. A failing or interrupted
+ * run leaves nothing in /dev/shm. */
+static void ct_clean_case_scope(const char *self, const struct ct_job *job)
+{
+    ct_reclaim_case_scope(self, job->index);
+    ct_report_leftovers(job->log_fd, CT_LEFTOVERS_REMOVE);
+}
+
 /* Prints one finished case (its output too when it failed); returns 1 if it failed. `ru`: the
  * CPU of the case and of the helpers it reaped, beside its wall time (a case far below its wall
  * time waits: on helpers, gates, timeouts, or for a CPU). */
 static int ct_report_case(const char *self, const struct ct_job *job, int status, const struct rusage *ru)
 {
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    int leftovers = ct_report_leftovers(job->log_fd, 0);
+    int leftovers = ct_report_leftovers(job->log_fd, CT_LEFTOVERS_COUNT);
     if (leftovers && code == 0)
         code = 1;
     const char *verdict = code == 0 ? "PASS" : code == 77 ? "SKIP (counted as failure)" : "FAIL";
@@ -477,14 +547,8 @@ static int ct_report_case(const char *self, const struct ct_job *job, int status
     }
     printf("  (exit %d)\n", code);
     if (leftovers) {
-        ct_report_leftovers(job->log_fd, 1);
-        ct_reclaim_case_scope(self, job->index);
-        if (ct_report_leftovers(job->log_fd, 0)) {
-            printf("     still there after cannstub_reclaim:\n");
-            ct_report_leftovers(job->log_fd, 1);
-        } else {
-            printf("     (cannstub_reclaim removed them)\n");
-        }
+        ct_report_leftovers(job->log_fd, CT_LEFTOVERS_LIST);
+        ct_clean_case_scope(self, job);
     }
     lseek(job->log_fd, 0, SEEK_SET);
     char buf[4096];
@@ -515,6 +579,25 @@ static int ct_next_case(const int *longs, int n_long, int *next_long, const int 
     return -1;
 }
 
+/* After a stop signal: the killed cases are reaped and their scopes reclaimed, then the runner
+ * dies of that signal (so its caller sees how it ended). */
+static void ct_stop_run(const char *self, struct ct_job *running, int active)
+{
+    for (int i = 0; i < active; i++) {
+        kill(-running[i].pid, SIGKILL); /* one started as the signal came */
+        waitpid(running[i].pid, NULL, 0);
+        ct_clean_case_scope(self, &running[i]);
+        close(running[i].log_fd);
+    }
+    printf("conformance: stopped by signal %d: %d running case(s) killed, their objects reclaimed\n",
+           (int)ct_stopped_by, active);
+    fflush(stdout);
+    signal(ct_stopped_by, SIG_DFL);
+    ct_block_stop_signals(0);
+    raise(ct_stopped_by);
+    _exit(128 + ct_stopped_by);
+}
+
 /* --all: every case in a fresh process (fork+exec before anything touches the
  * runtime) and a stub scope of its own, up to `jobs` at a time (most cases
  * spend their time waiting on helpers, gates and timeouts, not on the CPU),
@@ -534,18 +617,23 @@ static int ct_run_all(const char *self, const char *filter, int jobs)
     }
     int active = 0, long_active = 0, failed = 0, ran = 0, broken = 0;
     double start = ct_now_s(), cpu_ms = 0;
+    ct_catch_stop_signals(running);
     for (;;) {
-        while (!broken && active < jobs) {
+        while (!broken && !ct_stopped_by && active < jobs) {
             int index = ct_next_case(longs, n_long, &next_long, shorts, n_short, &next_short, long_active);
             if (index < 0)
                 break;
+            ct_block_stop_signals(1);
             if (ct_start_case(self, index, &running[active]) < 0) {
                 broken = 1; /* let the running cases end, then stop */
             } else {
                 long_active += ct_cases[index].long_running;
-                active++;
+                ct_jobs_active = ++active;
             }
+            ct_block_stop_signals(0);
         }
+        if (ct_stopped_by)
+            ct_stop_run(self, running, active);
         if (active == 0)
             break;
         int status = 0;
@@ -560,12 +648,16 @@ static int ct_run_all(const char *self, const char *filter, int jobs)
         for (int i = 0; i < active; i++) {
             if (running[i].pid != pid)
                 continue;
+            ct_end_case_group(pid);
             ran++;
             failed += ct_report_case(self, &running[i], status, &ru);
             cpu_ms += ct_cpu_ms(&ru);
             long_active -= ct_cases[running[i].index].long_running;
             close(running[i].log_fd);
+            ct_block_stop_signals(1);
             running[i] = running[--active];
+            ct_jobs_active = active;
+            ct_block_stop_signals(0);
             break;
         }
     }

@@ -1,0 +1,57 @@
+/**
+ * The C conformance runner's `--all` mode (what `make check` and `npm run test:sanitizers` run), when
+ * it is stopped: a SIGTERM (CI stopping a phase) or Ctrl-C kills every running case's process group,
+ * reclaims what the cases left in /dev/shm, removes what a case declared its own and reclaim leaves
+ * alone, and the runner dies of the same signal. The case used plants an object with another stub
+ * version's header (which reclaim must leave alone) and then sleeps 5.2 s: the signal comes then.
+ * (`--case NAME`, one case, is what test/native/conformance.test.ts runs; it kills groups itself.)
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, unlinkSync } from 'node:fs';
+import * as path from 'node:path';
+import { ENV } from '../../src/env';
+import { processesWithEnv, waitUntil } from '../support/leftovers';
+
+const repoRoot = path.resolve(__dirname, '..', '..');
+const runner = path.join(repoRoot, 'native-stub', 'build', 'bin', 'conformance');
+const CASE = 'procs_reclaim_leaves_objects_of_another_stub_version_alone';
+// The run's scope: each case's is this plus "c" and its index (ctest.h, ct_case_scope).
+const baseScope = `rt${process.pid.toString(36)}`;
+
+/** This run's objects in /dev/shm, by name. */
+function objectsOfRun(): string[] {
+  return readdirSync('/dev/shm').filter((n) => n.includes(`.${baseScope}c`));
+}
+
+test('a stopped --all run kills its cases, leaves nothing in /dev/shm, and dies of the signal', async () => {
+  if (!existsSync(runner)) throw new Error(`${runner} is missing: run npm run build:stub`);
+  const child = spawn(runner, ['--all', '--jobs', '1', CASE], {
+    env: { ...process.env, [ENV.stubScope]: baseScope },
+    detached: true, // a group of our own, to clean up after a failure of this test
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  const ended = new Promise<NodeJS.Signals | number | null>((resolve) =>
+    child.on('close', (code, signal) => resolve(signal ?? code)),
+  );
+  let planted: string[] = [];
+  try {
+    expect(await waitUntil(() => (planted = objectsOfRun()).length > 0, 15_000)).toBe(true);
+    const caseScope = planted[0].slice(planted[0].lastIndexOf('.') + 1);
+    child.kill('SIGTERM');
+    expect(await ended).toBe('SIGTERM');
+    expect(output).toContain('conformance: stopped by signal 15: 1 running case(s) killed');
+    expect(output).toContain(`removed: /dev/shm/${planted[0]}`);
+    expect(objectsOfRun()).toEqual([]);
+    expect(processesWithEnv(ENV.stubScope, caseScope)).toEqual([]);
+  } finally {
+    try {
+      process.kill(-(child.pid ?? 0), 'SIGKILL');
+    } catch {
+      /* the group is gone */
+    }
+    for (const name of objectsOfRun()) unlinkSync(`/dev/shm/${name}`);
+  }
+}, 30_000);
