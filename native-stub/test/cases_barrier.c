@@ -154,8 +154,7 @@ CT_CASE(barrier_two_processes_meet_every_round)
     char path[PATH_CAP];
     path_join(path, case_dir(), "round-barrier");
     make_barrier_file(path, 2, 0600, CANNHARNESS_BARRIER_MAGIC);
-    struct two_rounds *shared =
-        mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    struct two_rounds *shared = mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     CT_TRUE(shared != MAP_FAILED);
     *shared = (struct two_rounds){0};
     uint64_t start_ns = now_ns();
@@ -239,8 +238,7 @@ CT_CASE(barrier_held_crossing_keeps_the_others_until_released)
         pthread_join(tids[i], NULL);
         CT_EQ(0, parties[i].failures);
     }
-    ct_note("%d held rounds in %llu ms", last_round,
-            (unsigned long long)((now_ns() - start_ns) / 1000000u));
+    ct_note("%d held rounds in %llu ms", last_round, (unsigned long long)((now_ns() - start_ns) / 1000000u));
     CT_TRUE(last_round >= MIN_ROUNDS);
     CT_EQ(0, cannharness_barrier_broken(b));
     cannharness_barrier_detach(b);
