@@ -518,7 +518,13 @@ CT_ROLE(opener_swarm)
             prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the swarm */
             ct_set_watchdog(25);
             swarm_member(dir, i);
-            exit(0);
+            if (i == 1)
+                exit(0);
+            /* Members 0 and 1 end through exit(), so the sanitizers' exit checks (LeakSanitizer's
+             * scan) see the member's code; the same code in the other 126 skips them: under
+             * ASan the scans of 127 forked members cost 8 of the case's 12 s of CPU. */
+            fflush(NULL);
+            _exit(0);
         }
     }
     swarm_member(dir, 0);
