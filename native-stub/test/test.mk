@@ -68,7 +68,8 @@ $(BUILD_DIR)/test-programs/%: test/programs/%.c $(LIB) $(API_LIB)
 CHECK_JOBS ?= $(shell nproc)
 
 # Everything a case runs: the runner, samples, test programs, the preloaded library and the
-# reclaim tool (the scope and reclaim cases run it), so that `make -j all check` is safe.
+# reclaim tool (the scope and reclaim cases run it, and so does the runner after a failed or
+# stopped case), so that `make -j all check` is safe.
 check: $(CONFORMANCE_BIN) $(SAMPLE_BINS) $(TEST_PROGRAM_BINS) $(PRELOAD_LIB) $(RECLAIM_BIN)
 	@echo "  CHECK   $(FLAVOR): $(CONFORMANCE_BIN) --all --jobs $(CHECK_JOBS) $(CASES)"
 	$(Q)$(CHECK_ENV) $(CONFORMANCE_BIN) --all --jobs $(CHECK_JOBS) $(CASES)
