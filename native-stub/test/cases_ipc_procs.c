@@ -501,6 +501,11 @@ static void swarm_member(const char *dir, int id)
     swarm_member_done = 1;
 }
 
+/* A member's and the swarm role's watchdog: every member lives until the last one is bound and
+ * the record released, so it is longer than the case's, whose watchdog starts again at each member
+ * bound (swarm_steps): a hang fails the case, which then ends the role (its process group). */
+#define SWARM_MEMBER_WATCHDOG_S 90
+
 /* opener_swarm DIR N: forks N - 1 children (before touching ACL, so no
  * runtime is ever forked) and is the Nth member itself; exits 0 when all did. */
 CT_ROLE(opener_swarm)
@@ -510,13 +515,14 @@ CT_ROLE(opener_swarm)
     pid_t kids[SWARM_SIZE];
     if (n < 1 || n > SWARM_SIZE)
         CT_FAIL("opener_swarm: %d processes, expected 1..%d", n, SWARM_SIZE);
+    ct_set_watchdog(SWARM_MEMBER_WATCHDOG_S);
     for (int i = 1; i < n; i++) {
         kids[i] = fork();
         if (kids[i] < 0)
             CT_FAIL("fork: %s", strerror(errno));
         if (kids[i] == 0) {
             prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the swarm */
-            ct_set_watchdog(25);
+            ct_set_watchdog(SWARM_MEMBER_WATCHDOG_S);
             swarm_member(dir, i);
             if (i == 1)
                 exit(0);
@@ -539,12 +545,15 @@ CT_ROLE(opener_swarm)
     return 0;
 }
 
+/* The members bind one by one, at the scheduler's pace: under TSan on a loaded 2-core machine the
+ * 128 took 17 s. Each one bound is progress (ct_progress, and a new 20 s for the next one), so a
+ * member that hangs fails the case, and a slow machine does not. */
 static void swarm_steps(struct creator *c)
 {
-    uint64_t deadline = now_ns() + 20ull * 1000000000ull;
     for (int i = 0; i < SWARM_SIZE; i++) {
         char name[32];
         snprintf(name, sizeof name, "bound_%d", i);
+        uint64_t deadline = now_ns() + 20ull * 1000000000ull;
         while (!file_exists(c->dir, name)) {
             if (file_exists(c->dir, "swarm_failed"))
                 CT_FAIL("a swarm member failed before member %d was bound (its output is above)", i);
@@ -552,6 +561,7 @@ static void swarm_steps(struct creator *c)
                 CT_FAIL("member %d of %d never bound its wait", i, SWARM_SIZE);
             sleep_ms(5);
         }
+        ct_progress();
     }
     EXPECT_NOT_READY(c->event);
     gate_release(c->gate);

@@ -77,9 +77,10 @@ void ct_run_cleanups(void);
 
 /* The per-process watchdog: fails the case if it has not finished in time. */
 void ct_set_watchdog(unsigned seconds);
-/* The case made progress: its watchdog starts its CT_CASE_SECONDS again. For cases of many
- * latency-bound rounds (every round wakes other threads), whose pace under load is the
- * scheduler's: the watchdog then catches a round that hangs, not a slow machine. */
+/* The case made progress: its watchdog starts again, with the seconds last set. For cases of
+ * many latency-bound steps (every round wakes other threads, a swarm of processes binds one by
+ * one), whose pace under load is the scheduler's: the watchdog then catches a step that hangs,
+ * not a slow machine. */
 void ct_progress(void);
 #define CT_CASE_SECONDS 20
 /* 1 while cleanups run from the watchdog's signal handler: the interrupted
@@ -309,6 +310,8 @@ static void ct_on_alarm(int sig)
     ct_fail_at(__FILE__, __LINE__, "watchdog expired in %s", ct_name);
 }
 
+static unsigned ct_watchdog_seconds = CT_CASE_SECONDS;
+
 void ct_set_watchdog(unsigned seconds)
 {
     struct sigaction sa;
@@ -318,12 +321,13 @@ void ct_set_watchdog(unsigned seconds)
      * to fire while the first watchdog handler is still running them. */
     sa.sa_flags = SA_NODEFER;
     sigaction(SIGALRM, &sa, NULL);
+    ct_watchdog_seconds = seconds;
     alarm(seconds);
 }
 
 void ct_progress(void)
 {
-    alarm(CT_CASE_SECONDS);
+    alarm(ct_watchdog_seconds);
 }
 
 static const struct ct_entry *ct_find(const struct ct_entry *list, int n, const char *name)
