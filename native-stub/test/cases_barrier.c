@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -166,17 +167,30 @@ CT_CASE(barrier_two_processes_meet_every_round)
     if (child == 0) {
         /* No exec: the child only maps the file and waits (it never touches ACL). */
         void *cb = cannharness_barrier_attach(path);
-        _exit(cb == NULL || cross_rounds(cb, shared, 1, start_ns) != 0);
+        if (cb == NULL) {
+            printf("child: cannot attach the barrier: %s\n", strerror(errno));
+            fflush(stdout);
+            _exit(1);
+        }
+        int child_rc = cross_rounds(cb, shared, 1, start_ns);
+        if (child_rc != 0) {
+            cannharness_barrier_break(cb, 2); /* the parent wakes (-EPIPE) at once */
+            printf("child: rounds failed: %d (%s)\n", child_rc, strerror(-child_rc));
+            fflush(stdout);
+        }
+        _exit(child_rc != 0);
     }
     void *b = cannharness_barrier_attach(path);
     CT_TRUE(b != NULL);
     int rc = cross_rounds(b, shared, 0, start_ns);
     if (rc != 0)
         cannharness_barrier_break(b, 1); /* the child wakes (-EPIPE) and exits at once */
-    CT_EQ(0, rc);
     int status = 0;
     CT_EQ(child, waitpid(child, &status, 0));
-    CT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    /* Both sides, so that the first failure shows (the other side then sees -EPIPE, a break). */
+    if (rc != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        CT_FAIL("rounds failed: this process %d (%s), the child's wait status 0x%x (its line above)", rc,
+                rc ? strerror(-rc) : "none", (unsigned)status);
     munmap(shared, sizeof *shared);
     cannharness_barrier_detach(b);
 }

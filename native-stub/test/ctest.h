@@ -115,6 +115,7 @@ const char *ct_current_name(void);
 /* ---------------------------------------------------------------------- */
 #ifdef CTEST_MAIN
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -232,16 +233,18 @@ static void ct_vprint(const char *tag, const char *file, int line, const char *f
     fflush(stderr);
 }
 
+/* 1 once a failure's clean-up started (its 5 s alarm must not be put off by ct_progress). */
+static volatile int ct_failing;
+
 void ct_fail_at(const char *file, int line, const char *fmt, ...)
 {
-    static volatile int failing;
     va_list ap;
     va_start(ap, fmt);
     ct_vprint("FAIL", file, line, fmt, ap);
     va_end(ap);
     /* A second failure raised by a cleanup hook must not recurse; a hook that
      * hangs (a broken runtime) is cut short by the watchdog. */
-    if (!__sync_lock_test_and_set(&failing, 1)) {
+    if (!__sync_lock_test_and_set(&ct_failing, 1)) {
         alarm(5);
         ct_run_cleanups();
     }
@@ -327,7 +330,8 @@ void ct_set_watchdog(unsigned seconds)
 
 void ct_progress(void)
 {
-    alarm(ct_watchdog_seconds);
+    if (!ct_failing)
+        alarm(ct_watchdog_seconds);
 }
 
 static const struct ct_entry *ct_find(const struct ct_entry *list, int n, const char *name)
@@ -350,6 +354,20 @@ static double ct_now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* Removes a leftover a case declared, if it names a shared-memory object (a file directly under
+ * /dev/shm): the runner removes nothing else, whatever a case's output says. */
+static void ct_remove_declared(const char *path)
+{
+    static const char shm[] = "/dev/shm/";
+    const char *name = path + sizeof shm - 1;
+    if (strncmp(path, shm, sizeof shm - 1) != 0 || !*name || strchr(name, '/') || strcmp(name, "..") == 0 ||
+        strcmp(name, ".") == 0) {
+        printf("     not removed (not a /dev/shm object): %s\n", path);
+        return;
+    }
+    printf(unlink(path) == 0 ? "     removed: %s\n" : "     cannot remove: %s\n", path);
+}
+
 /* What ct_report_leftovers does with each leftover: counts it, lists it, or removes it. */
 enum ct_leftovers { CT_LEFTOVERS_COUNT, CT_LEFTOVERS_LIST, CT_LEFTOVERS_REMOVE };
 
@@ -366,14 +384,15 @@ static int ct_report_leftovers(int log_fd, enum ct_leftovers what)
     static const char tag[] = "ct-owned-path: ";
     for (char *line = buf; line && *line;) {
         char *next = strchr(line, '\n');
-        if (next)
-            *next++ = '\0';
+        if (!next)
+            break; /* a line cut off where the read stopped: not a whole path */
+        *next++ = '\0';
         const char *path = line + sizeof tag - 1;
         if (strncmp(line, tag, sizeof tag - 1) == 0 && access(path, F_OK) == 0) {
             if (what == CT_LEFTOVERS_LIST)
                 printf("     left behind: %s\n", path);
             if (what == CT_LEFTOVERS_REMOVE)
-                printf(unlink(path) == 0 ? "     removed: %s\n" : "     cannot remove: %s\n", path);
+                ct_remove_declared(path);
             left++;
         }
         line = next;
@@ -420,9 +439,11 @@ static const int ct_stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
  * in /dev/shm (ct_stop_run) and dies of the same signal. */
 static void ct_on_stop_signal(int sig)
 {
+    int saved = errno;
     ct_stopped_by = sig;
     for (int i = 0; i < ct_jobs_active; i++)
         kill(-ct_jobs_running[i].pid, SIGKILL);
+    errno = saved;
 }
 
 /* Blocks (1) or unblocks (0) the stop signals while the list of running cases changes. */
@@ -441,8 +462,12 @@ static void ct_catch_stop_signals(const struct ct_job *running)
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = ct_on_stop_signal;
-    for (size_t i = 0; i < sizeof ct_stop_signals / sizeof ct_stop_signals[0]; i++)
-        sigaction(ct_stop_signals[i], &sa, NULL);
+    for (size_t i = 0; i < sizeof ct_stop_signals / sizeof ct_stop_signals[0]; i++) {
+        struct sigaction old;
+        /* A signal ignored by whoever started the run (nohup) stays ignored. */
+        if (sigaction(ct_stop_signals[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(ct_stop_signals[i], &sa, NULL);
+    }
 }
 
 /* In a case's process, before exec: the default actions, unblocked. */
@@ -453,11 +478,52 @@ static void ct_restore_signals(void)
     ct_block_stop_signals(0);
 }
 
-/* After a case ended: whatever of its group still runs is killed (it is the case's, and the case
- * is over). Zombies that this container's pid 1 does not reap are no longer running. */
+/* After a case ended, before its leader is reaped (so its pid, the group's id, cannot be reused
+ * yet): whatever of its group still runs is killed (it is the case's, and the case is over). */
 static void ct_end_case_group(pid_t pgid)
 {
     kill(-pgid, SIGKILL);
+}
+
+/* Whether a process of group pgid, other than a zombie, is still there (a SIGKILLed one until it
+ * is gone: reclaim counts it as a live user of its objects). Zombies that this container's pid 1
+ * does not reap are gone. */
+static int ct_group_running(pid_t pgid)
+{
+    DIR *proc = opendir("/proc");
+    if (!proc)
+        return 0;
+    int running = 0;
+    struct dirent *e;
+    while (!running && (e = readdir(proc)) != NULL) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        char path[300], stat[512];
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        ssize_t n = read(fd, stat, sizeof stat - 1);
+        close(fd);
+        if (n <= 0)
+            continue;
+        stat[n] = '\0';
+        const char *rest = strrchr(stat, ')'); /* the name may hold spaces and parentheses */
+        char state = 0;
+        int ppid = 0, pgrp = 0;
+        if (rest && sscanf(rest + 1, " %c %d %d", &state, &ppid, &pgrp) == 3 && pgrp == pgid && state != 'Z' &&
+            state != 'X')
+            running = 1;
+    }
+    closedir(proc);
+    return running;
+}
+
+/* Waits (up to 2 s) until nothing of group pgid runs any more. */
+static void ct_await_group_gone(pid_t pgid)
+{
+    for (int i = 0; i < 200 && ct_group_running(pgid); i++)
+        usleep(10000);
 }
 
 static int ct_start_case(const char *self, int index, struct ct_job *job)
@@ -502,6 +568,7 @@ static double ct_cpu_ms(const struct rusage *ru)
 static void ct_reclaim_case_scope(const char *self, int index)
 {
     char tool[4096], scope[32], env_scope[64];
+    /* Its own group: a terminal's Ctrl-C during the clean-up does not cut it short. */
     const char *slash = strrchr(self, '/');
     int dir_len = slash ? (int)(slash - self) : 1;
     snprintf(tool, sizeof tool, "%.*s/cannstub_reclaim", dir_len, slash ? self : ".");
@@ -510,6 +577,7 @@ static void ct_reclaim_case_scope(const char *self, int index)
     fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
+        setpgid(0, 0);
         char *const argv[] = {tool, NULL};
         char *const env[] = {env_scope, "ACL_STUB_LOG=info", NULL};
         execve(tool, argv, env);
@@ -517,7 +585,11 @@ static void ct_reclaim_case_scope(const char *self, int index)
         _exit(127);
     }
     int status = 0;
-    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    pid_t got = -1;
+    if (pid > 0)
+        while ((got = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
+        }
+    if (got != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
         printf("     %s did not run to its end: what is left behind stays\n", tool);
 }
 
@@ -528,6 +600,7 @@ static void ct_reclaim_case_scope(const char *self, int index)
  * run leaves nothing in /dev/shm. */
 static void ct_clean_case_scope(const char *self, const struct ct_job *job)
 {
+    ct_await_group_gone(job->pid);
     ct_reclaim_case_scope(self, job->index);
     ct_report_leftovers(job->log_fd, CT_LEFTOVERS_REMOVE);
 }
@@ -587,9 +660,11 @@ static int ct_next_case(const int *longs, int n_long, int *next_long, const int 
  * dies of that signal (so its caller sees how it ended). */
 static void ct_stop_run(const char *self, struct ct_job *running, int active)
 {
+    ct_block_stop_signals(1); /* a second signal must not cut the clean-up short */
     for (int i = 0; i < active; i++) {
         kill(-running[i].pid, SIGKILL); /* one started as the signal came */
-        waitpid(running[i].pid, NULL, 0);
+        while (waitpid(running[i].pid, NULL, 0) < 0 && errno == EINTR) {
+        }
         ct_clean_case_scope(self, &running[i]);
         close(running[i].log_fd);
     }
@@ -597,8 +672,8 @@ static void ct_stop_run(const char *self, struct ct_job *running, int active)
            (int)ct_stopped_by, active);
     fflush(stdout);
     signal(ct_stopped_by, SIG_DFL);
+    raise(ct_stopped_by); /* pending until the signals are unblocked, just below */
     ct_block_stop_signals(0);
-    raise(ct_stopped_by);
     _exit(128 + ct_stopped_by);
 }
 
@@ -640,19 +715,32 @@ static int ct_run_all(const char *self, const char *filter, int jobs)
             ct_stop_run(self, running, active);
         if (active == 0)
             break;
-        int status = 0;
-        struct rusage ru;
-        pid_t pid = wait4(-1, &status, 0, &ru);
-        if (pid < 0) {
+        /* Which case ended, left unreaped so that its pid (its group's id) is not reused while
+         * the rest of its group is killed; then reaped, with its CPU. */
+        siginfo_t ended;
+        memset(&ended, 0, sizeof ended);
+        if (waitid(P_ALL, 0, &ended, WEXITED | WNOWAIT) < 0) {
             if (errno == EINTR)
                 continue;
-            perror("conformance: wait4");
+            perror("conformance: waitid");
             return 2;
         }
+        pid_t pid = ended.si_pid;
+        int known = 0;
+        for (int i = 0; i < active; i++)
+            known |= running[i].pid == pid;
+        if (known)
+            ct_end_case_group(pid);
+        int status = 0;
+        struct rusage ru;
+        while (wait4(pid, &status, 0, &ru) < 0)
+            if (errno != EINTR) {
+                perror("conformance: wait4");
+                return 2;
+            }
         for (int i = 0; i < active; i++) {
             if (running[i].pid != pid)
                 continue;
-            ct_end_case_group(pid);
             ran++;
             failed += ct_report_case(self, &running[i], status, &ru);
             cpu_ms += ct_cpu_ms(&ru);
@@ -665,6 +753,8 @@ static int ct_run_all(const char *self, const char *filter, int jobs)
             break;
         }
     }
+    if (ct_stopped_by)
+        ct_stop_run(self, running, 0);
     if (broken)
         return 2;
     /* The summary's shape, "conformance: N passed, N failed", is the one CI log readers look for. */
