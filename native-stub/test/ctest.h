@@ -124,6 +124,7 @@ const char *ct_current_name(void);
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -593,6 +594,36 @@ static void ct_reclaim_case_scope(const char *self, int index)
         printf("     %s did not run to its end: what is left behind stays\n", tool);
 }
 
+/* Removes the stub objects of case `index`'s scope that are still in /dev/shm: reclaim leaves an
+ * object alone while it is younger than its grace for half-created ones (its creator may be about
+ * to fill it), and a case stopped between creating an object and declaring it leaves one. Every
+ * process of the scope is gone by now (the scope is this case's alone), so they are removed: our
+ * own regular files only, named as the stub names them. */
+static void ct_remove_scope_objects(int index)
+{
+    char scope[32], suffix[40];
+    ct_case_scope(scope, index);
+    snprintf(suffix, sizeof suffix, ".%s", scope);
+    DIR *shm = opendir("/dev/shm");
+    if (!shm)
+        return;
+    struct dirent *e;
+    while ((e = readdir(shm)) != NULL) {
+        size_t len = strlen(e->d_name), suffix_len = strlen(suffix);
+        if (strncmp(e->d_name, "cannstub", 8) != 0 || len <= suffix_len ||
+            strcmp(e->d_name + len - suffix_len, suffix) != 0)
+            continue;
+        struct stat st;
+        if (fstatat(dirfd(shm), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+            st.st_uid != geteuid())
+            continue;
+        printf(unlinkat(dirfd(shm), e->d_name, 0) == 0 ? "     removed: /dev/shm/%s\n"
+                                                       : "     cannot remove: /dev/shm/%s\n",
+               e->d_name);
+    }
+    closedir(shm);
+}
+
 /* After a case that failed or was stopped (a watchdog's kill skips the library's own clean-up):
  * its group has been killed, so cannstub_reclaim in its scope removes the objects of its dead
  * processes; then what the case declared its own and is still there (an object reclaim leaves
@@ -603,6 +634,7 @@ static void ct_clean_case_scope(const char *self, const struct ct_job *job)
     ct_await_group_gone(job->pid);
     ct_reclaim_case_scope(self, job->index);
     ct_report_leftovers(job->log_fd, CT_LEFTOVERS_REMOVE);
+    ct_remove_scope_objects(job->index);
 }
 
 /* Prints one finished case (its output too when it failed); returns 1 if it failed. `ru`: the

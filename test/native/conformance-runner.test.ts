@@ -7,7 +7,7 @@
  * (`--case NAME`, one case, is what test/native/conformance.test.ts runs; it kills groups itself.)
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, unlinkSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, unlinkSync } from 'node:fs';
 import * as path from 'node:path';
 import { ENV } from '../../src/env';
 import { processesWithEnv, waitUntil } from '../support/leftovers';
@@ -21,6 +21,23 @@ const baseScope = `rt${process.pid.toString(36)}`;
 /** This run's objects in /dev/shm, by name. */
 function objectsOfRun(): string[] {
   return readdirSync('/dev/shm').filter((n) => n.includes(`.${baseScope}c`));
+}
+
+/**
+ * This run's planted objects once they have a size: the case declares an object ("ct-owned-path:",
+ * flushed) between creating it and sizing it, so a signal while it is still empty could come
+ * before the declaration (seen once in 13 runs under two CPU hogs). The runner's last sweep of the
+ * case's scope removes such an object too; waiting for the size keeps this test on the declared
+ * path, which a stop must clean up whatever the sweep does.
+ */
+function plantedAndDeclared(): string[] {
+  return objectsOfRun().filter((n) => {
+    try {
+      return statSync(`/dev/shm/${n}`).size > 0;
+    } catch {
+      return false; // gone meanwhile
+    }
+  });
 }
 
 test('a stopped --all run kills its cases, leaves nothing in /dev/shm, and dies of the signal', async () => {
@@ -38,7 +55,7 @@ test('a stopped --all run kills its cases, leaves nothing in /dev/shm, and dies 
   );
   let planted: string[] = [];
   try {
-    expect(await waitUntil(() => (planted = objectsOfRun()).length > 0, 15_000)).toBe(true);
+    expect(await waitUntil(() => (planted = plantedAndDeclared()).length > 0, 15_000)).toBe(true);
     const caseScope = planted[0].slice(planted[0].lastIndexOf('.') + 1);
     child.kill('SIGTERM');
     expect(await ended).toBe('SIGTERM');
