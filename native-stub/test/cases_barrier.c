@@ -57,6 +57,15 @@ static void make_barrier_file(const char *path, uint32_t parties, mode_t mode, u
     close(fd);
 }
 
+/* A new barrier of `parties` in the case's directory under `name`, attached (NULL if refused). */
+static void *fresh_barrier(const char *name, uint32_t parties)
+{
+    char path[PATH_CAP];
+    path_join(path, case_dir(), name);
+    make_barrier_file(path, parties, 0600, CANNHARNESS_BARRIER_MAGIC);
+    return cannharness_barrier_attach(path);
+}
+
 /* Whether a party stops after round r: the last round, or a failure, which breaks the barrier so
  * that the other parties wake at once (-EPIPE) instead of each waiting out its time limit. */
 static int stop_after(void *b, int failures, const int *last_round, int r)
@@ -101,10 +110,7 @@ static void *run_party(void *arg)
 
 CT_CASE(barrier_threads_meet_every_round)
 {
-    char path[PATH_CAP];
-    path_join(path, case_dir(), "round-barrier");
-    make_barrier_file(path, THREADS, 0600, CANNHARNESS_BARRIER_MAGIC);
-    void *b = cannharness_barrier_attach(path);
+    void *b = fresh_barrier("round-barrier", THREADS);
     CT_TRUE(b != NULL);
     CT_EQ(THREADS, cannharness_barrier_parties(b));
     int shared_round = 0, last_round = 0;
@@ -237,10 +243,7 @@ static void *run_held_party(void *arg)
 
 CT_CASE(barrier_held_crossing_keeps_the_others_until_released)
 {
-    char path[PATH_CAP];
-    path_join(path, case_dir(), "round-barrier");
-    make_barrier_file(path, THREADS, 0600, CANNHARNESS_BARRIER_MAGIC);
-    void *b = cannharness_barrier_attach(path);
+    void *b = fresh_barrier("round-barrier", THREADS);
     CT_TRUE(b != NULL);
     int arrived_round[THREADS] = {0};
     int last_round = 0;
@@ -277,10 +280,7 @@ static void *wait_once(void *arg)
  * party 2 with -EPIPE, and so is every later call of the same kind. */
 static void expect_break_wakes(uint32_t parties, void *(*sleeper)(void *))
 {
-    char path[PATH_CAP];
-    path_join(path, case_dir(), "round-barrier");
-    make_barrier_file(path, parties, 0600, CANNHARNESS_BARRIER_MAGIC);
-    void *b = cannharness_barrier_attach(path);
+    void *b = fresh_barrier("round-barrier", parties);
     CT_TRUE(b != NULL);
     pthread_t t;
     CT_EQ(0, pthread_create(&t, NULL, sleeper, b));
@@ -306,17 +306,11 @@ CT_CASE(barrier_break_wakes_every_waiter_for_good)
 
 CT_CASE(barrier_alone_times_out)
 {
-    char path[PATH_CAP];
-    path_join(path, case_dir(), "round-barrier");
-    make_barrier_file(path, 2, 0600, CANNHARNESS_BARRIER_MAGIC);
-    void *b = cannharness_barrier_attach(path);
+    void *b = fresh_barrier("round-barrier", 2);
     CT_TRUE(b != NULL);
     CT_EQ(-ETIMEDOUT, cannharness_barrier_wait(b, 30));
     cannharness_barrier_detach(b);
-    char held[PATH_CAP];
-    path_join(held, case_dir(), "held-barrier");
-    make_barrier_file(held, 2, 0600, CANNHARNESS_BARRIER_MAGIC);
-    b = cannharness_barrier_attach(held);
+    b = fresh_barrier("held-barrier", 2);
     CT_TRUE(b != NULL);
     CT_EQ(-ETIMEDOUT, cannharness_barrier_hold(b, 30));
     cannharness_barrier_detach(b);

@@ -4,9 +4,12 @@
  * ran (/proc/self/stat: utime, stime, cutime, cstime). Wall time alone misleads on a shared
  * machine; tools/test-times.js prints both. Off without the variable.
  */
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
 
-const log = process.env.CANN_TEST_CPU_LOG;
+// Resolved once, so a test that changes the working directory does not move it; its folder is
+// made here (`reports/` does not exist in a fresh clone until jest-junit writes at the end).
+const log = process.env.CANN_TEST_CPU_LOG ? path.resolve(process.env.CANN_TEST_CPU_LOG) : undefined;
 const ticksPerSecond = 100; // USER_HZ on Linux
 
 function cpuSeconds(): number {
@@ -19,6 +22,7 @@ if (log) {
   const testPath = expect.getState().testPath ?? '';
   const start = cpuSeconds(); // before Jest loads (and compiles) the test file
   afterAll(() => {
+    mkdirSync(path.dirname(log), { recursive: true });
     appendFileSync(log, JSON.stringify({ file: testPath, cpu: cpuSeconds() - start }) + '\n');
   });
 }

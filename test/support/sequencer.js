@@ -11,13 +11,16 @@
 const TestSequencer = require('@jest/test-sequencer').default;
 
 const LONGEST = [
-  'test/jest/cli.test.ts',
-  'test/native/conformance.test.ts',
-  'test/jest/cli-config.test.ts',
-  'test/jest/nested-jest.test.ts',
-  'test/orchestrator/wait-graph.test.ts',
-  'test/package/pack-install.test.ts',
   'test/architecture/lint.test.ts',
+  'test/package/pack-install.test.ts',
+  'test/jest/cli-config.test.ts',
+  'test/report/html-browser.test.ts',
+  'test/jest/nested-jest.test.ts',
+  'test/native/conformance.test.ts',
+  'test/jest/cli.test.ts',
+  'test/package/device-bundle.test.ts',
+  'specs/templates.spec.ts',
+  'test/orchestrator/run-roles.test.ts',
 ];
 
 const rankOf = (t) => {
