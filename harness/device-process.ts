@@ -9,11 +9,11 @@
  * the result nor the last lines of output can be lost to process.exit().
  */
 import { watchParent } from './parent-watch'; // first: guard against orphaning as early as possible
-import { toRoleError } from '../src/orchestrator/wire-error';
+import { toRoleError } from '../src/wire/wire-error';
 import { roleFailureError, roleFailureTime } from './failure-time';
-import { unsendablePart } from '../src/orchestrator/json-value';
-import type { FromChild, Job } from '../src/orchestrator/protocol';
-import type { RoleBody } from '../src/orchestrator/types';
+import { unsendablePart } from '../src/wire/json-value';
+import type { FromChild, Job } from '../src/wire/protocol';
+import type { RoleBody } from '../src/wire/types';
 import { createRoleContext, type RoleContextHandle } from './role-context';
 import { watchHangRequests } from './hang-watch';
 import { readJob, sendToParent } from './parent-pipe';

@@ -14,7 +14,7 @@
  *   the finding.
  */
 import { writeFileSync } from 'node:fs';
-import { diagnosticReportFile, readHangRequest } from '../src/orchestrator/hang-files';
+import { diagnosticReportFile, readHangRequest } from '../src/wire/hang-files';
 
 /** How often the main thread looks for a hang request (the parent waits up to 1 s for main threads). */
 const REQUEST_POLL_MS = 100;

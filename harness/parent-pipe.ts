@@ -1,5 +1,5 @@
 /**
- * The child's end of its message pipe (src/orchestrator/protocol.ts): file descriptor MESSAGE_FD,
+ * The child's end of its message pipe (src/wire/protocol.ts): file descriptor MESSAGE_FD,
  * one JSON value per line. Both directions are synchronous on purpose: the job is needed before
  * anything else can happen, and a message written with writeSync is in the pipe when the call
  * returns, so the result cannot be lost to process.exit() and no flushing is needed at the end.
@@ -7,7 +7,7 @@
  * pipe until the child has exited.)
  */
 import { fstatSync, readSync, writeSync } from 'node:fs';
-import { MESSAGE_FD, type FromChild, type Job, type ToChild } from '../src/orchestrator/protocol';
+import { MESSAGE_FD, type FromChild, type Job, type ToChild } from '../src/wire/protocol';
 
 const BY_HAND = 'a device process is started by the orchestrator (runRoles, a scenario, cann-harness run), not by hand';
 

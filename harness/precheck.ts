@@ -5,7 +5,7 @@
  */
 import { watchParent } from './parent-watch';
 import { sendToParent } from './parent-pipe';
-import { PRECHECK_PIPE_FLAG, type PrecheckReport } from '../src/orchestrator/protocol';
+import { PRECHECK_PIPE_FLAG, type PrecheckReport } from '../src/wire/protocol';
 import { ENV, type Mode } from '../src/env';
 
 function errorText(e: unknown): string {

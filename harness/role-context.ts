@@ -6,8 +6,8 @@ import { existsSync } from 'node:fs';
 import { format } from 'node:util';
 import type { Acl } from '../src/acl';
 import { Rendezvous } from '../src/rendezvous';
-import type { FromChild, Job } from '../src/orchestrator/protocol';
-import type { RoleContext } from '../src/orchestrator/types';
+import type { FromChild, Job } from '../src/wire/protocol';
+import type { RoleContext } from '../src/wire/types';
 
 export interface RoleContextHandle {
   ctx: RoleContext;

@@ -4,7 +4,7 @@
  * it without depending on each other.
  */
 import type { Acl } from '../../src/acl';
-import type { RoleContext } from '../../src/orchestrator';
+import type { RoleContext } from '../../src/wire/types';
 
 export interface BaseContext {
   readonly acl: Acl;

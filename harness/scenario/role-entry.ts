@@ -3,9 +3,9 @@
  * loads the spec in collect mode, finds the role's body and runs it with a ScenarioContext,
  * plus its worker threads if it declared `threads`.
  */
-import type { RoleContext } from '../../src/orchestrator';
+import type { RoleContext } from '../../src/wire/types';
 import { noteRoleFailure } from '../failure-time';
-import { unsendablePart } from '../../src/orchestrator/json-value';
+import { unsendablePart } from '../../src/wire/json-value';
 import { guardAfterReturn } from './after-return';
 import { createScenarioContext } from './context';
 import { paramsFingerprint } from '../../src/scenario/plan';

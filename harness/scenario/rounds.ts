@@ -15,8 +15,8 @@
  */
 import * as path from 'node:path';
 import { RoundBarrier, reseedStubJitter, type Stream } from '../../src/acl';
-import type { RoleContext } from '../../src/orchestrator';
-import { ROUND_BARRIER_FILE } from '../../src/orchestrator/round-barrier-file';
+import type { RoleContext } from '../../src/wire/types';
+import { ROUND_BARRIER_FILE } from '../../src/wire/round-barrier-file';
 import { roundsUnsupported } from '../../src/scenario/rounds-plan';
 import { nextRoundSeed } from '../../src/scenario/round-seed';
 import type { PlannedRole, RoleEntryArgs, RoleEnvelope, RoundsArgs, ScenarioMark, ScenarioPlan } from '../../src/scenario/types';
@@ -24,7 +24,7 @@ import { checkHappensBefore, formatHappensBefore } from '../../src/trace/happens
 import { TraceTail } from '../../src/trace/trace-tail';
 import { ENV, envOff } from '../../src/env';
 import { noteRoleFailure, noteRoleFailureError } from '../failure-time';
-import { unsendablePart } from '../../src/orchestrator/json-value';
+import { unsendablePart } from '../../src/wire/json-value';
 import { ROUND_DRAIN_MS, runRoundBody } from './round-body';
 import { createScenarioContext, DEFAULT_WAIT_MARGIN_MS, type BaseContext } from './context';
 import { roundRendezvous } from './round-rendezvous';

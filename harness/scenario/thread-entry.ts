@@ -7,7 +7,7 @@ import { createThreadContext } from './context';
 import { loadThreadBase } from './thread-base';
 import type { ThreadOutcome, ThreadTask } from './threads';
 import type { ScenarioMark } from '../../src/scenario/types';
-import { toRoleError } from '../../src/orchestrator/wire-error';
+import { toRoleError } from '../../src/wire/wire-error';
 
 export async function runScenarioThread(task: ThreadTask): Promise<ThreadOutcome> {
   if (task.gate) {

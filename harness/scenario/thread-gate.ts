@@ -14,7 +14,7 @@
  * checks its condition, and sleeps only if nothing changed in between, so no wake-up is lost.
  * Pure JavaScript (no koffi): the barrier of the other roles is a function handed in.
  */
-import type { RoleError } from '../../src/orchestrator';
+import type { RoleError } from '../../src/wire/types';
 
 const SEQ = 0;
 /** The round the main thread opened (0: none yet). */

@@ -9,8 +9,8 @@
  */
 import * as path from 'node:path';
 import type { RoundBarrier, Stream } from '../../src/acl';
-import { ROUND_BARRIER_FILE } from '../../src/orchestrator/round-barrier-file';
-import { toRoleError } from '../../src/orchestrator/wire-error';
+import { ROUND_BARRIER_FILE } from '../../src/wire/round-barrier-file';
+import { toRoleError } from '../../src/wire/wire-error';
 import type { PlannedRole, ScenarioMark, ScenarioPlan } from '../../src/scenario/types';
 import { ROUND_DRAIN_MS, runRoundBody } from './round-body';
 import { createThreadContext, DEFAULT_WAIT_MARGIN_MS, type BaseContext, type OwnedContext, type RoundPart } from './context';

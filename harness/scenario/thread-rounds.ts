@@ -10,8 +10,8 @@
  */
 import { callRecordTableAddress } from '../../src/acl/call-record';
 import type { PlannedRole, ScenarioMark } from '../../src/scenario/types';
-import { reviveError } from '../../src/orchestrator/wire-error';
-import { unsendablePart } from '../../src/orchestrator/json-value';
+import { reviveError } from '../../src/wire/wire-error';
+import { unsendablePart } from '../../src/wire/json-value';
 import { noteRoleFailure } from '../failure-time';
 import { MAIN_THREAD, ThreadGate, type GateFailure } from './thread-gate';
 import { rebuildError, WORKER_SHIM, type ThreadOutcome, type ThreadTask } from './threads';

@@ -5,9 +5,9 @@
 import * as path from 'node:path';
 import { callRecordTableAddress } from '../../src/acl/call-record';
 import type { RoleEntryArgs, ScenarioMark } from '../../src/scenario/types';
-import type { RoleError } from '../../src/orchestrator';
+import type { RoleError } from '../../src/wire/types';
 import type { ResolvedMode } from '../../src/env';
-import { parseRoleError, protocolError, reviveError } from '../../src/orchestrator/wire-error';
+import { parseRoleError, protocolError, reviveError } from '../../src/wire/wire-error';
 import { HARNESS_DIR } from '../../src/paths';
 
 /**

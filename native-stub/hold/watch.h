@@ -8,7 +8,7 @@
  *    removes the scenario directory (unless keep; never following symlinks)
  *    and SIGKILLs its process group, then itself;
  *  - answers hang reports: when <dir>/hang/request holds a new id, it writes
- *    <dir>/hang/<role>.<pid>.json (the format src/orchestrator/hang-files.ts
+ *    <dir>/hang/<role>.<pid>.json (the format src/wire/hang-files.ts
  *    decodes): the call records below, /proc/self/task, and the stub's live
  *    view of this process's streams.
  * It runs no JavaScript, so it works while the main thread is blocked in a

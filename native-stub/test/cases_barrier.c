@@ -43,7 +43,7 @@ static int enough_rounds(int rounds_done, uint64_t start_ns)
            (rounds_done >= MIN_ROUNDS && now_ns() - start_ns >= (uint64_t)BUDGET_MS * 1000000u);
 }
 
-/* Writes a barrier file as the orchestrator does (src/orchestrator/round-barrier-file.ts). */
+/* Writes a barrier file as the orchestrator does (src/wire/round-barrier-file.ts). */
 static void make_barrier_file(const char *path, uint32_t parties, mode_t mode, uint32_t magic)
 {
     uint32_t words[CANNHARNESS_BARRIER_BYTES / 4] = {0};

@@ -1,6 +1,6 @@
 /**
  * The round barrier of `rounds` scenarios, device-process side: maps the barrier file that the
- * orchestrator created in the scenario directory (src/orchestrator/round-barrier-file.ts) and
+ * orchestrator created in the scenario directory (src/wire/round-barrier-file.ts) and
  * waits on its futex through libcannharness_hold.so (native-stub/hold/barrier.c).
  */
 import { lstatSync } from 'node:fs';

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { LAYOUT } from '../rendezvous/layout';
-import { HANG_DIR, readAnswer, writeHangRequest, type RoleAnswer } from './hang-files';
+import { HANG_DIR, readAnswer, writeHangRequest, type RoleAnswer } from '../wire/hang-files';
 import type { RoleProcess } from './role-process';
 import { readTraces } from './scenario-dir';
 import { buildWaitGraph, type RoleState, type WaitGraph } from './wait-graph';

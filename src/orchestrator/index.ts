@@ -22,4 +22,3 @@ export type {
   RoleContext,
   RoleBody,
 } from './types';
-export { ROUND_BARRIER_FILE, roundBarrierPath } from './round-barrier-file';

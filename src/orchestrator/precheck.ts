@@ -8,7 +8,7 @@ import { ProcessHost, startInOwnGroup } from './process-host';
 import { harnessScript } from '../paths';
 import { registerLive, unregisterLive, type Teardown } from './live-runs';
 import { checkMode } from './validate';
-import { PRECHECK_PIPE_FLAG, type PrecheckReport } from './protocol';
+import { PRECHECK_PIPE_FLAG, type PrecheckReport } from '../wire/protocol';
 import type { PrecheckOptions, PrecheckResult } from './types';
 import { ENV, type ResolvedMode } from '../env';
 

@@ -18,7 +18,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import type { OutputCapture } from './output-capture';
 import { readMessageLines, writeMessageLine } from './message-lines';
-import { MESSAGE_FD } from './protocol';
+import { MESSAGE_FD } from '../wire/protocol';
 import { signalGroup } from './process-group';
 import { TS_REGISTER } from '../paths';
 

@@ -10,8 +10,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { isFromChild, parseFromChild, type FromChild, type Job, type ToChild } from './protocol';
-import { protocolError } from './wire-error';
+import { isFromChild, parseFromChild, type FromChild, type Job, type ToChild } from '../wire/protocol';
+import { protocolError } from '../wire/wire-error';
 import { OutputCapture, rolePrefix } from './output-capture';
 import { CLOSE_AFTER_EXIT_BOUND_MS, ProcessHost, startInOwnGroup, type HostState } from './process-host';
 import { DEVICE_PROCESS_SCRIPT, OWN_EXTENSION } from '../paths';

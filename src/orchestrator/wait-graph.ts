@@ -15,7 +15,7 @@
 import { parseTraceLines, type StubTraceLine, type TraceSource } from '../trace/stub-trace';
 import type { CallInProgress } from '../acl/call-record';
 import type { LiveTask, LiveView, LiveViewAnswer } from '../acl/live-view';
-import type { ThreadCall, ThreadState } from './hang-files';
+import type { ThreadCall, ThreadState } from '../wire/hang-files';
 import type { WaitingFor } from '../rendezvous';
 
 /** What the orchestrator knows about one role at the deadline. */

@@ -5,7 +5,7 @@
  */
 import type { AclMode, RoleResult, RunEvent, RunResult } from '../orchestrator';
 import type { NativeRoleSpec } from '../orchestrator/native-role';
-import { msSince } from '../orchestrator/mark-time';
+import { msSince } from '../wire/mark-time';
 import { marksBetween, type MarkInterval } from './marks';
 import { paramsFingerprint } from './plan';
 import { roundsUnsupported } from './rounds-plan';

@@ -1,12 +1,12 @@
 /**
- * The one wire format of errors crossing processes and threads (src/orchestrator/wire-error.ts):
+ * The one wire format of errors crossing processes and threads (src/wire/wire-error.ts):
  * what the serializer writes the parser accepts, a revived error serializes to the same thing, and
  * a malformed message becomes a protocol error naming its sender instead of a crash.
  */
 import { AclError } from '../../src/acl/errors';
 import { RoleProcess } from '../../src/orchestrator/role-process';
-import { parseFromChild } from '../../src/orchestrator/protocol';
-import { parseRoleError, reviveError, toRoleError } from '../../src/orchestrator/wire-error';
+import { parseFromChild } from '../../src/wire/protocol';
+import { parseRoleError, reviveError, toRoleError } from '../../src/wire/wire-error';
 import { rebuildError } from '../../harness/scenario/threads';
 import { asChildProcess, says, scriptedChild } from '../support/scripted-child';
 

@@ -8,7 +8,7 @@
 import { EventEmitter } from 'node:events';
 import { PassThrough } from 'node:stream';
 import type { ChildProcess } from 'node:child_process';
-import { MESSAGE_FD } from '../../src/orchestrator/protocol';
+import { MESSAGE_FD } from '../../src/wire/protocol';
 
 export type ScriptedChild = EventEmitter & {
   pid?: number;

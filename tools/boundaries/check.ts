@@ -165,7 +165,7 @@ export function checkLoadRules(edges: ReadonlyMap<string, readonly ImportEdge[]>
         const file = queue.shift()!;
         for (const e of edges.get(file) ?? []) {
           if (!e.atLoad) continue;
-          const target = rule.except?.includes(e.to) ? undefined : rule.never.find((t) => covers(t, e.to));
+          const target = rule.never.find((t) => covers(t, e.to));
           if (target && !reported.has(e.to)) {
             reported.add(e.to);
             const chain: ImportEdge[] = [e];

@@ -28,17 +28,21 @@ export const PARTS: Readonly<Record<string, PartRule>> = {
   'src/suggest': { role: 'spelling suggestions for error messages', mayImport: [] },
   'src/ts-hook': { role: 'the TypeScript require hook and Jest transform (plain JavaScript, loaded by path)', mayImport: [] },
   'src/acl': { role: 'the koffi binding of libascendcl', mayImport: ['src/rendezvous'] },
+  'src/wire': {
+    role: 'what a device process and its parent share: messages, errors on the wire, JSON checks, hang-request files, mark clocks, the round barrier file, the role context type',
+    mayImport: ['src/acl', 'src/rendezvous'],
+  },
   'src/orchestrator': {
     role: 'one forked OS process per role',
-    mayImport: ['src/acl', 'src/rendezvous', 'src/trace', 'src/ts-hook'], // ts-hook: the device processes' cached bundle (source checkout)
+    mayImport: ['src/acl', 'src/wire', 'src/rendezvous', 'src/trace', 'src/ts-hook'], // ts-hook: the device processes' cached bundle (source checkout)
   },
   'src/scenario': {
     role: 'the scenario DSL: declarations, plans, templates, running a scenario from Jest',
-    mayImport: ['src/acl', 'src/orchestrator', 'src/rendezvous', 'src/mutants', 'src/suggest'],
+    mayImport: ['src/acl', 'src/orchestrator', 'src/wire', 'src/rendezvous', 'src/mutants', 'src/suggest'],
   },
   harness: {
     role: 'everything that runs inside device processes and their worker threads: process entry points, the scenario role and thread entries, role contexts',
-    mayImport: ['src/scenario', 'src/acl', 'src/orchestrator', 'src/rendezvous', 'src/ts-hook', 'src/trace'],
+    mayImport: ['src/scenario', 'src/acl', 'src/wire', 'src/rendezvous', 'src/ts-hook', 'src/trace'],
   },
   'src/audit': { role: 'the mutant audit: verdicts and table', mayImport: ['src/scenario', 'src/mutants'] },
   'src/config': { role: 'cann-harness.config.ts: defineConfig and its validation', mayImport: ['src/suggest', 'src/ts-hook'] },
@@ -75,6 +79,7 @@ export const PARTS: Readonly<Record<string, PartRule>> = {
       'src/config',
       'src/ts-hook',
       'src/acl',
+      'src/wire',
       'src/orchestrator',
       'harness',
       'src/scenario',
@@ -123,8 +128,6 @@ export interface LoadRule {
   name: string;
   entries: readonly string[];
   never: readonly string[];
-  /** Files inside a `never` folder that the entries may load (shared with the process kind). */
-  except?: readonly string[];
   why: string;
 }
 
@@ -142,9 +145,6 @@ export const LOAD_RULES: readonly LoadRule[] = [
     // precheck child; and the public API, which the role's spec file loads there.
     entries: ['harness/device-process.ts', 'harness/scenario/role-entry.ts', 'harness/scenario/thread-worker.js', 'harness/precheck.ts', 'src/index.ts'],
     never: ['src/orchestrator', 'src/jest/register.ts', 'src/report', 'src/cli'],
-    // What both sides of the message pipe share: its messages, errors on the wire, JSON checks,
-    // hang-request files, mark clocks, the role context type and the round barrier's file name.
-    except: ['src/orchestrator/protocol.ts', 'src/orchestrator/wire-error.ts', 'src/orchestrator/json-value.ts', 'src/orchestrator/hang-files.ts', 'src/orchestrator/mark-time.ts', 'src/orchestrator/types.ts', 'src/orchestrator/round-barrier-file.ts'],
     why: 'the orchestrator starts and watches device processes; loading it there costs start-up time and would let device code reach around its parent',
   },
 ];
