@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { resolveLibrary, type AclMode } from '../acl/resolve';
 import { stubBuildDir } from '../acl/stub-build';
+import type { ResolvedMode } from '../env';
 import { NATIVE_STUB_DIR } from '../paths';
 import { UsageError } from './run';
 
@@ -19,7 +20,7 @@ export interface FlagsOptions {
 }
 
 /** The include folder that holds acl/acl.h for a libascendcl.so at `library`. */
-export function includeDirFor(library: string, mode: 'stub' | 'real'): string {
+export function includeDirFor(library: string, mode: ResolvedMode): string {
   if (mode === 'stub') return path.join(NATIVE_STUB_DIR, 'include');
   // CANN: <root>/lib64/libascendcl.so with <root>/include/acl/acl.h (also <root>/runtime/..., <arch>-linux/...).
   const libDir = path.dirname(library);
