@@ -402,21 +402,39 @@ static int ct_report_leftovers(int log_fd, enum ct_leftovers what)
 }
 
 /* The stub scope (ACL_STUB_SCOPE) of case `index` of this --all run: the caller's
- * scope (or "ct" and the runner's pid, which keeps runs on one machine apart)
- * and the case's index. Cases run side by side, so each needs a scope of its
- * own: a case's reclaim (aclInit, cannstub_reclaim) then never judges another
- * case's objects, and its leftovers are its own. At most 24 characters. */
-static void ct_case_scope(char out[32], int index)
+ * scope (or "ct" and the runner's pid, which keeps runs on one machine apart),
+ * "c" and the case's index in decimal. Cases run side by side, so each needs a
+ * scope of its own: a case's reclaim (aclInit, cannstub_reclaim) then never
+ * judges another case's objects, its leftovers are its own, and after it fails
+ * what is left in its scope is removed. So no two (base, index) pairs may give
+ * one scope: the index is what follows the last "c" (decimal has no "c"), and
+ * the base is never cut (ct_scope_base_problem refuses one that does not fit). */
+#define CT_SCOPE_MAX 24 /* the stub's SHM_SCOPE_MAX */
+#define CT_SCOPE_SUFFIX_MAX 4 /* "c" and up to 3 digits: indexes are < CT_MAX_CASES */
+
+static const char *ct_scope_base(char own[16])
 {
     const char *base = getenv("ACL_STUB_SCOPE");
+    if (base && *base)
+        return base;
+    snprintf(own, 16, "ct%d", (int)getpid());
+    return own;
+}
+
+/* NULL if the scope base leaves room for every case's suffix; else what is wrong. */
+static const char *ct_scope_base_problem(void)
+{
     char own[16];
-    if (!base || !*base) {
-        snprintf(own, sizeof own, "ct%d", (int)getpid());
-        base = own;
-    }
-    char suffix[12]; /* "c" and up to 8 hex digits: room for any int, though indexes are < CT_MAX_CASES */
-    snprintf(suffix, sizeof suffix, "c%x", (unsigned)index);
-    snprintf(out, 32, "%.*s%s", (int)(24 - strlen(suffix)), base, suffix);
+    return strlen(ct_scope_base(own)) > CT_SCOPE_MAX - CT_SCOPE_SUFFIX_MAX
+               ? "ACL_STUB_SCOPE is too long for --all: each case's scope adds \"c\" and its index "
+                 "(up to 4 characters) and a stub scope has at most 24: give at most 20 characters"
+               : NULL;
+}
+
+static void ct_case_scope(char out[32], int index)
+{
+    char own[16];
+    snprintf(out, 32, "%sc%d", ct_scope_base(own), index);
 }
 
 /* One case of --all that is running: its process, its captured output, its start. */
@@ -521,10 +539,15 @@ static int ct_group_running(pid_t pgid)
 }
 
 /* Waits (up to 2 s) until nothing of group pgid runs any more. */
-static void ct_await_group_gone(pid_t pgid)
+/* Waits up to 2 s for process group `pgid` to have no live member; returns whether it has none. */
+static int ct_await_group_gone(pid_t pgid)
 {
-    for (int i = 0; i < 200 && ct_group_running(pgid); i++)
+    for (int i = 0; i < 200; i++) {
+        if (!ct_group_running(pgid))
+            return 1;
         usleep(10000);
+    }
+    return !ct_group_running(pgid);
 }
 
 static int ct_start_case(const char *self, int index, struct ct_job *job)
@@ -596,9 +619,9 @@ static void ct_reclaim_case_scope(const char *self, int index)
 
 /* Removes the stub objects of case `index`'s scope that are still in /dev/shm: reclaim leaves an
  * object alone while it is younger than its grace for half-created ones (its creator may be about
- * to fill it), and a case stopped between creating an object and declaring it leaves one. Every
- * process of the scope is gone by now (the scope is this case's alone), so they are removed: our
- * own regular files only, named as the stub names them. */
+ * to fill it), and a case stopped between creating an object and declaring it leaves one. Called
+ * once nothing of the case's group runs; the scope is this case's alone (ct_case_scope), so they
+ * are removed: our own regular files only, named as the stub names them. */
 static void ct_remove_scope_objects(int index)
 {
     char scope[32], suffix[40];
@@ -617,8 +640,8 @@ static void ct_remove_scope_objects(int index)
         if (fstatat(dirfd(shm), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
             st.st_uid != geteuid())
             continue;
-        printf(unlinkat(dirfd(shm), e->d_name, 0) == 0 ? "     removed: /dev/shm/%s\n"
-                                                       : "     cannot remove: /dev/shm/%s\n",
+        printf(unlinkat(dirfd(shm), e->d_name, 0) == 0 ? "     removed (left in the case's scope): /dev/shm/%s\n"
+                                                       : "     cannot remove (left in the case's scope): /dev/shm/%s\n",
                e->d_name);
     }
     closedir(shm);
@@ -631,10 +654,13 @@ static void ct_remove_scope_objects(int index)
  * run leaves nothing in /dev/shm. */
 static void ct_clean_case_scope(const char *self, const struct ct_job *job)
 {
-    ct_await_group_gone(job->pid);
+    int gone = ct_await_group_gone(job->pid);
     ct_reclaim_case_scope(self, job->index);
     ct_report_leftovers(job->log_fd, CT_LEFTOVERS_REMOVE);
-    ct_remove_scope_objects(job->index);
+    if (gone)
+        ct_remove_scope_objects(job->index);
+    else
+        printf("     the case's process group still runs after 2 s: the objects of its scope stay\n");
 }
 
 /* Prints one finished case (its output too when it failed); returns 1 if it failed. `ru`: the
@@ -655,10 +681,10 @@ static int ct_report_case(const char *self, const struct ct_job *job, int status
         return 0;
     }
     printf("  (exit %d)\n", code);
-    if (leftovers) {
+    /* Every failed case: a watchdog's kill can come before the case declared what it made. */
+    if (leftovers)
         ct_report_leftovers(job->log_fd, CT_LEFTOVERS_LIST);
-        ct_clean_case_scope(self, job);
-    }
+    ct_clean_case_scope(self, job);
     lseek(job->log_fd, 0, SEEK_SET);
     char buf[4096];
     ssize_t n;
@@ -836,6 +862,11 @@ int main(int argc, char **argv)
                 return 2;
             }
             arg = 4;
+        }
+        const char *scope_problem = ct_scope_base_problem();
+        if (scope_problem) {
+            fprintf(stderr, "conformance: %s\n", scope_problem);
+            return 2;
         }
         return ct_run_all(self, argc > arg ? argv[arg] : NULL, jobs);
     }

@@ -4,10 +4,14 @@
  * reclaims what the cases left in /dev/shm, removes what a case declared its own and reclaim leaves
  * alone, and the runner dies of the same signal. The case used plants an object with another stub
  * version's header (which reclaim must leave alone) and then sleeps 5.2 s: the signal comes then.
+ * Beside it this test puts what the case did not declare: a file named as an object of the case's
+ * scope (as one created but not yet declared when the stop came), which the runner's last sweep
+ * removes, and a link named the same way, which it must neither follow nor remove.
  * (`--case NAME`, one case, is what test/native/conformance.test.ts runs; it kills groups itself.)
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync, unlinkSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { ENV } from '../../src/env';
 import { processesWithEnv, waitUntil } from '../support/leftovers';
@@ -54,14 +58,22 @@ test('a stopped --all run kills its cases, leaves nothing in /dev/shm, and dies 
     child.on('close', (code, signal) => resolve(signal ?? code)),
   );
   let planted: string[] = [];
+  const undeclared = `cannstub-undeclared-${process.pid}`;
+  const link = `cannstub-link-${process.pid}`;
+  const linkTarget = path.join(os.tmpdir(), `conformance-runner-target-${process.pid}`);
+  writeFileSync(linkTarget, 'not yours');
   try {
     expect(await waitUntil(() => (planted = plantedAndDeclared()).length > 0, 15_000)).toBe(true);
     const caseScope = planted[0].slice(planted[0].lastIndexOf('.') + 1);
+    writeFileSync(`/dev/shm/${undeclared}.${caseScope}`, 'half-created', { flag: 'wx' });
+    symlinkSync(linkTarget, `/dev/shm/${link}.${caseScope}`);
     child.kill('SIGTERM');
     expect(await ended).toBe('SIGTERM');
     expect(output).toContain('conformance: stopped by signal 15: 1 running case(s) killed');
-    expect(output).toContain(`removed: /dev/shm/${planted[0]}`);
-    expect(objectsOfRun()).toEqual([]);
+    expect(output).toContain(`removed: /dev/shm/${planted[0]}`); // declared by the case
+    expect(output).toContain(`removed (left in the case's scope): /dev/shm/${undeclared}.${caseScope}`);
+    expect(objectsOfRun()).toEqual([`${link}.${caseScope}`]); // a link is not followed, not removed
+    expect(readFileSync(linkTarget, 'utf8')).toBe('not yours');
     expect(processesWithEnv(ENV.stubScope, caseScope)).toEqual([]);
   } finally {
     try {
@@ -70,5 +82,6 @@ test('a stopped --all run kills its cases, leaves nothing in /dev/shm, and dies 
       /* the group is gone */
     }
     for (const name of objectsOfRun()) unlinkSync(`/dev/shm/${name}`);
+    unlinkSync(linkTarget);
   }
 }, 30_000);
