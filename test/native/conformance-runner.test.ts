@@ -9,7 +9,7 @@
  * removes, and a link named the same way, which it must neither follow nor remove.
  * (`--case NAME`, one case, is what test/native/conformance.test.ts runs; it kills groups itself.)
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -85,3 +85,14 @@ test('a stopped --all run kills its cases, leaves nothing in /dev/shm, and dies 
     unlinkSync(linkTarget);
   }
 }, 30_000);
+
+test('--all refuses a run scope that leaves no room for the case index (the stub allows 24 characters)', () => {
+  if (!existsSync(runner)) throw new Error(`${runner} is missing: run npm run build:stub`);
+  const tooLong = spawnSync(runner, ['--all', 'barrier_alone_times_out'], { env: { ...process.env, [ENV.stubScope]: 'a'.repeat(21) }, encoding: 'utf8' });
+  expect(tooLong.status).toBe(2);
+  expect(tooLong.stderr).toContain('ACL_STUB_SCOPE is too long for --all');
+  expect(tooLong.stderr).toContain('give at most 20 characters');
+  const fits = spawnSync(runner, ['--all', 'barrier_alone_times_out'], { env: { ...process.env, [ENV.stubScope]: `${baseScope}${'b'.repeat(20 - baseScope.length)}` }, encoding: 'utf8' });
+  expect(fits.stderr).toBe('');
+  expect(fits.status).toBe(0);
+});
