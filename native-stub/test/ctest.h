@@ -542,12 +542,13 @@ static int ct_group_running(pid_t pgid)
 /* Waits up to 2 s for process group `pgid` to have no live member; returns whether it has none. */
 static int ct_await_group_gone(pid_t pgid)
 {
-    for (int i = 0; i < 200; i++) {
+    for (int i = 0;; i++) {
         if (!ct_group_running(pgid))
             return 1;
+        if (i == 200)
+            return 0;
         usleep(10000);
     }
-    return !ct_group_running(pgid);
 }
 
 static int ct_start_case(const char *self, int index, struct ct_job *job)

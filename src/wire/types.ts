@@ -20,7 +20,7 @@ export interface RoleEntry {
 }
 
 /** An AclError as JSON (AclError.toJSON()); the type lives with AclError, which never loads koffi. */
-export type { AclErrorInfo } from '../acl/errors';
+export type { AclErrorInfo };
 
 /** An error as it crosses a process or thread boundary (wire-error.ts: toRoleError / parseRoleError). */
 export interface RoleError {

@@ -10,7 +10,7 @@
  * (`--case NAME`, one case, is what test/native/conformance.test.ts runs; it kills groups itself.)
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ENV } from '../../src/env';
@@ -60,8 +60,10 @@ test('a stopped --all run kills its cases, leaves nothing in /dev/shm, and dies 
   let planted: string[] = [];
   const undeclared = `cannstub-undeclared-${process.pid}`;
   const link = `cannstub-link-${process.pid}`;
-  const linkTarget = path.join(os.tmpdir(), `conformance-runner-target-${process.pid}`);
-  writeFileSync(linkTarget, 'not yours');
+  // In a directory of our own (mkdtemp: 0700, a fresh name), so no planted file is written through.
+  const targetDir = mkdtempSync(path.join(os.tmpdir(), 'conformance-runner-'));
+  const linkTarget = path.join(targetDir, 'target');
+  writeFileSync(linkTarget, 'not yours', { flag: 'wx' });
   try {
     expect(await waitUntil(() => (planted = plantedAndDeclared()).length > 0, 15_000)).toBe(true);
     const caseScope = planted[0].slice(planted[0].lastIndexOf('.') + 1);
@@ -82,7 +84,7 @@ test('a stopped --all run kills its cases, leaves nothing in /dev/shm, and dies 
       /* the group is gone */
     }
     for (const name of objectsOfRun()) unlinkSync(`/dev/shm/${name}`);
-    unlinkSync(linkTarget);
+    rmSync(targetDir, { recursive: true, force: true });
   }
 }, 30_000);
 
