@@ -1,9 +1,9 @@
 /**
- * Soak rounds (README "Soak rounds"): the pipeline of reused-event-pipeline.ts, fixed (each
+ * Soak rounds (docs/guide/soak-rounds.md): the pipeline of reused-event-pipeline.ts, fixed (each
  * consumer waits only once the producer recorded the step), for 300 steps in one set of
  * processes, every step's bytes and happens-before checked. Its buggy twin is
  * test/jest/fixtures/rounds/buggy-pipeline.spec.ts, which test/scenario/rounds.test.ts runs and
- * expects to be caught. The fixed one passed 100,000 steps under jitter (README "Soak rounds").
+ * expects to be caught. The fixed one passed 100,000 steps under jitter (docs/guide/soak-rounds.md).
  */
 import { scenario } from '../src';
 import { reusedEventPipeline } from './reused-event-pipeline';

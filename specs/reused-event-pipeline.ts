@@ -1,5 +1,5 @@
 /**
- * A pipeline as real multi-device code runs it, for soak rounds (README "Soak rounds"): the
+ * A pipeline as real multi-device code runs it, for soak rounds (docs/guide/soak-rounds.md): the
  * producer and each consumer create the IPC event and the shared buffer once (`setup`), then every
  * step (round) the producer computes (fills the buffer with the step's byte, waits for it) and
  * records the event, and each consumer waits on the event and reads the buffer.

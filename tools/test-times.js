@@ -5,7 +5,7 @@
  * the run's own wall time. A sum well above the run's time means files ran in parallel. With a second
  * argument, the CPU log of the same run (CANN_TEST_CPU_LOG, test/support/file-cpu.ts), each file's
  * CPU seconds too.
- * README ("Set-up and tests") has the numbers and the full command.
+ * docs/dev/testing.md has the numbers and the full command.
  */
 'use strict';
 const fs = require('node:fs');

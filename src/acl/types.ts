@@ -1,4 +1,4 @@
-/** The public shapes of the typed ACL API (docs/interfaces.md, section src/acl). No koffi here. */
+/** The public shapes of the typed ACL API (docs/architecture.md, section src/acl). No koffi here. */
 import type { EventRecordedStatus, EventStatus, EventWaitStatus } from './enums';
 import type { IpcEventHandle } from './ipc-handle';
 import type { AclFunctions } from './native';
@@ -7,7 +7,7 @@ import type { LibraryChoice } from './resolve';
 export interface Acl {
   /** Which library was loaded, and why. */
   readonly library: LibraryChoice;
-  /** aclInit. Once per process; worker threads must not call it again (see docs/interfaces.md). */
+  /** aclInit. Once per process; worker threads must not call it again (see docs/architecture.md). */
   init(configPath?: string): void;
   /** aclFinalize. Releases pending latches first; streams and events of this object become unusable. */
   finalize(): void;

@@ -17,7 +17,7 @@ export interface HarnessConfig {
   specs?: string;
   /** Default deadline of a scenario in ms (a scenario's own `timeoutMs` wins; default 30000). */
   timeoutMs?: number;
-  /** Soak rounds for every scenario (like `run --rounds N`; README "Soak rounds"). */
+  /** Soak rounds for every scenario (like `run --rounds N`; docs/guide/soak-rounds.md). */
   rounds?: number;
   /** Devices this machine must have: scenarios needing up to this many fail instead of being skipped. */
   devices?: number;

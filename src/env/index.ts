@@ -2,7 +2,7 @@
  * Every environment variable of the harness and of the CPU stub, in one place: its name, who sets
  * it, one line on what it does, and the parsing and validation of the ones with a format. Product
  * code reads them through this module (`env[ENV.keep]`, `modeFromEnv()`), never by a string
- * literal. The README's "Environment variables" tables are checked against VARIABLES
+ * literal. The tables of docs/reference/environment.md are checked against VARIABLES
  * (test/env/env.test.ts). A leaf: it imports nothing of the repository, so every part may use it.
  * (src/ts-hook/typescript-transform.js runs before any TypeScript can load; it names its one variable itself.)
  */

@@ -1,5 +1,5 @@
 /**
- * Soak rounds (README "Soak rounds"): the one error text for a bad round count (a scenario's
+ * Soak rounds (docs/guide/soak-rounds.md): the one error text for a bad round count (a scenario's
  * `rounds`, the config file's, CANN_HARNESS_ROUNDS, `run --rounds`) and the run-wide count from
  * the environment, which wins over a scenario's own `rounds`.
  */

@@ -1,9 +1,9 @@
 /**
  * The parent's end of a child's message pipe (see protocol.ts): one JSON value per line, both ways.
  * A plain pipe rather than Node's fork() IPC channel: the channel makes every device process load
- * Node's child_process machinery at start-up (about 2 MiB RSS and a few ms of CPU each, see README
- * "What a device process loads"), and a child that writes its messages synchronously has them in
- * the pipe before it exits, so nothing needs flushing at the end.
+ * Node's child_process machinery at start-up (about 2 MiB RSS and a few ms of CPU each, see
+ * docs/architecture.md, "What a device process loads"), and a child that writes its messages
+ * synchronously has them in the pipe before it exits, so nothing needs flushing at the end.
  */
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable, Writable } from 'node:stream';

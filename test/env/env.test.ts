@@ -1,5 +1,5 @@
 /**
- * src/env is the one home of the environment variables: the README's tables document exactly its
+ * src/env is the one home of the environment variables: the tables of docs/reference/environment.md document exactly its
  * variables, the stub's C code reads only variables it declares, and product code names none of
  * them by a string literal.
  */
@@ -11,14 +11,14 @@ import { DEFAULT_TIMEOUT_MS, defaultTimeoutMs } from '../../src/env/timeout';
 const REPO = path.resolve(__dirname, '..', '..');
 const NAME = /(?:CANN_HARNESS|ACL_STUB)_[A-Z_]*[A-Z]/g;
 
-/** Variable names in the first column of the tables of README's "Environment variables" section, per table. */
-function readmeTables(readme: string): string[][] {
-  const start = readme.indexOf('\n## Environment variables\n');
-  if (start < 0) throw new Error('README.md has no "## Environment variables" section');
-  const end = readme.indexOf('\n## ', start + 1);
+/** Where the environment variables are documented: a table of the user's, then one of the harness's own. */
+const ENV_DOC = 'docs/reference/environment.md';
+
+/** Variable names in the first column of each table of the environment reference, per table. */
+function docTables(doc: string): string[][] {
   const tables: string[][] = [];
   let current: string[] | null = null;
-  for (const line of readme.slice(start, end < 0 ? undefined : end).split('\n')) {
+  for (const line of doc.split('\n')) {
     if (!line.startsWith('|')) {
       current = null;
       continue;
@@ -36,8 +36,8 @@ function sourceFiles(dir: string, exts: string[]): string[] {
     .map((f) => path.join(dir, f));
 }
 
-test("README's environment tables document exactly src/env's variables, user ones first, harness-set ones second", () => {
-  const [byUser, byHarness, ...rest] = readmeTables(fs.readFileSync(path.join(REPO, 'README.md'), 'utf8'));
+test(`${ENV_DOC}'s tables document exactly src/env's variables, user ones first, harness-set ones second`, () => {
+  const [byUser, byHarness, ...rest] = docTables(fs.readFileSync(path.join(REPO, ENV_DOC), 'utf8'));
   expect(rest).toEqual([]);
   const declared = (setBy: string) => VARIABLES.filter((v) => v.setBy === setBy).map((v) => v.name).sort();
   expect([...new Set(byUser)].sort()).toEqual(declared('user'));
@@ -45,14 +45,14 @@ test("README's environment tables document exactly src/env's variables, user one
 });
 
 test('the table finder sees a missing row and an unknown one', () => {
-  const readme = '\n## Environment variables\n\n| variable | effect |\n|---|---|\n| `CANN_HARNESS_MODE` | x |\n| `CANN_HARNESS_NEW=1` | y |\n\ntext\n\n| v | e |\n|---|---|\n| `ACL_STUB_LOG` | z |\n\n## Next\n| `CANN_HARNESS_KEEP` | no |\n';
-  expect(readmeTables(readme)).toEqual([['CANN_HARNESS_MODE', 'CANN_HARNESS_NEW'], ['ACL_STUB_LOG']]);
+  const doc = '# Environment variables\n\n| variable | effect |\n|---|---|\n| `CANN_HARNESS_MODE` | x |\n| `CANN_HARNESS_NEW=1` | y |\n\ntext `CANN_HARNESS_KEEP`\n\n| v | e |\n|---|---|\n| `ACL_STUB_LOG` | z |\n';
+  expect(docTables(doc)).toEqual([['CANN_HARNESS_MODE', 'CANN_HARNESS_NEW'], ['ACL_STUB_LOG']]);
 });
 
 test("the C code (stub, hold and preload libraries, C API) reads only declared variables, and every variable marked readInC is read there", () => {
   const read = new Set<string>();
   for (const file of ['native-stub/src', 'native-stub/hold', 'native-stub/api'].flatMap((d) => sourceFiles(d, ['.c', '.h']))) {
-    // (test hooks such as CANNHARNESS_WATCH_FAULT are documented in native-stub/README-stub.md instead)
+    // (test hooks such as CANNHARNESS_WATCH_FAULT are documented in native-stub/README.md instead)
     for (const m of fs.readFileSync(path.join(REPO, file), 'utf8').matchAll(/getenv\("((?:CANN_HARNESS|ACL_STUB)_[A-Z_]+)"\)/g)) read.add(m[1]);
   }
   const names = VARIABLES.map((v) => v.name);

@@ -138,7 +138,7 @@ describe('failure reports', () => {
   test('verify failures are ordinary expect failures', () => {
     const msg = run.byTitle('verify rejects the result').failureMessages.join('\n');
     expect(msg).toMatch(/Expected: 2\s+Received: 1/);
-    // Kept like any other failure (README promises it), with its logs and result.
+    // Kept like any other failure (docs/guide/failures-and-hangs.md promises it), with its logs and result.
     const kept = /scenario directory kept at (\S+)/.exec(msg)?.[1];
     expect(kept?.startsWith(run.tmp)).toBe(true);
     expect(existsSync(path.join(kept!, 'result.json'))).toBe(true);

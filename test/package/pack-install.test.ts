@@ -17,6 +17,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, 
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { assertFreshDist } from '../support/fresh-dist';
+import { brokenLinks, markdownLinks } from '../support/markdown-links';
 import { runCommand } from '../support/run-child';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
@@ -37,8 +38,17 @@ let cacheDir: string;
 /** The files in the tarball, as `npm pack --json` lists them. */
 let packed: string[];
 
-/** What a user needs: compiled code and declarations, the command, the preset, the stub's sources. */
-const SHIPPED = [/^dist\/(src|harness)\/.*\.(js|d\.ts)$/, /^bin\/cann-harness\.js$/, /^jest-preset\.js$/, /^native-stub\/(Makefile|include\/.*\.h|src\/.*\.[ch]|hold\/.*\.[ch]|api\/.*\.[ch])$/, /^(README\.md|package\.json|LICENSE)$/];
+/** What a user needs: compiled code and declarations, the command, the preset, the stub's sources, the documentation. */
+const SHIPPED = [
+  /^dist\/(src|harness)\/.*\.(js|d\.ts)$/,
+  /^bin\/cann-harness\.js$/,
+  /^jest-preset\.js$/,
+  /^native-stub\/(Makefile|include\/.*\.h|src\/.*\.[ch]|hold\/.*\.[ch]|api\/.*\.[ch])$/,
+  /^(README\.md|package\.json|LICENSE|CHANGELOG\.md|CONTRIBUTING\.md)$/,
+  /^docs\/.*\.md$/,
+  /^docs\/[^/]+\.png$/,
+  /^(src\/[^/]+|native-stub|bench)\/README\.md$/,
+];
 
 /**
  * The stub the first run builds from the shipped sources, without the optimizer (make reads
@@ -127,12 +137,21 @@ test('npm pack lists only what users need: no tests, specs, benches, source maps
   expect(packed.filter((f) => !SHIPPED.some((re) => re.test(f)))).toEqual([]);
 });
 
+test("every relative link of the shipped Markdown files (the README first) resolves to a file of the tarball, as npm's page and an installed copy show them", () => {
+  const installed = path.join(project, 'node_modules', 'cann-ipc-harness');
+  const read = (f: string): string => readFileSync(path.join(installed, f), 'utf8');
+  const markdown = packed.filter((f) => f.endsWith('.md'));
+  expect(markdown).toEqual(expect.arrayContaining(['README.md', 'docs/guide/writing-scenarios.md', 'docs/reference/environment.md', 'docs/acl-contract.md']));
+  expect(markdownLinks('README.md', read('README.md')).length).toBeGreaterThan(20);
+  expect(brokenLinks(markdown, new Set(packed), read)).toEqual([]);
+});
+
 test('the tarball ships compiled JavaScript, declarations, the preset and the stub sources, not our tests', () => {
   const pkg = path.join(project, 'node_modules', 'cann-ipc-harness');
   for (const f of ['dist/src/index.js', 'dist/src/index.d.ts', 'dist/harness/device-process.bundle.js', 'jest-preset.js', 'bin/cann-harness.js', 'native-stub/Makefile', 'native-stub/src/stream.c']) {
     expect(existsSync(path.join(pkg, f))).toBe(true);
   }
-  for (const f of ['src', 'test', 'specs', 'bench', 'native-stub/test', 'native-stub/build', 'tsconfig.json']) {
+  for (const f of ['src/index.ts', 'test', 'specs', 'bench/run.ts', 'native-stub/test', 'native-stub/build', 'tsconfig.json']) {
     expect(existsSync(path.join(pkg, f))).toBe(false);
   }
 });

@@ -128,7 +128,7 @@ browserTest('the wait-for graph of a deadlock names both roles, the cycle drawn 
   expect(names).toEqual(expect.arrayContaining(['producer', 'consumer']));
   expect(await page.$$eval('svg.wait-graph .wg-edge.cycle', (e) => e.length)).toBe(2);
   expect(await page.isVisible('svg.timeline')).toBe(true);
-  await page.locator('#wait-graph svg').screenshot({ path: path.join(screenshots, 'wait-graph.png'), timeout: WORK_TIMEOUT_MS }); // the README's picture
+  await page.locator('#wait-graph svg').screenshot({ path: path.join(screenshots, 'wait-graph.png'), timeout: WORK_TIMEOUT_MS }); // the picture in docs/guide/html-report.md
   expect(errors).toEqual([]);
 });
 
@@ -141,7 +141,7 @@ browserTest('a passing run with --trace: one arrow per record → wait pair in t
   const pairs = releasePairs(passingKept[0]);
   expect(pairs).toBe(2); // one record released both consumers
   expect(await page.$$eval('svg.timeline path.arrow', (a) => a.length)).toBe(pairs);
-  await page.locator('#timeline').screenshot({ path: path.join(screenshots, 'timeline.png'), timeout: WORK_TIMEOUT_MS }); // the README's picture
+  await page.locator('#timeline').screenshot({ path: path.join(screenshots, 'timeline.png'), timeout: WORK_TIMEOUT_MS }); // the picture in docs/guide/html-report.md
   // Hover details and zoom. The widest wait bar: a short one (a wait released at once) can lie
   // under the end of its own release arrow, which then takes the pointer, for a person too.
   const widestWait = await page.$$eval('svg.timeline rect.bar', (bars) => {

@@ -2,8 +2,8 @@
  * The order Jest starts the repository's test files in (jest.config.ts, testSequencer): the longest
  * files first, so that no long file starts last and runs on alone while the other workers are idle.
  * Jest's own order (slowest first) needs the timings of an earlier run, which a fresh clone (CI)
- * does not have; LONGEST names the files that took longest in the measurements of README's
- * "Set-up and tests" (a scheduling hint only: a wrong or stale entry costs time, never a result).
+ * does not have; LONGEST names the files that took longest in the measurements of
+ * docs/dev/testing.md (a scheduling hint only: a wrong or stale entry costs time, never a result).
  * The other files follow in Jest's order. Plain JavaScript: Jest loads a sequencer without its
  * transform.
  */

@@ -1,7 +1,7 @@
 /**
  * `npm run build:js` (after tsc): bundles the device process of the compiled package into one file,
  * dist/harness/device-process.bundle.js (entry harness/device-bundle.ts). A device process then
- * compiles one file instead of ~60 modules of dist/ (see README, "What a device process loads").
+ * compiles one file instead of ~60 modules of dist/ (see docs/architecture.md, "What a device process loads").
  * Only our own code is bundled: npm packages stay ordinary requires from node_modules (koffi is
  * native, piscina finds its worker script by __dirname, and most are loaded on first use only).
  * DEVICE_PROCESS_BUNDLE tells src/paths that its __dirname is the bundle's folder (dist/harness).
