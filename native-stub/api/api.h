@@ -14,7 +14,7 @@
 /* Rendezvous names: 1-200 characters (src/rendezvous/layout.ts). */
 #define API_NAME_MAX 200
 
-/* ---- fault injection (tests only; README-stub.md) ----
+/* ---- fault injection (tests only; native-stub/README.md) ----
  * CANNHARNESS_API_FAULT=<point>[:<nth>][,...]: the nth use of <point> (every
  * use without nth) fails as the system call would, so that each error path
  * runs on purpose. Read once, at the first use of any point. */

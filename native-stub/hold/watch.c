@@ -54,7 +54,7 @@ static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
 static int started;           /* under state_lock */
 static char library[PATH_MAX]; /* under state_lock; "" until set */
 
-/* ---- fault injection (tests only; README-stub.md) ----
+/* ---- fault injection (tests only; native-stub/README.md) ----
  * CANNHARNESS_WATCH_FAULT=<point>[:<nth>][,...], read by cannharness_watch_start:
  * <point> fails on its nth use only (1-based), or on every use without
  * <nth>, so that each error path below runs on purpose. */

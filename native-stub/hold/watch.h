@@ -1,7 +1,7 @@
 /*
  * watch.h - the device process's native watchdog in libcannharness_hold.so
  * (harness/parent-watch.ts starts it in device processes, hold/preload.c in native
- * roles; README-stub.md lists the exports).
+ * roles; native-stub/README.md lists the exports).
  *
  * One detached thread per process that, every CANNHARNESS_WATCH_POLL_MS:
  *  - stops an orphan: when getppid() is no longer the orchestrator's pid, it

@@ -314,7 +314,7 @@ static aclError enter_with_event(const char *call, aclrtEvent event, enum event_
 }
 
 /* The same for calls that write one output: the NULL output is checked
- * after the init check and before the handle (README-stub.md's order). */
+ * after the init check and before the handle (native-stub/README.md's order). */
 static aclError enter_with_event_output(const char *call, aclrtEvent event, const void *output, const char *output_name,
                                         enum event_op op, struct event **out)
 {
@@ -594,7 +594,7 @@ STUB_EXPORT aclError aclrtSetOpWaitTimeout(uint32_t timeout)
     aclError rc = rt_enter("aclrtSetOpWaitTimeout");
     if (rc)
         return rc;
-    rt.op_wait_timeout_s = timeout; /* stored only: see README-stub.md */
+    rt.op_wait_timeout_s = timeout; /* stored only: see native-stub/README.md */
     rt_leave();
     return ACL_SUCCESS;
 }

@@ -422,7 +422,7 @@ STUB_EXPORT int cannstub_release_shared(int timeout_ms)
 #define SHM_FOREIGN_LOCK_MS 250
 
 /* One line on stderr, whatever ACL_STUB_LOG says: an object that stops
- * reclaim is a problem for the machine's owner to see (README-stub.md). */
+ * reclaim is a problem for the machine's owner to see (native-stub/README.md). */
 static void say_left_alone(const char *name, const char *why)
 {
     fprintf(stderr, "[acl-stub] left /dev/shm%s alone: %s (not reclaimed; remove it if it is stale)\n", name, why);

@@ -98,7 +98,7 @@ void shm_detach_all(void);
 /* Unlinks objects of this prefix whose users are all dead. */
 void shm_reclaim_stale(const char *prefix, shm_repair_fn repair);
 
-/* Test hook ACL_STUB_TEST_DIE_IN_LOCK (see README-stub.md): where this
+/* Test hook ACL_STUB_TEST_DIE_IN_LOCK (see native-stub/README.md): where this
  * process SIGKILLs itself inside a shared lock, to test owner-death repair. */
 enum shm_test_death {
     SHM_TEST_DIE_NEVER = 0,

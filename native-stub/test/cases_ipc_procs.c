@@ -166,7 +166,7 @@ static void survivor_steps(struct peer *p)
     CT_OK(aclrtDestroyStream(waiter));
 }
 
-/* die_in_lock: run with ACL_STUB_TEST_DIE_IN_LOCK=1 (README-stub.md): the
+/* die_in_lock: run with ACL_STUB_TEST_DIE_IN_LOCK=1 (native-stub/README.md): the
  * stub SIGKILLs this process inside the event's shared lock, when the
  * completed record releases its slot (refcount 1 -> 0, done byte still set). */
 static void die_in_lock_steps(struct peer *p)
@@ -176,7 +176,7 @@ static void die_in_lock_steps(struct peer *p)
     aclrtSynchronizeStream(s);
     sleep_ms(2000); /* the executor thread kills us while we sleep */
     CT_FAIL("still alive: ACL_STUB_TEST_DIE_IN_LOCK=1 did not make the stub die inside the lock "
-            "(see README-stub.md for the hook)");
+            "(see native-stub/README.md for the hook)");
 }
 
 /* last_user: opens ("opened"), outlives the creator's destroy
@@ -832,7 +832,7 @@ CT_CASE(procs_open_after_creator_was_killed_returns_107017)
 
 /* ---------------------------------------------------- last user killed while unlinking */
 
-/* die_in_unlink DIR: run with ACL_STUB_TEST_DIE_IN_LOCK=unlink (README-stub.md):
+/* die_in_unlink DIR: run with ACL_STUB_TEST_DIE_IN_LOCK=unlink (native-stub/README.md):
  * the only user destroys its event and is SIGKILLed inside the shared lock
  * after marking the object unlinked, before removing its name. */
 CT_ROLE(die_in_unlink)
@@ -844,7 +844,7 @@ CT_ROLE(die_in_unlink)
     publish_bytes(dir, "handle", &h, sizeof h);
     aclrtDestroyEvent(e);
     CT_FAIL("still alive: ACL_STUB_TEST_DIE_IN_LOCK=unlink did not make the stub die while unlinking "
-            "(see README-stub.md for the hook)");
+            "(see native-stub/README.md for the hook)");
 }
 
 /* The name a dead last user left behind, with its object already marked
@@ -871,7 +871,7 @@ CT_CASE(procs_last_user_killed_while_unlinking_is_reclaimed)
 /* ----------------------------------------- objects of another stub version */
 
 /* Two checkouts of the harness may run at once with different stub versions
- * (README-stub.md, "Process death and cleanup"). Reclaim must leave an object
+ * (native-stub/README.md, "Process death and cleanup"). Reclaim must leave an object
  * whose layout it does not know alone, even when it is old: here one shaped
  * like the previous version's (64-entry users table, 66664 bytes), past the
  * 5 s grace after which half-created objects are removed. */

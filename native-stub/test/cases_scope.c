@@ -1,5 +1,5 @@
 /*
- * cases_scope.c - ACL_STUB_SCOPE (README-stub.md): the scope is in the name
+ * cases_scope.c - ACL_STUB_SCOPE (native-stub/README.md): the scope is in the name
  * of every shared-memory object the stub makes, a process's reclaim (aclInit,
  * cannstub_reclaim) looks only at its own scope, and a bad value makes
  * aclInit fail naming the variable and the fix.

@@ -2,7 +2,7 @@
  * cases_trace.c - ACL_STUB_TRACE=<dir>: one JSON-lines file per process,
  * <dir>/trace-<pid>.jsonl, with CLOCK_MONOTONIC ns timestamps ("t") of task
  * submit/start/end and the pid, device, stream, event and slot ids
- * (format in README-stub.md).
+ * (format in native-stub/README.md).
  */
 #define _GNU_SOURCE
 #include <inttypes.h>

@@ -65,10 +65,10 @@ aclrtEvent ipc_open(aclrtIpcEventHandle handle);
  * "ct-owned-path: /dev/shm/<prefix><id>" that the runners check is gone once
  * the case ended (ipc_event_new and ipc_open do this on their own). */
 void declare_owned(const aclrtIpcEventHandle *h);
-/* The stub names an IPC event's object after handle bytes 0..7 (README-stub.md). */
+/* The stub names an IPC event's object after handle bytes 0..7 (native-stub/README.md). */
 #define STUB_SHM_EVENT_PREFIX "cannstub-ev-"
 /* The POSIX name the stub gives the object of prefix and id in this
- * process's ACL_STUB_SCOPE: "/<prefix><16 hex>[.<scope>]" (README-stub.md). */
+ * process's ACL_STUB_SCOPE: "/<prefix><16 hex>[.<scope>]" (native-stub/README.md). */
 void stub_object_name(char out[64], const char *prefix, uint64_t id);
 /* 1 while the stub's shared-memory object of this handle exists in /dev/shm. */
 int stub_object_exists(const aclrtIpcEventHandle *h);

@@ -1,5 +1,5 @@
 /**
- * The stub's per-process trace (native-stub/README-stub.md, "Trace format"): one JSON object per
+ * The stub's per-process trace (native-stub/README.md, "Trace format"): one JSON object per
  * line, CLOCK_MONOTONIC ns, written with one write(2) per line so a killed process leaves only
  * whole lines. Shared by the timeline (chrome-trace.ts) and the happens-before check.
  */

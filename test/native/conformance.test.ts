@@ -6,7 +6,7 @@
  * its own process group, so that whatever it spawns can be found and killed. After each case: nothing of the
  * group may still run, and no shared-memory object of ours may remain in /dev/shm, neither the
  * ones the case declared ("ct-owned-path:" lines) nor new unused `cannstub*` objects. Each case
- * runs in a stub scope of its own (ACL_STUB_SCOPE, native-stub/README-stub.md), so "new" means new
+ * runs in a stub scope of its own (ACL_STUB_SCOPE, native-stub/README.md), so "new" means new
  * in that scope: test files running at the same time neither count here nor reclaim our leaks.
  *
  * CANN_STUB_FLAVOR=asan|tsan runs the suite against build-asan/ or build-tsan/ instead of build/.

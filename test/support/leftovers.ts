@@ -109,7 +109,7 @@ export function stubScope(env: NodeJS.ProcessEnv = process.env): string {
   return env[ENV.stubScope] ?? '';
 }
 
-/** The /dev/shm name of the stub's IPC event with this 16-hex-digit id, in `scope` (native-stub/README-stub.md). */
+/** The /dev/shm name of the stub's IPC event with this 16-hex-digit id, in `scope` (native-stub/README.md). */
 export function ipcEventObject(id: string, scope: string = stubScope()): string {
   return `cannstub-ev-${id}${scope ? `.${scope}` : ''}`;
 }

@@ -1,6 +1,6 @@
 /**
  * The repository's Jest test environment: Node's, plus a stub scope of its own for each test file
- * (ACL_STUB_SCOPE, native-stub/README-stub.md). Every stub object that the file's processes make
+ * (ACL_STUB_SCOPE, native-stub/README.md). Every stub object that the file's processes make
  * carries the scope in its name, and their reclaim (aclInit, cannstub_reclaim) removes dead objects
  * of that scope only. So files that Jest runs at once never reclaim each other's leaks, and a
  * file's leak check (test/support/leftovers.ts) sees exactly its own objects: no file has to run
