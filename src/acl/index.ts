@@ -10,7 +10,7 @@
  */
 import type { LoadedAcl } from './native';
 import { LibraryNotFoundError, parseMode, resolveHoldLibrary, resolveLibrary } from './resolve';
-import type { AclMode, LibraryChoice, ResolveOptions } from './resolve';
+import type { LibraryChoice, ResolveOptions } from './resolve';
 import { AclRuntime } from './runtime';
 import type { Acl } from './types';
 
@@ -41,8 +41,8 @@ export {
   resolveHoldLibrary,
   resolveLibrary,
 } from './resolve';
-import { ENV, modeFromEnv } from '../env';
-export type { AclMode, LibraryChoice, ResolveOptions } from './resolve';
+import { ENV, modeFromEnv, type Mode } from '../env';
+export type { LibraryChoice, ResolveOptions } from './resolve';
 export { reclaimStubLeftovers } from './reclaim';
 export { RoundBarrier, RoundBarrierBrokenError, reseedStubJitter } from './round-barrier';
 export { parseLiveView } from './live-view';
@@ -70,7 +70,7 @@ export class LibraryLoadError extends Error {
  */
 export function loadAcl(opts: ResolveOptions = {}): Acl {
   const env = opts.env ?? process.env;
-  const mode: AclMode = opts.mode ?? modeFromEnv(env);
+  const mode: Mode = opts.mode ?? modeFromEnv(env);
   let choice = resolveLibrary({ ...opts, mode, env });
   // Loaded lazily so that importing src/acl never loads koffi (Jest imports it for the pure parts).
   // eslint-disable-next-line @typescript-eslint/no-require-imports

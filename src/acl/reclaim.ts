@@ -11,9 +11,9 @@
 import type * as ChildProcess from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { resolveLibrary, type AclMode } from './resolve';
+import { resolveLibrary } from './resolve';
 import { stubBuildDir } from './stub-build';
-import { ENV } from '../env';
+import { ENV, type Mode } from '../env';
 
 /** node:child_process on first use: every device process imports src/acl but never spawns from it (~4 ms at load). */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -22,7 +22,7 @@ const childProcess = (): typeof ChildProcess => require('node:child_process');
 export const reclaimToolPath = path.join(stubBuildDir(), 'bin', 'cannstub_reclaim');
 
 /** Returns the names of the objects it removed (empty when nothing was left or not in stub mode). */
-export function reclaimStubLeftovers(opts: { mode?: AclMode; env?: NodeJS.ProcessEnv } = {}): string[] {
+export function reclaimStubLeftovers(opts: { mode?: Mode; env?: NodeJS.ProcessEnv } = {}): string[] {
   const env = opts.env ?? process.env;
   try {
     if (resolveLibrary({ mode: opts.mode, env }).mode !== 'stub') return [];

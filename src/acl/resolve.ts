@@ -15,12 +15,11 @@ import * as path from 'node:path';
 import { BUILD_STUB_HINT, stubBuildDir } from './stub-build';
 import { ENV, modeFromEnv, type Mode, type ResolvedMode } from '../env';
 
-export type AclMode = Mode;
 export { parseMode } from '../env';
 
 export interface LibraryChoice {
   mode: ResolvedMode;
-  requested: AclMode;
+  requested: Mode;
   path: string;
   /** One line: which library and why. */
   reason: string;
@@ -29,7 +28,7 @@ export interface LibraryChoice {
 }
 
 export interface ResolveOptions {
-  mode?: AclMode;
+  mode?: Mode;
   env?: NodeJS.ProcessEnv;
   /** Where the stub lives (tests point this at a missing file). Default: the repo's build. */
   stubPath?: string;
@@ -45,7 +44,7 @@ const DEFAULT_CANN_ROOT = '/usr/local/Ascend/ascend-toolkit/latest';
 export class LibraryNotFoundError extends Error {
   constructor(
     message: string,
-    readonly requested: AclMode,
+    readonly requested: Mode,
     readonly tried: string[],
   ) {
     super(message);

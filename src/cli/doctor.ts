@@ -5,16 +5,16 @@
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import chalk from 'chalk';
-import type { AclMode, PrecheckResult } from '../orchestrator';
+import type { PrecheckResult } from '../orchestrator';
 import { stubTamperingNotice } from '../mutants';
 import { probeDevices } from '../jest/probe';
 import { stubBuildDir } from '../acl/stub-build';
 import { IS_SOURCE_CHECKOUT, NATIVE_STUB_DIR, PACKAGE_ROOT } from '../paths';
-import { ENV, type ResolvedMode } from '../env';
+import { ENV, type ResolvedMode, type Mode } from '../env';
 import { nativeRoleEnv } from '../orchestrator/native-role';
 
 export interface DoctorReport {
-  requestedMode: AclMode;
+  requestedMode: Mode;
   mode: ResolvedMode | null;
   library: string | null;
   reason: string;
@@ -33,7 +33,7 @@ export interface DoctorReport {
   nativePreload: string[] | null;
 }
 
-export async function collectDoctorReport(mode: AclMode): Promise<DoctorReport> {
+export async function collectDoctorReport(mode: Mode): Promise<DoctorReport> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { resolveLibrary, resolveHoldLibrary, defaultHoldLibraryPath } = require('../acl') as typeof import('../acl');
   let library: string | null = null;

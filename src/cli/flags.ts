@@ -5,14 +5,14 @@
  */
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { resolveLibrary, type AclMode } from '../acl/resolve';
+import { resolveLibrary } from '../acl/resolve';
 import { stubBuildDir } from '../acl/stub-build';
-import type { ResolvedMode } from '../env';
+import type { ResolvedMode, Mode } from '../env';
 import { NATIVE_STUB_DIR } from '../paths';
 import { UsageError } from './run';
 
 export interface FlagsOptions {
-  mode: AclMode;
+  mode: Mode;
   cflags?: boolean;
   libs?: boolean;
   /** Also the harness's C API (cannharness.h, libcannharness.so). */

@@ -9,7 +9,6 @@
 import { parseRounds } from './rounds-option';
 import chalk from 'chalk';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import type { AclMode } from '../orchestrator';
 import { collectDoctorReport, formatDoctorReport } from './doctor';
 import { DEFAULT_AUDIT_HTML_DIR, auditCommand } from './audit';
 import { parseMutantList } from '../mutants';
@@ -24,7 +23,7 @@ import { traceCommand } from './trace';
 import { flagsCommand } from './flags';
 import { DEFAULT_HTML_DIR } from '../report/html/reporter';
 import { NoReportError, serveReport } from '../report/html/serve';
-import { MODES, modeFromEnv } from '../env';
+import { MODES, modeFromEnv, type Mode } from '../env';
 
 const DEFAULT_JITTER_US = 200;
 
@@ -34,7 +33,7 @@ function modeOption(): Option {
 }
 
 /** --mode if given (commander checked it), else CANN_HARNESS_MODE, which commander does not check. */
-function chosenMode(option: AclMode | undefined): AclMode {
+function chosenMode(option: Mode | undefined): Mode {
   if (option) return option;
   try {
     return modeFromEnv();
@@ -105,7 +104,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option('--shard <i/n>', 'run only shard i of n: scenarios are split by a hash of file and name (the others are reported skipped)', validated((t) => parseShard(t)))
     .option('--list', 'list the selected scenarios with the devices and roles each needs, without running them')
     .option('--repeat-each <n>', 'run every scenario n times (soak); each repetition is its own test', validated((t) => parseRepeatEach(t)))
-    .option('--rounds <n>', 'soak rounds: every role process starts once and runs its body n times, each round checked (README "Soak rounds")', validated((t) => parseRounds(t)))
+    .option('--rounds <n>', 'soak rounds: every role process starts once and runs its body n times, each round checked (docs/guide/soak-rounds.md)', validated((t) => parseRounds(t)))
     .option('--jitter [max_us]', 'seeded stub jitter: delay each stream task by up to max_us (default 200) microseconds, a fresh seed per repetition', validated((t) => parseJitterUs(t)))
     .option('--html [dir]', `write the HTML report (index.html, opens from the file system) to dir (default ${DEFAULT_HTML_DIR})`)
     .action(async (patterns: string[], opts) => {
@@ -182,7 +181,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option('--cflags', 'only the compiler flags (-I...)')
     .option('--libs', 'only the linker flags (-L... -lascendcl)')
     .option('--harness', "also the harness's C API for native roles (cannharness.h, -lcannharness)")
-    .action((opts: { mode?: AclMode; cflags?: boolean; libs?: boolean; harness?: boolean }) => {
+    .action((opts: { mode?: Mode; cflags?: boolean; libs?: boolean; harness?: boolean }) => {
       process.stdout.write(`${flagsCommand({ ...opts, mode: chosenMode(opts.mode) })}\n`);
     });
 
@@ -191,7 +190,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .description('print the mode, library (and why), device count, IPC support and versions')
     .addOption(modeOption())
     .option('--json', 'print the report as JSON')
-    .action(async (opts: { mode?: AclMode; json?: boolean }) => {
+    .action(async (opts: { mode?: Mode; json?: boolean }) => {
       const report = await collectDoctorReport(chosenMode(opts.mode));
       process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatDoctorReport(report)}\n`);
       setExitCode(report.probe.ok && report.ipcSupported ? 0 : 1);

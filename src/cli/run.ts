@@ -9,7 +9,7 @@ import type { AggregatedResult } from '@jest/test-result';
 import { stubTamperingNotice } from '../mutants';
 import { StubBuildError } from '../acl/stub-build';
 import { buildStubIfNeeded } from '../acl/stub-setup';
-import type { AclMode, PrecheckResult } from '../orchestrator';
+import type { PrecheckResult } from '../orchestrator';
 import { installSessionGuard, uninstallSessionGuard } from '../orchestrator/session-guard';
 import { removeDeadRunLeftovers } from '../orchestrator/dead-runs';
 import { NO_RUNTIME_HINT, PROBE_ENV, REQUIRE_DEVICES_ENV, probeDevices } from '../jest/probe';
@@ -18,7 +18,7 @@ import { HTML_REPORTER, JUNIT_REPORTER, SUMMARY_REPORTER, basePreset, junitRepor
 import { defaultTimeoutMs } from '../env/timeout';
 import { formatRepetitionReport, formatRetried, repetitionReport, retriedThenPassed } from './repetitions';
 import { startProgress } from '../report/progress';
-import { ENV } from '../env';
+import { ENV, type Mode } from '../env';
 import { IS_SOURCE_CHECKOUT, PACKAGE_ROOT } from '../paths';
 import { INTERVALS_FILE, INTERVAL_SAMPLES_FILE, formatIntervalTable, readIntervalSamples, summarizeIntervals, writeIntervalsReport } from '../report/intervals';
 
@@ -37,7 +37,7 @@ export const DEFAULT_SPECS = IS_SOURCE_CHECKOUT ? path.join(PACKAGE_ROOT, 'specs
 const projectRoot = (): string => process.cwd();
 
 export interface RunCommandOptions {
-  mode: AclMode;
+  mode: Mode;
   specs: string;
   requireDevices?: number;
   keep?: boolean;

@@ -4,21 +4,21 @@
  * skips synchronously and without loading native code.
  */
 import * as path from 'node:path';
-import type { AclMode, PrecheckResult } from '../orchestrator';
+import type { PrecheckResult } from '../orchestrator';
 import { runScriptSync } from '../orchestrator/process-host';
 import { srcModule } from '../paths';
-import { ENV, modeFromEnv, requiredDevicesFromEnv } from '../env';
+import { ENV, modeFromEnv, requiredDevicesFromEnv, type Mode } from '../env';
 
 export const PROBE_ENV = ENV.probe;
 export const REQUIRE_DEVICES_ENV = ENV.requireDevices;
 const PROBE_CHILD = srcModule('jest/probe-child');
 
-export function requestedMode(env: NodeJS.ProcessEnv = process.env): AclMode {
+export function requestedMode(env: NodeJS.ProcessEnv = process.env): Mode {
   return modeFromEnv(env);
 }
 
 /** Runs the orchestrator's precheck (itself a throwaway child: no koffi here). */
-export async function probeDevices(mode: AclMode = requestedMode()): Promise<PrecheckResult> {
+export async function probeDevices(mode: Mode = requestedMode()): Promise<PrecheckResult> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { precheck } = require('../orchestrator') as typeof import('../orchestrator');
   return precheck({ mode });

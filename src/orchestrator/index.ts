@@ -3,7 +3,6 @@ export { precheck } from './precheck';
 export { RunOptionsError } from './validate';
 export { scenarioBaseDir } from './scenario-dir';
 export type {
-  AclMode,
   RoleEntry,
   RoleSpec,
   RunOptions,

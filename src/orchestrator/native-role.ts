@@ -15,8 +15,8 @@ import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import { resolveLibrary } from '../acl/resolve';
 import { stubBuildDir } from '../acl/stub-build';
-import { ENV } from '../env';
-import type { AclMode, NativeRoleSpec, RoleError, RoleSpec } from './types';
+import { ENV, type Mode } from '../env';
+import type { NativeRoleSpec, RoleError, RoleSpec } from './types';
 
 export type { NativeRoleSpec } from './types';
 
@@ -35,7 +35,7 @@ export function expandPlaceholders(arg: string, values: { device: number; index:
  * The library a native role must load in `mode` (the one a TypeScript role would dlopen), or why
  * there is none. Resolved in the parent: the program itself runs no harness code.
  */
-export function nativeLibrary(mode: AclMode, env: NodeJS.ProcessEnv = process.env): { path: string } | { error: string } {
+export function nativeLibrary(mode: Mode, env: NodeJS.ProcessEnv = process.env): { path: string } | { error: string } {
   try {
     return { path: resolveLibrary({ mode, env }).path };
   } catch (e) {

@@ -17,9 +17,9 @@ import { CLOSE_AFTER_EXIT_BOUND_MS, ProcessHost, startInOwnGroup, type HostState
 import { DEVICE_PROCESS_SCRIPT, OWN_EXTENSION } from '../paths';
 import { LoadedLibraryWatch, isNative, judgeNativeExit, nativeError, nativeLibrary, nativeRoleEnv, startNativeProcess } from './native-role';
 import { readNativeMarks } from './native-marks';
-import type { AclMode, OutputLoss, RoleError, RoleResult, RoleSpec, RoleStatus, RunEvent } from './types';
+import type { OutputLoss, RoleError, RoleResult, RoleSpec, RoleStatus, RunEvent } from './types';
 import type { WaitingFor } from '../rendezvous';
-import { ENV } from '../env';
+import { ENV, type Mode } from '../env';
 
 export { CLOSE_AFTER_EXIT_BOUND_MS };
 
@@ -32,7 +32,7 @@ export interface RoleLaunch {
   spec: RoleSpec;
   index: number;
   dir: string;
-  mode: AclMode;
+  mode: Mode;
   echo: boolean;
   emit: (e: RunEvent) => void;
   /** Replaces starting harness/device-process.ts (tests script the order of child events). */

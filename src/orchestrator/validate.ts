@@ -2,8 +2,8 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { isValidName } from '../rendezvous';
-import type { AclMode, RunOptions } from './types';
-import { ENV, MODES } from '../env';
+import type { RunOptions } from './types';
+import { ENV, MODES, type Mode } from '../env';
 
 /** Set by the orchestrator for every role; a role's env must not override them. */
 const RESERVED_ENV: readonly string[] = [ENV.role, ENV.device, ENV.index, ENV.dir, ENV.mode, ENV.parentPid];
@@ -17,12 +17,12 @@ export class RunOptionsError extends Error {
 }
 
 /** `api` is the function being called (runRoles or precheck), named in the error. */
-export function checkMode(mode: unknown, api: 'runRoles' | 'precheck'): AclMode {
+export function checkMode(mode: unknown, api: 'runRoles' | 'precheck'): Mode {
   if (mode === undefined) return 'auto';
   if (!(MODES as readonly unknown[]).includes(mode)) {
     throw new RunOptionsError(`options.mode must be one of ${MODES.join(', ')}, got ${JSON.stringify(mode)}`, api);
   }
-  return mode as AclMode;
+  return mode as Mode;
 }
 
 export function validateRunOptions(opts: RunOptions): void {

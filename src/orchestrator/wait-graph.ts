@@ -17,6 +17,9 @@ import type { CallInProgress } from '../acl/call-record';
 import type { LiveTask, LiveView, LiveViewAnswer } from '../acl/live-view';
 import type { ThreadCall, ThreadState } from '../wire/hang-files';
 import type { WaitingFor } from '../rendezvous';
+import type { StubSource, WaitChain, WaitGraph, WaitStep } from '../wire/results';
+
+export type { StubSource, WaitChain, WaitGraph, WaitStep };
 
 /** What the orchestrator knows about one role at the deadline. */
 export interface RoleState {
@@ -37,34 +40,6 @@ export interface RoleState {
   /** The stub's live view of the role's streams (or why there is none); undefined: not asked. */
   live?: LiveViewAnswer;
 }
-
-export interface WaitStep {
-  /** Text of this link, e.g. 'awaits signal "go" from producer'. */
-  text: string;
-  /** The role this step leads to; absent for the chain's end. */
-  next?: string;
-}
-
-export interface WaitChain {
-  /** The roles on the path, from the start; for a deadlock, the cycle's roles in order. */
-  roles: string[];
-  deadlock: boolean;
-  text: string;
-}
-
-export interface WaitGraph {
-  chains: WaitChain[];
-  deadlock: boolean;
-  /** The lines for the top of the timeout report. */
-  lines: string[];
-  /** The ACL call each role was in, by role name. */
-  calls: Record<string, CallInProgress>;
-  /** Where the stub state of each role in an ACL call came from. */
-  sources: Record<string, StubSource>;
-}
-
-/** 'live': the stub's live view; 'trace': its trace file; 'none': neither (real CANN, no trace). */
-export type StubSource = 'live' | 'trace' | 'none';
 
 interface Task {
   pid: number;

@@ -3,14 +3,14 @@
  * RunResult into a ScenarioResult: role values unwrapped, worker-thread marks merged in.
  * Never loads koffi: safe inside Jest workers.
  */
-import type { AclMode, RoleResult, RunEvent, RunResult } from '../orchestrator';
+import type { RoleResult, RunEvent, RunResult } from '../orchestrator';
 import type { NativeRoleSpec } from '../orchestrator/native-role';
 import { msSince } from '../wire/mark-time';
 import { marksBetween, type MarkInterval } from './marks';
 import { paramsFingerprint } from './plan';
 import { roundsUnsupported } from './rounds-plan';
 import { ROLE_ENTRY_EXPORT, type PlannedRole, type RoleEntryArgs, type RoundsArgs, type RoleEnvelope, type ScenarioMark, type ScenarioPlan, type ScenarioResult, type ScenarioRoleResult } from './types';
-import { ENV, envOff } from '../env';
+import { ENV, envOff, type Mode } from '../env';
 import { harnessScript } from '../paths';
 import * as path from 'node:path';
 import { resolveProgram } from './native-exec';
@@ -32,7 +32,7 @@ export const ROLE_ENTRY_MODULE = harnessScript('scenario/role-entry');
 
 export interface RunScenarioOptions {
   specFile: string;
-  mode?: AclMode;
+  mode?: Mode;
   keepDir?: boolean;
   echo?: boolean;
   onEvent?: (e: RunEvent) => void;
@@ -97,7 +97,7 @@ function nativeSpec(role: PlannedRole<any>, specFile: string): NativeRoleSpec {
 }
 
 /** On by default except in real mode (no stub traces); CANN_HARNESS_HB_CHECK=0 turns it off. */
-export function happensBeforeWanted(mode: AclMode | undefined, env: NodeJS.ProcessEnv = process.env): boolean {
+export function happensBeforeWanted(mode: Mode | undefined, env: NodeJS.ProcessEnv = process.env): boolean {
   return mode !== 'real' && !envOff(ENV.hbCheck, env);
 }
 

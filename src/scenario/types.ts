@@ -4,7 +4,8 @@
  */
 import type { Acl, DeviceBuffer, Event, IpcEventHandle, Latch, Notify, Stream } from '../acl';
 import type { MutantName } from '../mutants';
-import type { RoleContext, RoleResult, RunResult } from '../orchestrator';
+import type { RoleContext } from '../wire/types';
+import type { RoleResult, RunResult } from '../wire/results';
 
 /** Free-form scenario parameters; re-evaluated in every process, so keep them deterministic. */
 export type Params = Record<string, unknown>;

@@ -7,9 +7,9 @@
  * in the scenario directory (hang-files.ts), which the child polls.
  */
 
-import type { AclMode, RoleEntry, RoleError } from './types';
+import type { RoleEntry, RoleError } from './types';
 import type { WaitingFor } from '../rendezvous';
-import type { ResolvedMode } from '../env';
+import type { ResolvedMode, Mode } from '../env';
 import { parseRoleError, type Parsed } from './wire-error';
 
 /** The child's file descriptor of its message pipe. */
@@ -20,7 +20,7 @@ export interface Job {
   device: number;
   index: number;
   dir: string;
-  mode: AclMode;
+  mode: Mode;
   entry: RoleEntry;
 }
 

@@ -5,11 +5,7 @@
  */
 import type { Acl } from '../acl';
 import type { Rendezvous } from '../rendezvous';
-import type { Mode } from '../env';
 import type { AclErrorInfo } from '../acl/errors';
-
-/** The mode union (src/env, the one home of CANN_HARNESS_MODE's values). */
-export type AclMode = Mode;
 
 export interface RoleEntry {
   /** Absolute path of the module that exports the role body. */

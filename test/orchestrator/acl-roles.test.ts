@@ -7,14 +7,9 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { precheck, runRoles, type RoleResult, type RoleSpec, type RunEvent, type RunResult } from '../../src/orchestrator';
 import { formatScenarioFailure } from '../../src/report/failure';
-import { repoRoot } from '../support/run-child';
 import { leakedShmOf, shmObjectsOfRun, survivors, waitUntil } from '../support/leftovers';
 import { expireWhenStuck } from '../support/stuck';
-
-const STUB = path.join(repoRoot, 'native-stub', 'build', 'lib64', 'libascendcl.so');
-const haveStub = existsSync(STUB);
-const withStub = haveStub ? describe : describe.skip;
-if (!haveStub) console.warn(`skipping ACL orchestrator tests: ${STUB} is missing (run npm run build:stub)`);
+import { describeWithStub as withStub, STUB_LIBRARY as STUB } from '../support/with-stub';
 
 const ACL_ROLES = path.join(__dirname, 'fixtures', 'acl-roles.ts');
 const role = (name: string, device: number, exp: string): RoleSpec => ({

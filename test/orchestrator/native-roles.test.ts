@@ -10,9 +10,8 @@ import type { NativeRoleSpec } from '../../src/orchestrator/native-role';
 import { formatScenarioFailure } from '../../src/report/failure';
 import { killGroups, leakedShmOf, shmObjectsOfRun, survivors, waitUntil } from '../support/leftovers';
 import { fixtureBuild, STUB_LIB_DIR, type FixtureBuild } from '../support/native-fixture';
+import { describeWithStub as withStub, haveStub } from '../support/with-stub';
 
-const haveStub = existsSync(path.join(STUB_LIB_DIR, 'libascendcl.so'));
-const withStub = haveStub ? describe : describe.skip;
 const SOURCE = path.join(__dirname, 'fixtures', 'native', 'native_role.c');
 
 let build: FixtureBuild;

@@ -5,12 +5,10 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { collectScenarios, runScenario } from '../../src/scenario';
-import { repoRoot } from '../support/run-child';
 import { survivors, waitUntil } from '../support/leftovers';
 import { threadAsleep, whenAsleep } from '../support/stuck';
+import { testWithStub as withStub, STUB_LIBRARY as STUB } from '../support/with-stub';
 
-const STUB = path.join(repoRoot, 'native-stub', 'build', 'lib64', 'libascendcl.so');
-const withStub = existsSync(STUB) ? test : test.skip;
 const SPEC = path.join(__dirname, 'fixtures', 'thread-hang-scenario.ts');
 /** Written by the spec's thread 1 right before it blocks (not imported: importing a spec registers its scenarios). */
 const BLOCKING_FILE = 'thread-1-blocking';

@@ -5,13 +5,10 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { runRoles, type RoleSpec, type RunResult } from '../../src/orchestrator';
-import { repoRoot } from '../support/run-child';
 import { traceCommand } from '../../src/cli/trace';
 import { ipcEventObject, leakedShmOf, shmObjectsOfRun, survivors, waitUntil } from '../support/leftovers';
 import { expireWhenStuck, type FinalState } from '../support/stuck';
-
-const STUB = path.join(repoRoot, 'native-stub', 'build', 'lib64', 'libascendcl.so');
-const withStub = existsSync(STUB) ? describe : describe.skip;
+import { describeWithStub as withStub, STUB_LIBRARY as STUB } from '../support/with-stub';
 
 const ROLES = path.join(__dirname, 'fixtures', 'hang-roles.ts');
 const role = (name: string, device: number, exp: string): RoleSpec => ({

@@ -2,7 +2,7 @@
  * Soak rounds (issue #22): one set of processes runs every role's body N times, each round
  * checked, and a failing round stops the run naming the round, its seed and how to replay it.
  */
-import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { collectScenarios, runScenario } from '../../src/scenario';
 import type { RoundsArgs, ScenarioResult } from '../../src/scenario/types';
@@ -13,9 +13,8 @@ import { failedRound, roundsReplay } from '../../src/jest/rounds';
 import { roundSeed } from '../../src/scenario/round-seed';
 import { repoRoot } from '../support/run-child';
 import { leakedShm, shmEntries, survivors, waitUntil } from '../support/leftovers';
+import { testWithStub as withStub, STUB_LIBRARY as STUB } from '../support/with-stub';
 
-const STUB = path.join(repoRoot, 'native-stub', 'build', 'lib64', 'libascendcl.so');
-const withStub = existsSync(STUB) ? test : test.skip;
 const FIXTURES = path.join(__dirname, 'fixtures', 'rounds-scenarios.ts');
 const PIPELINE = path.join(repoRoot, 'specs', 'reused-event-pipeline.spec.ts');
 const BUGGY = path.join(repoRoot, 'test', 'jest', 'fixtures', 'rounds', 'buggy-pipeline.spec.ts');

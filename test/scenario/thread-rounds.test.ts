@@ -11,11 +11,9 @@ import { roundsUnsupported } from '../../src/scenario/rounds-plan';
 import type { RoundsArgs, ScenarioDeclaration, ScenarioResult } from '../../src/scenario/types';
 import type { RunEvent } from '../../src/orchestrator';
 import { MAIN_THREAD, ThreadGate, ThreadGateBrokenError, threadParty } from '../../harness/scenario/thread-gate';
-import { repoRoot } from '../support/run-child';
 import { leakedShm, shmEntries, shmObjectsOfRun, survivors, waitUntil } from '../support/leftovers';
+import { testWithStub as withStub, STUB_LIBRARY as STUB } from '../support/with-stub';
 
-const STUB = path.join(repoRoot, 'native-stub', 'build', 'lib64', 'libascendcl.so');
-const withStub = existsSync(STUB) ? test : test.skip;
 const FIXTURES = path.join(__dirname, 'fixtures', 'thread-rounds-scenarios.ts');
 
 let plans: ReturnType<typeof collectScenarios> | undefined;

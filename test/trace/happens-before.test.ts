@@ -2,12 +2,12 @@
  * The happens-before check: its rules on hand-written traces, then on real stub runs, where it
  * must pass a faithful run and catch every mutant of the stub in roles that check nothing themselves.
  */
-import { existsSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { runRoles, type RoleSpec, type RunEvent } from '../../src/orchestrator';
 import { checkHappensBefore, formatHappensBefore } from '../../src/trace/happens-before';
-import { repoRoot } from '../support/run-child';
 import { killGroups, leakedShmOf, shmObjectsOfRun, survivors, waitUntil } from '../support/leftovers';
+import { describeWithStub as withStub, STUB_LIBRARY as STUB } from '../support/with-stub';
 
 const line = (o: Record<string, unknown>) =>
   JSON.stringify({ tid: 1, device: 0, stream: 1, task: null, event: 1, slot: null, gen: null, ipc: null, ...o });
@@ -119,8 +119,6 @@ describe('checkHappensBefore on hand-written traces', () => {
   });
 });
 
-const STUB = path.join(repoRoot, 'native-stub', 'build', 'lib64', 'libascendcl.so');
-const withStub = existsSync(STUB) ? describe : describe.skip;
 const ROLES = path.join(__dirname, 'fixtures', 'unchecked-roles.ts');
 
 withStub('the check on stub runs of roles that check nothing themselves', () => {

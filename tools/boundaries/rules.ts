@@ -6,7 +6,7 @@
  * a part, files import each other freely (but never in a cycle). Node's built-in modules are
  * always allowed, and so are the foundation parts (src/env, src/paths: imported by all, importing nothing).
  * Type-only imports count like any other: a type import is still a dependency.
- * docs/interfaces.md ("Layers and import rules") shows the same rules as a picture.
+ * docs/architecture.md ("Layers and import rules") shows the same rules as a picture.
  */
 
 export interface PartRule {
@@ -29,8 +29,8 @@ export const PARTS: Readonly<Record<string, PartRule>> = {
   'src/ts-hook': { role: 'the TypeScript require hook and Jest transform (plain JavaScript, loaded by path)', mayImport: [] },
   'src/acl': { role: 'the koffi binding of libascendcl', mayImport: ['src/rendezvous'] },
   'src/wire': {
-    role: 'what a device process and its parent share: messages, errors on the wire, JSON checks, hang-request files, mark clocks, the round barrier file, the role context type',
-    mayImport: ['src/acl', 'src/rendezvous'],
+    role: 'what a device process and its parent share: messages, errors on the wire, JSON checks, hang-request files, mark clocks, the round barrier file, the role context type, the results of a run',
+    mayImport: ['src/acl', 'src/rendezvous', 'src/trace'], // src/trace: the happens-before report's type, part of RunResult
   },
   'src/orchestrator': {
     role: 'one forked OS process per role',
