@@ -2,7 +2,15 @@
 // A few rules, chosen for the bugs they catch in this code base, not a style guide:
 // promise misuse (type-aware: a lost rejection in an orchestrator is a silent hang) and the
 // rules that this code's `eslint-disable` comments name (each disable says why it is needed).
+import { readFileSync } from 'node:fs';
 import tseslint from 'typescript-eslint';
+
+// Lines of TypeScript: at most 140 characters. The files that had longer lines when the rule came
+// (issue 34: 682 lines in 185 files, many of them being edited at the time) are listed in
+// tools/lint/long-lines.json; a file leaves the list when it is wrapped (test/architecture/
+// long-lines.test.ts checks that every listed file still needs to be there). A warning while the
+// branches of that time are merged (their new files may not know the rule yet); then an error.
+const LONG_LINES_BEFORE_THE_RULE = JSON.parse(readFileSync(new URL('./tools/lint/long-lines.json', import.meta.url), 'utf8'));
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'native-stub/**', 'reports/**', 'coverage/**', '**/*.js', '**/*.cjs', '**/*.mjs'] },
@@ -20,5 +28,10 @@ export default tseslint.config(
       '@typescript-eslint/no-namespace': 'error',
       'no-control-regex': 'error',
     },
+  },
+  {
+    files: ['**/*.ts'],
+    ignores: LONG_LINES_BEFORE_THE_RULE,
+    rules: { 'max-len': ['warn', { code: 140 }] },
   },
 );
