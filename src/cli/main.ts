@@ -94,6 +94,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option('--config <file>', 'config file (default: cann-harness.config.ts or .js in the current directory)')
     .option('--require-devices <n>', 'fail (instead of skip) scenarios needing up to n devices when fewer exist', deviceCount)
     .option('--keep', 'keep every scenario directory (failed ones are always kept)')
+    .option('--results-dir <dir>', 'where kept scenario directories go (default test-results/cann-harness; also CANN_HARNESS_RESULTS_DIR)')
     .option('--trace', 'keep every scenario directory with its timeline trace.json, passing ones too (also CANN_HARNESS_TRACE=1)')
     .option('--echo', "echo every role's output live")
     .option('--junit <file>', 'where to write JUnit XML (default: the config file\'s reporters.junit, else reports/junit.xml)')

@@ -12,6 +12,7 @@ import { buildStubIfNeeded } from '../acl/stub-setup';
 import type { PrecheckResult } from '../orchestrator';
 import { installSessionGuard, uninstallSessionGuard } from '../orchestrator/session-guard';
 import { removeDeadRunLeftovers } from '../orchestrator/dead-runs';
+import { ResultsDirError, emptyResultsDir, resultsDir } from '../orchestrator/results-dir';
 import { NO_RUNTIME_HINT, PROBE_ENV, REQUIRE_DEVICES_ENV, probeDevices } from '../jest/probe';
 import { JITTER_US_ENV, REPEAT_EACH_ENV, RETRIES_ENV, SHARD_ENV, type Shard } from '../jest/repeat';
 import { HTML_REPORTER, JUNIT_REPORTER, SUMMARY_REPORTER, basePreset, junitReporterOptions } from '../jest/preset';
@@ -61,6 +62,8 @@ export interface RunCommandOptions {
   testNamePattern?: string;
   /** Write the HTML report to this folder. */
   html?: string;
+  /** Where kept scenario directories go (default: CANN_HARNESS_RESULTS_DIR, the config's resultsDir, test-results/cann-harness). */
+  resultsDir?: string;
 }
 
 export function describeProbe(p: PrecheckResult): string {
@@ -155,6 +158,14 @@ export async function runCommand(patterns: string[], opts: RunCommandOptions): P
   if (!prepared) return 1;
   const { specs } = prepared;
   if (opts.requireDevices !== undefined) process.env[REQUIRE_DEVICES_ENV] = String(opts.requireDevices);
+  if (opts.resultsDir) process.env[ENV.resultsDir] = opts.resultsDir;
+  process.env[ENV.resultsDir] = resultsDir(); // absolute, for every worker
+  try {
+    emptyResultsDir(); // what the last runs kept goes now (results-dir.ts)
+  } catch (e) {
+    if (e instanceof ResultsDirError) throw new UsageError(e.message);
+    throw e;
+  }
   if (opts.keep) process.env[ENV.keep] = '1';
   if (opts.trace) process.env[ENV.trace] = '1';
   if (opts.echo) process.env[ENV.echo] = '1';

@@ -25,6 +25,8 @@ export interface HarnessConfig {
   mode?: Mode;
   /** Where scenario directories are made (absolute, or relative to the config file). */
   tmpDir?: string;
+  /** Where kept scenario directories go (relative to the config file; default test-results/cann-harness). */
+  resultsDir?: string;
   /** Keep scenario directories: 'on-failure' (default), 'always' or 'never'. */
   keep?: 'on-failure' | 'always' | 'never';
   /**
@@ -43,7 +45,7 @@ export function defineConfig(config: HarnessConfig): HarnessConfig {
 }
 
 export const CONFIG_FILES = ['cann-harness.config.ts', 'cann-harness.config.js'] as const;
-const KEYS = ['specs', 'timeoutMs', 'rounds', 'devices', 'mode', 'tmpDir', 'keep', 'trace', 'reporters'] as const;
+const KEYS = ['specs', 'timeoutMs', 'rounds', 'devices', 'mode', 'tmpDir', 'resultsDir', 'keep', 'trace', 'reporters'] as const;
 const REPORTER_KEYS = ['junit'] as const;
 const POLICY = ['on-failure', 'always', 'never'] as const;
 const CHOICES = [['mode', MODES], ['keep', POLICY], ['trace', POLICY]] as const;
@@ -89,6 +91,8 @@ export function validateConfig(value: unknown, file: string): LoadedConfig {
   if (specs) out.specs = path.resolve(dir, specs);
   const tmpDir = str('tmpDir');
   if (tmpDir) out.tmpDir = path.resolve(dir, tmpDir);
+  const resultsDir = str('resultsDir');
+  if (resultsDir) out.resultsDir = path.resolve(dir, resultsDir);
   if (c.timeoutMs !== undefined) {
     const problem = timeoutProblem(c.timeoutMs, 'timeoutMs', 'e.g. timeoutMs: 20_000');
     if (problem) problems.push(`${where}: ${problem}`);
@@ -157,6 +161,7 @@ export function configEnv(config: HarnessConfig, env: NodeJS.ProcessEnv = proces
     [ENV.mode]: config.mode,
     [ENV.requireDevices]: config.devices?.toString(),
     [ENV.tmpDir]: config.tmpDir,
+    [ENV.resultsDir]: config.resultsDir,
     [ENV.keep]: config.keep ? POLICY_ENV[config.keep] : undefined,
     [ENV.trace]: config.trace ? POLICY_ENV[config.trace] : undefined,
     [ENV.timeoutMs]: config.timeoutMs?.toString(),

@@ -9,6 +9,8 @@
  */
 import { installSessionGuard } from '../orchestrator/session-guard';
 import { removeDeadRunLeftovers } from '../orchestrator/dead-runs';
+import { emptyResultsDir, resultsDir } from '../orchestrator/results-dir';
+import { ENV } from '../env';
 import { stubTamperingNotice } from '../mutants';
 import { buildStubIfNeeded } from '../acl/stub-setup';
 import { startRunNotes } from './run-notes';
@@ -22,6 +24,11 @@ export default async function globalSetup(): Promise<void> {
   const existing = process.env[PROBE_ENV];
   // `cann-harness run` (which set the probe) did this already, before creating its own directories.
   if (!existing) removeDeadRunLeftovers((line) => process.stderr.write(`\n[cann-harness] ${line}\n`));
+  if (!existing) {
+    // Kept scenario directories go under the project; the last runs' go now (results-dir.ts).
+    process.env[ENV.resultsDir] = resultsDir();
+    emptyResultsDir();
+  }
   if (!existing) buildStubIfNeeded(requestedMode(), (line) => process.stderr.write(`\n[cann-harness] ${line}\n`));
   const probe = existing ? parseProbe(existing) : await probeDevices();
   if (!existing) process.env[PROBE_ENV] = JSON.stringify(probe);

@@ -15,6 +15,7 @@ import { createRoundBarrierFile } from '../wire/round-barrier-file';
 import type { WaitGraph } from './wait-graph';
 import { registerLive, unregisterLive, type Teardown } from './live-runs';
 import { createScenarioDir, keepRequested, readCancelledTasks, readTraces, removeScenarioDir, writePostMortem } from './scenario-dir';
+import { moveToResults } from './results-dir';
 import { summarize } from './summary';
 import { msSince } from '../wire/mark-time';
 import { checkMode, validateRunOptions } from './validate';
@@ -32,11 +33,26 @@ export function settleDeferredRun(result: RunResult, laterCheckFailed: boolean, 
   result.removalDeferred = false;
   if (laterCheckFailed && !envOff(ENV.keep)) {
     result.kept = true;
+    keepInResults(result, label);
     keepPostMortem(result, label);
     process.stderr.write(`[cann-harness] ${label}: scenario directory kept at ${result.dir}\n`);
   } else {
     removeScenarioDir(result.dir);
   }
+}
+
+/**
+ * Moves a kept directory out of the temp dir into the results folder (results-dir.ts), and points
+ * the result and its report there. A directory that cannot be moved stays, and stderr says why.
+ */
+function keepInResults(result: RunResult, label: string): void {
+  const moved = moveToResults(result.dir);
+  if (typeof moved !== 'string') {
+    process.stderr.write(`[cann-harness] ${label}: scenario directory left at ${result.dir}, not moved to the results folder: ${moved.error}\n`);
+    return;
+  }
+  result.summary = result.summary.split(result.dir).join(moved);
+  result.dir = moved;
 }
 
 /** Writes a kept directory's post-mortem; what could not be written goes into the result and to stderr. */
@@ -179,10 +195,11 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   if (deadlineNs !== undefined) result.deadlineNs = deadlineNs.toString();
   if (timeline.length) result.timeline = timeline;
   if (kept) {
+    keepInResults(result, label);
     keepPostMortem(result, label, deadlineNs);
     // A failure's report names its kept directory (result.summary, the Jest message); only a
     // passing run kept on request has nowhere else to say where it is.
-    if (ok) process.stderr.write(`[cann-harness] ${label}: scenario directory kept at ${dir}\n`);
+    if (ok) process.stderr.write(`[cann-harness] ${label}: scenario directory kept at ${result.dir}\n`);
   } else if (opts.deferRemoval && ok) {
     result.removalDeferred = true; // settleDeferredRun() keeps or removes it once verify() has run
   } else {

@@ -22,7 +22,7 @@ function problemsOf(value: unknown): string {
 
 test('an unknown key is an error with "did you mean" and the known keys', () => {
   expect(problemsOf({ timeout: 5000 })).toBe(
-    'cann-harness.config.ts: unknown key "timeout" (did you mean "timeoutMs"?); known keys: specs, timeoutMs, rounds, devices, mode, tmpDir, keep, trace, reporters',
+    'cann-harness.config.ts: unknown key "timeout" (did you mean "timeoutMs"?); known keys: specs, timeoutMs, rounds, devices, mode, tmpDir, resultsDir, keep, trace, reporters',
   );
   expect(problemsOf({ reporters: { junitt: 'x.xml' } })).toContain('reporters: unknown key "junitt" (did you mean "junit"?)');
   expect(problemsOf({ zzzzzz: 1 })).not.toContain('did you mean');

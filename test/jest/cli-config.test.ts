@@ -37,7 +37,7 @@ function config(text: string): void {
 }
 
 /** The outer run's settings, which a config file would not override (an environment variable wins). */
-const OUTER_SETTINGS = ['CANN_HARNESS_MODE', 'CANN_HARNESS_KEEP', 'CANN_HARNESS_TRACE', 'CANN_HARNESS_TMPDIR'];
+const OUTER_SETTINGS = ['CANN_HARNESS_MODE', 'CANN_HARNESS_KEEP', 'CANN_HARNESS_TRACE', 'CANN_HARNESS_TMPDIR', 'CANN_HARNESS_RESULTS_DIR'];
 
 function cli(args: string[], env: Record<string, string> = {}): ReturnType<typeof runCommand> {
   return runCommand(process.execPath, [bin, ...args], { cwd: project, env, dropEnv: OUTER_SETTINGS });
@@ -49,24 +49,27 @@ function cliHere(args: string[], env: Record<string, string> = {}): ReturnType<t
 }
 
 // One run for keep and trace: 'never' (a kept directory without trace.json); trace: 'always' needs a run of its own.
-test('specs, reporters.junit, tmpDir, keep and trace: \'never\' come from the config file; --grep selects by scenario name', async () => {
+test('specs, reporters.junit, tmpDir, resultsDir, keep and trace: \'never\' come from the config file; --grep selects by scenario name', async () => {
   mkdirSync(path.join(project, 'scratch'));
-  config("{ specs: 'e2e', reporters: { junit: 'out/results.xml' }, tmpDir: 'scratch', keep: 'always', trace: 'never', mode: 'stub' }");
+  config("{ specs: 'e2e', reporters: { junit: 'out/results.xml' }, tmpDir: 'scratch', resultsDir: 'kept', keep: 'always', trace: 'never', mode: 'stub' }");
   const r = await cli(['run', '--grep', '^quick']);
   expect(r.code).toBe(0);
   expect(r.stdout).toContain('✓ e2e/quick.spec.ts › quick ping-pong');
   expect(r.stdout).toMatch(/1 passed · 2 skipped \(3 scenarios in 1 spec file/);
   expect(readFileSync(path.join(project, 'out', 'results.xml'), 'utf8')).toContain('quick ping-pong');
-  // keep: 'always' kept the passing scenario's directory, in tmpDir; trace: 'never' wrote no trace.json there.
-  const kept = readdirSync(path.join(project, 'scratch')).filter((d) => d.startsWith('cann-harness-'));
+  // keep: 'always' kept the passing scenario's directory: made in tmpDir, moved to resultsDir; trace: 'never' wrote no trace.json there.
+  expect(readdirSync(path.join(project, 'scratch')).filter((d) => d.startsWith('cann-harness-'))).toEqual([]);
+  const kept = readdirSync(path.join(project, 'kept')).filter((d) => d.startsWith('cann-harness-'));
   expect(kept).toHaveLength(1);
-  expect(existsSync(path.join(project, 'scratch', kept[0], 'result.json'))).toBe(true);
-  expect(existsSync(path.join(project, 'scratch', kept[0], 'trace.json'))).toBe(false);
+  expect(existsSync(path.join(project, 'kept', kept[0], 'result.json'))).toBe(true);
+  expect(existsSync(path.join(project, 'kept', kept[0], 'trace.json'))).toBe(false);
+  expect(r.stderr).toContain('[cann-harness] 1 scenario directory kept in kept/');
 });
 
 test('trace: \'always\' keeps a passing run with its trace.json, reporters.junit: false writes no JUnit XML; a misspelt trace value is a usage error', async () => {
   mkdirSync(path.join(project, 'scratch'));
-  const kept = () => readdirSync(path.join(project, 'scratch')).filter((d) => d.startsWith('cann-harness-')).map((d) => path.join(project, 'scratch', d));
+  const results = path.join(project, 'test-results', 'cann-harness'); // the default results folder
+  const kept = () => readdirSync(results).filter((d) => d.startsWith('cann-harness-')).map((d) => path.join(results, d));
   config("{ specs: 'e2e', tmpDir: 'scratch', trace: 'always', mode: 'stub', reporters: { junit: false } }");
   const always = await cli(['run', '--grep', '^quick']);
   expect(always.code).toBe(0);

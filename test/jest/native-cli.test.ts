@@ -17,14 +17,15 @@ test('run --repeat-each 2 --jitter --trace: every repetition of the native scena
   try {
     const r = await runCommand(process.execPath, [bin, 'run', 'native-roles', '--repeat-each', '2', '--jitter', '--trace', '--junit', path.join(tmp, 'junit.xml')], {
       cwd: repoRoot,
-      env: { CANN_HARNESS_TMPDIR: tmp },
+      env: { CANN_HARNESS_TMPDIR: tmp, CANN_HARNESS_RESULTS_DIR: path.join(tmp, 'results') },
     });
     expect(r.stdout).toContain('4 passed');
     expect(r.stdout).toMatch(/native producer, TypeScript consumer \[repeat 2\/2, jitter seed \d+\]/);
     expect(r.code).toBe(0);
-    const kept = readdirSync(tmp).filter((n) => n.startsWith('cann-harness-'));
-    expect(kept).toHaveLength(4); // --trace keeps every run's directory, with trace.json
-    for (const d of kept) expect(readdirSync(path.join(tmp, d))).toEqual(expect.arrayContaining(['trace.json', 'logs', 'result.json']));
+    const kept = readdirSync(path.join(tmp, 'results')).filter((n) => n.startsWith('cann-harness-'));
+    expect(kept).toHaveLength(4); // --trace keeps every run's directory, with trace.json, in the results folder
+    expect(readdirSync(tmp).filter((n) => n.startsWith('cann-harness-'))).toEqual([]); // and none in the temp dir
+    for (const d of kept) expect(readdirSync(path.join(tmp, 'results', d))).toEqual(expect.arrayContaining(['trace.json', 'logs', 'result.json']));
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

@@ -296,7 +296,11 @@ test('two runs at the same time stay apart; keepDir and CANN_HARNESS_KEEP=1 keep
   expect(kept).toMatchObject({ ok: true, kept: true });
   expect(plain).toMatchObject({ ok: true, kept: false });
   expect(kept.dir).not.toBe(plain.dir);
-  expect((kept.roles[0].value as { env: { dir: string } }).env.dir).toBe(kept.dir);
+  // The kept one ran in the temp dir and was moved into the results folder (results-dir.ts).
+  const ranIn = (kept.roles[0].value as { env: { dir: string } }).env.dir;
+  expect(path.basename(kept.dir)).toBe(path.basename(ranIn));
+  expect(path.dirname(kept.dir)).toBe(process.env.CANN_HARNESS_RESULTS_DIR);
+  expect(existsSync(ranIn)).toBe(false);
   expect((plain.roles[0].value as { env: { dir: string } }).env.dir).toBe(plain.dir);
   expect(existsSync(path.join(kept.dir, 'logs', 'same.stdout.log'))).toBe(true);
   await expectNothingLeft(kept);

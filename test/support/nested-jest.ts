@@ -65,7 +65,9 @@ export function runFixtures(pattern: string, env: Record<string, string>, scratc
   const tmp = path.join(out, 'tmp');
   mkdirSync(tmp);
   const jsonFile = path.join(out, 'result.json');
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, FIXTURE_OUT: out, TMPDIR: tmp, ...env };
+  // Kept scenario directories in the run's own scratch folder too (a run's start empties its results folder).
+  const results = path.join(tmp, 'results');
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, FIXTURE_OUT: out, TMPDIR: tmp, CANN_HARNESS_RESULTS_DIR: results, ...env };
   for (const k of ['CANN_HARNESS_PROBE', 'CANN_HARNESS_REQUIRE_DEVICES', 'JEST_WORKER_ID']) if (!(k in env)) delete childEnv[k];
   return new Promise((resolve, reject) => {
     const child = spawn(

@@ -6,10 +6,15 @@
  * file's leak check (test/support/leftovers.ts) sees exactly its own objects: no file has to run
  * alone.
  *
+ * The same for kept scenario directories: a results folder of the file's own (CANN_HARNESS_RESULTS_DIR).
+ *
  * Set in the worker's real environment before Node's environment copies it into the test file's
  * `process.env`: children spawned without an explicit environment inherit it too.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import NodeEnvironment from 'jest-environment-node';
 import type { EnvironmentContext, JestEnvironmentConfig } from '@jest/environment';
 import { ENV } from '../../src/env';
@@ -20,8 +25,21 @@ export function newFileScope(): string {
 }
 
 export default class StubScopeEnvironment extends NodeEnvironment {
+  readonly #resultsDir: string;
+
   constructor(config: JestEnvironmentConfig, context: EnvironmentContext) {
     process.env[ENV.stubScope] = newFileScope();
+    // Kept scenario directories go to a results folder of the file's own (a run's start empties
+    // its results folder: one shared by files running at once would lose another file's), removed
+    // with the file.
+    const resultsDir = mkdtempSync(path.join(os.tmpdir(), 'cannh-test-results-'));
+    process.env[ENV.resultsDir] = resultsDir;
     super(config, context);
+    this.#resultsDir = resultsDir;
+  }
+
+  override async teardown(): Promise<void> {
+    await super.teardown();
+    rmSync(this.#resultsDir, { recursive: true, force: true });
   }
 }
