@@ -66,12 +66,12 @@ test('specs, reporters.junit, tmpDir, resultsDir, keep and trace: \'never\' come
   expect(r.stderr).toContain('[cann-harness] 1 scenario directory kept in kept/');
 });
 
-test('trace: \'always\' keeps a passing run with its trace.json, reporters.junit: false writes no JUnit XML; a misspelt trace value is a usage error', async () => {
+test('trace: \'always\' keeps a passing run with its trace.json (in --results-dir), reporters.junit: false writes no JUnit XML; a misspelt trace value is a usage error', async () => {
   mkdirSync(path.join(project, 'scratch'));
-  const results = path.join(project, 'test-results', 'cann-harness'); // the default results folder
+  const results = path.join(project, 'mine'); // run --results-dir, relative to where the run starts
   const kept = () => readdirSync(results).filter((d) => d.startsWith('cann-harness-')).map((d) => path.join(results, d));
   config("{ specs: 'e2e', tmpDir: 'scratch', trace: 'always', mode: 'stub', reporters: { junit: false } }");
-  const always = await cli(['run', '--grep', '^quick']);
+  const always = await cli(['run', '--grep', '^quick', '--results-dir', 'mine']);
   expect(always.code).toBe(0);
   expect(kept()).toHaveLength(1);
   expect(existsSync(path.join(kept()[0], 'trace.json'))).toBe(true);
