@@ -1,5 +1,5 @@
 /**
- * The C sources that clang-format owns: every .c and .h under native-stub/, except build output
+ * The C sources that clang-format owns: every .c, .h and .cpp under native-stub/, except build output
  * (build/, build-asan/, build-tsan/, build-analyze/) and hidden folders.
  */
 import * as fs from 'node:fs';
@@ -9,7 +9,7 @@ export const STUB_DIR = 'native-stub';
 /** The one style file for all of them (editors find it too: it is their nearest .clang-format). */
 export const STYLE_FILE = path.join(STUB_DIR, '.clang-format');
 
-const C_FILE = /\.[ch]$/;
+const C_FILE = /\.(c|h|cpp)$/;
 const SKIPPED_DIR = /^(build|\.)/;
 
 /** Repo-relative paths (forward slashes), sorted. */
