@@ -70,7 +70,7 @@ void event_destroy(struct event *ev)
 
 void event_local_complete(struct event *ev, uint64_t generation)
 {
-    /* the timestamp is the newest executed record's (event.cc:341-366
+    /* the timestamp is the newest executed record's (event.cc:345-367
      * UpdateLatestRecord keeps the latest record's only) */
     if (generation >= ev->done_gen) {
         ev->done_gen = generation;
@@ -403,7 +403,7 @@ STUB_EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
     } else {
         t->kind = TASK_RECORD;
         t->generation = ++ev->record_gen;
-        ev->reset_since_record = 0; /* event.cc:349-356: a new record clears hasReset_ */
+        ev->reset_since_record = 0; /* event.cc:350-357: a new record clears hasReset_ */
     }
     stream_submit(s, t);
 out:

@@ -248,7 +248,7 @@ static void shutdown_locked(uint64_t wait_ns, int drop_work)
     /* host threads blocked in a synchronize give up (507000) */
     __atomic_add_fetch(&rt.shutdowns, 1, __ATOMIC_SEQ_CST);
     plat_wake_local_word(&rt.shutdowns);
-    rt.default_device = -1; /* aclFinalize disables it (acl.cpp:603-609) */
+    rt.default_device = -1; /* aclFinalize disables it (acl.cpp:607-611) */
     ctx_shutdown(drop_work);
     while (rt.events)
         event_destroy(rt.events);

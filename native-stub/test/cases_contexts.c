@@ -280,7 +280,7 @@ CT_CASE(context_lifetime_across_threads_and_resets)
 /* The calling thread of a device's last reset loses its current context
  * whatever device it had set (runtime.cc:2865-2868 SetCurRef(nullptr) on the
  * calling thread): here device 1 is current and device 2 is reset. An
- * explicit context stays current (runtime.cc:2852-2855 restores CurCtx). */
+ * explicit context stays current (runtime.cc:2853-2856 restores CurCtx). */
 CT_CASE(context_last_reset_unbinds_the_resetting_thread)
 {
     acl_up(0);

@@ -219,7 +219,7 @@ static void write_config(const char *name, const char *text, char path[PATH_CAP]
  * any call that needs a context sets it (runtime.cc:5397-5430). A value that
  * is not a decimal string: 100000 (:330-339); not a string: 500000 (:320-328,
  * nlohmann's type error); out of range: 107001 (api_error.cc:6653-6672).
- * aclFinalize disables it (acl.cpp:603-609). */
+ * aclFinalize disables it (acl.cpp:607-611). */
 CT_CASE(init_config_file_is_json_and_sets_the_default_device)
 {
     char path[PATH_CAP];

@@ -92,7 +92,7 @@ static void reset_keeps_the_record(aclrtEvent e)
     EXPECT_STREAM_DRAINS(waiter);
     EXPECT_AFTER(stamp_read(&resumed), released);
 
-    /* 4: a record clears the reset (event.cc:349-356): the next wait is bound to it */
+    /* 4: a record clears the reset (event.cc:350-357): the next wait is bound to it */
     CT_OK(aclrtStreamWaitEvent(waiter, e)); /* executed, not reset: nothing to wait for */
     EXPECT_STREAM_DRAINS(waiter);
 
@@ -267,7 +267,7 @@ CT_CASE(local_event_wait_status_reports_wait_tasks_not_the_record)
 /* Event::ElapsedTime and Event::GetTimeStamp of an event with no record return
  * RT_ERROR_EVENT_RECORDER_NULL (event.cc:1247-1250, 1294-1297; event_david.cc
  * 373-377), which errcode_manage.cc:197 maps to 507000. A record still pending
- * has no timestamp yet (event.cc:349-356 clears it at the record's submit):
+ * has no timestamp yet (event.cc:350-357 clears it at the record's submit):
  * RT_ERROR_EVENT_TIMESTAMP_INVALID (event.cc:1265-1270, 1302-1305), 107006
  * (errcode_manage.cc:198). */
 CT_CASE(local_event_times_of_a_never_recorded_event_are_507000)
