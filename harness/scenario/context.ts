@@ -14,11 +14,15 @@ export interface OwnedContext<C> {
   ctx: C;
   /**
    * The end of a body that returned: releases its latches and lets each of its streams run what
-   * is queued, up to boundMs in all. Returns the streams that did not drain in time (what they
-   * still held is cancelled by aclFinalize, and the report names it from the stub's trace).
+   * is queued, up to boundMs in all. Returns the streams that did not drain in time (they are left
+   * undestroyed: what they still hold is dropped when the device process exits, and the report
+   * names it from the stub's trace).
    */
   drain?(boundMs: number): string[];
-  /** Releases latches, destroys events then streams created through ctx. Never throws. */
+  /**
+   * Releases latches, destroys events then the streams created through ctx that have run what was
+   * queued (aclrtDestroyStream waits for queued work, as on CANN). Never throws.
+   */
   cleanup(): void;
 }
 
@@ -162,8 +166,13 @@ export function createScenarioContext(
     goHome();
     data.cleanup();
     for (const e of events.reverse()) quietly(() => e.destroyed || e.destroy());
-    for (const s of streams.reverse()) quietly(() => s.destroyed || s.destroy());
+    // aclrtDestroyStream waits for the stream's queued tasks (CANN stream.cc:1475): a stream still
+    // holding work (a wait whose record never comes) would never return. Those stay undestroyed;
+    // the process's exit drops their work.
+    for (const s of streams.reverse()) quietly(() => s.destroyed || !isIdle(s) || s.destroy());
   };
+  const drained = new Set<Stream>();
+  const isIdle = (s: Stream) => drained.has(s) || aclModule().attempt(() => s.synchronize(1)).ok;
   const drain = (boundMs: number): string[] => {
     for (const l of latches) quietly(() => l.released || l.release());
     goHome(); // synchronize needs a current context (any one): the body may have destroyed its own
@@ -173,6 +182,7 @@ export function createScenarioContext(
       if (s.destroyed) continue;
       const r = aclModule().attempt(() => s.synchronize(Math.max(1, end - Date.now())));
       if (!r.ok) undrained.push(`a stream on device ${s.device} (${r.name})`);
+      else drained.add(s);
     }
     return undrained;
   };

@@ -41,11 +41,11 @@ export async function runScenarioRole(base: RoleContext, args: RoleEntryArgs): P
       );
     }
     // A deterministic end: queued work (e.g. a record behind a latch the body just released) runs
-    // before aclFinalize, rather than racing with its cancellation.
+    // before the role ends, rather than racing with the process's exit.
     // (Only streams made through ctx are drained; a body that made none never loads ACL here.)
     const undrained = owned.drain?.(Math.min(DRAIN_BOUND_MS, Math.max(0, deadline - Date.now()))) ?? [];
     if (undrained.length > 0) {
-      process.stderr.write(`[harness] ${role.name} returned, but ${undrained.join(', ')} did not drain within ${DRAIN_BOUND_MS} ms: its queued work is cancelled\n`);
+      process.stderr.write(`[harness] ${role.name} returned, but ${undrained.join(', ')} did not drain within ${DRAIN_BOUND_MS} ms: its queued work is dropped when the process exits\n`);
     }
     const unsendable = unsendablePart(value, `the value returned by role ${role.name}`);
     if (unsendable) throw new Error(`${unsendable}, which JSON cannot carry to the parent: return plain data (numbers, strings, arrays, objects)`);

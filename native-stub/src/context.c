@@ -57,15 +57,43 @@ struct context *ctx_current(void)
     return rt.devices[d].primary;
 }
 
-aclError ctx_require(const char *call, struct context **out)
+/* CANN's ContextManage::CheckContextIsValid (context_manage.cc:71-99) detaches
+ * a thread from a context that went away (DetachInvalidContextFromThread,
+ * :34-46): its explicit context, or its device slot, is cleared, so it stays
+ * without a context even once another thread sets the device again (the
+ * device slot keeps the old context until then, runtime.cc:2899-2903 and
+ * reference.hpp TrySetValAndResetRef). *was_bound: it had a binding. */
+static struct context *current_detaching(int *was_bound)
 {
     struct context *c = ctx_current();
+    *was_bound = tls_context_id != 0 || tls_primary_device >= 0;
+    if (!c) {
+        tls_context_id = 0;
+        tls_primary_device = -1;
+    }
+    return c;
+}
+
+struct context *ctx_current_checked(void)
+{
+    int was_bound;
+    return current_detaching(&was_bound);
+}
+
+aclError ctx_require(const char *call, struct context **out)
+{
+    int was_bound;
+    struct context *c = current_detaching(&was_bound);
+    /* a thread with no binding at all gets the configured default device
+     * (Runtime::CurrentContext, runtime.cc:5397-5430: ApiImpl SetDevice) */
+    if (!c && !was_bound && rt.default_device >= 0 && !(c = ctx_set_device(rt.default_device)))
+        return stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "out of memory");
     if (!c)
         return stub_fail(ACL_ERROR_RT_CONTEXT_NULL, call,
-                         tls_context_id ? "this thread's current context was destroyed: call aclrtSetDevice or "
-                                          "aclrtSetCurrentContext with a live context first"
-                                        : "no current context on this thread: call aclrtSetDevice (or "
-                                          "aclrtSetCurrentContext) on this thread first");
+                         was_bound ? "this thread's current context is gone (destroyed, or its device was reset): "
+                                     "call aclrtSetDevice or aclrtSetCurrentContext on this thread again"
+                                   : "no current context on this thread: call aclrtSetDevice (or "
+                                     "aclrtSetCurrentContext) on this thread first");
     *out = c;
     return ACL_SUCCESS;
 }
@@ -96,9 +124,19 @@ static struct context *ctx_new(int device, int is_primary)
     return c;
 }
 
-struct context *ctx_create_primary(int device)
+struct context *ctx_set_device(int device)
 {
-    return ctx_new(device, 1);
+    struct device *dev = &rt.devices[device];
+    if (!dev->primary && !(dev->primary = ctx_new(device, 1)))
+        return NULL;
+    dev->refcount++;
+    ctx_make_primary_current(device); /* api_impl.cc:3445-3470 SetDevice */
+    return dev->primary;
+}
+
+void ctx_unbind_device_slot(void)
+{
+    tls_primary_device = -1;
 }
 
 void ctx_teardown(struct context *c, int cancel)
@@ -128,12 +166,12 @@ void ctx_teardown(struct context *c, int cancel)
     free(c);
 }
 
-void ctx_shutdown(void)
+void ctx_shutdown(int cancel)
 {
     for (int d = 0; d < (int)rt.device_count; d++)
         rt.devices[d].refcount = 0;
     while (rt.contexts)
-        ctx_teardown(rt.contexts, 1);
+        ctx_teardown(rt.contexts, cancel);
 }
 
 STUB_EXPORT aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId)

@@ -32,20 +32,30 @@ struct context *ctx_find(void *handle); /* NULL if not a live context */
 
 /* The calling thread's current context, or NULL. */
 struct context *ctx_current(void);
-/* Same, failing with 107002 naming call when there is none. */
+/* Same, as CANN checks it for a call: a thread whose context is gone is
+ * detached from it (it stays without one until it sets a device or context). */
+struct context *ctx_current_checked(void);
+/* Same, failing with 107002 naming call when there is none; a thread that
+ * never had one gets aclInit's default device (config defaultDevice). */
 aclError ctx_require(const char *call, struct context **out);
 
 /* aclrtSetDevice made device's primary context current on this thread. */
 void ctx_make_primary_current(int device);
 
-/* Creates device's primary context (refcount 0 -> 1). NULL: out of memory. */
-struct context *ctx_create_primary(int device);
+/* aclrtSetDevice's work: one more reference on device's primary context
+ * (created at 0), current on this thread. NULL: out of memory. */
+struct context *ctx_set_device(int device);
+
+/* The last reset of a device clears the resetting thread's device slot,
+ * whichever device it names (runtime.cc:2865-2868 SetCurRef(nullptr)). */
+void ctx_unbind_device_slot(void);
 
 /* Destroys c's streams (cancel: dropping their queued work) and events, and
  * c itself. A thread whose current context was c has none afterwards. */
 void ctx_teardown(struct context *c, int cancel);
 
-/* aclFinalize/exit: tears down every context. */
-void ctx_shutdown(void);
+/* aclFinalize (queued work keeps running) / exit (cancel: dropped): tears
+ * down every context. */
+void ctx_shutdown(int cancel);
 
 #endif

@@ -28,13 +28,8 @@ STUB_EXPORT aclError aclrtSetDevice(int32_t deviceId)
     if (rc)
         return rc;
     rc = check_device_id(call, deviceId);
-    struct device *dev = rc ? NULL : &rt.devices[deviceId];
-    if (dev && !dev->primary && !(dev->primary = ctx_create_primary(deviceId)))
+    if (!rc && !ctx_set_device(deviceId))
         rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "out of memory");
-    else if (dev) {
-        dev->refcount++;
-        ctx_make_primary_current(deviceId); /* api_impl.cc:3445-3470 SetDevice */
-    }
     rt_leave();
     return rc;
 }
@@ -57,8 +52,10 @@ static aclError reset_device(const char *call, int32_t deviceId, int force)
                        (int)deviceId);
     else if (dev) {
         dev->refcount = force ? 0 : dev->refcount - 1;
-        if (dev->refcount == 0 && dev->primary)
+        if (dev->refcount == 0 && dev->primary) {
             ctx_teardown(dev->primary, 0);
+            ctx_unbind_device_slot(); /* runtime.cc:2865-2868, whatever device this thread had set */
+        }
     }
     rt_leave();
     return rc;
@@ -80,11 +77,19 @@ STUB_EXPORT aclError aclrtGetDevice(int32_t *deviceId)
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
-    int d = -1;
+    struct context *c = NULL;
+    /* ApiImpl::GetDevice (api_impl.cc:3473-3490): without a valid context, the
+     * configured default device, without binding the thread to it */
     if (!deviceId)
         rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "deviceId is NULL");
-    else if ((rc = rt_require_device(call, &d)) == ACL_SUCCESS)
-        *deviceId = d;
+    else if ((c = ctx_current_checked()))
+        *deviceId = c->device;
+    else if (rt.default_device >= 0)
+        *deviceId = rt.default_device;
+    else
+        rc = stub_fail(ACL_ERROR_RT_CONTEXT_NULL, call,
+                       "no current context on this thread: call aclrtSetDevice (or aclrtSetCurrentContext) on "
+                       "this thread first");
     rt_leave();
     return rc;
 }

@@ -4,7 +4,9 @@
  *
  * A local event keeps the generation of its latest record (record_gen) and
  * the highest generation that executed (done_gen): it is complete when
- * done_gen >= record_gen, and a wait captures record_gen at submit time.
+ * done_gen >= record_gen. A reset keeps both, as CANN keeps the record
+ * (core/src/event/event.cc:764-786 only sets hasReset_), and makes the next
+ * wait of a legacy event wait for the next record (event_local_wait_target).
  */
 #include "event.h"
 
@@ -68,24 +70,38 @@ void event_destroy(struct event *ev)
 
 void event_local_complete(struct event *ev, uint64_t generation)
 {
-    if (generation > ev->done_gen)
+    /* the timestamp is the newest executed record's (event.cc:345-367
+     * UpdateLatestRecord keeps the latest record's only) */
+    if (generation >= ev->done_gen) {
         ev->done_gen = generation;
-    ev->done_timestamp_ns = plat_monotonic_ns();
-    ev->ever_completed = 1;
+        ev->done_timestamp_ns = plat_monotonic_ns();
+    }
     sync_cond_broadcast(&rt.progress);
 }
 
-void event_local_reset(struct event *ev, uint64_t generation)
+/* Event::WaitSendCheck (core/src/event/event.cc:586-631) and Event::Wait
+ * (:709-729) for events that are not new-mode: a wait task is sent while the
+ * latest record is pending, after a reset, and always for ACL_EVENT_SYNC
+ * (RT_EVENT_DDSYNC_NS) or ACL_EVENT_EXTERNAL events; one that was never
+ * recorded, without those flags, is RT_ERROR_INVALID_VALUE (107000). On the
+ * device the wait then holds its stream until the event is recorded, so
+ * after a reset (or before the first record) it waits for the next record.
+ * New-mode events (:596-623): nothing to wait for without a pending record. */
+aclError event_local_wait_target(const char *call, const struct event *ev, uint64_t *generation, int *noop)
 {
-    /* Back to the fresh state as of the reset's submission: records up to
-     * `generation` count as done (their waits are released), but a record
-     * submitted after the reset (on another stream) stays pending. A reset
-     * older than a record that already executed changes nothing. */
-    if (generation < ev->done_gen)
-        return;
-    ev->done_gen = generation;
-    ev->ever_completed = 0;
-    sync_cond_broadcast(&rt.progress);
+    int flag_sends = (ev->flags & (ACL_EVENT_SYNC | ACL_EVENT_EXTERNAL)) != 0;
+    uint64_t target = ev->record_gen;
+    if (!ev->new_mode) {
+        if (ev->record_gen == 0 && !flag_sends)
+            return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
+                             "the event has never been recorded: record it (aclrtRecordEvent) before a stream waits "
+                             "on it, or create it with ACL_EVENT_SYNC to wait for its first record");
+        if (ev->record_gen == 0 || ev->reset_since_record)
+            target = ev->record_gen + 1; /* the next record */
+    }
+    *generation = target;
+    *noop = ev->done_gen >= target;
+    return ACL_SUCCESS;
 }
 
 static void list_event(struct event *ev)
@@ -387,6 +403,7 @@ STUB_EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
     } else {
         t->kind = TASK_RECORD;
         t->generation = ++ev->record_gen;
+        ev->reset_since_record = 0; /* event.cc:350-357: a new record clears hasReset_ */
     }
     stream_submit(s, t);
 out:
@@ -416,6 +433,7 @@ STUB_EXPORT aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
     t->kind = TASK_RESET;
     t->event = ev;
     t->generation = ev->record_gen;
+    ev->reset_since_record = 1; /* set at submit (event.cc:786); the record itself is kept */
     stream_submit(s, t);
 out:
     rt_leave();
@@ -551,9 +569,10 @@ STUB_EXPORT aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, acl
         if (start->record_gen == 0 || end->record_gen == 0)
             rc = stub_fail(ACL_ERROR_RT_INTERNAL_ERROR, call, "%s event was never recorded (record both events first)",
                            start->record_gen == 0 ? "the start" : "the end"); /* event.cc:1247-1250 */
-        else if (!start->ever_completed || !end->ever_completed || !local_complete(start) || !local_complete(end))
-            rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
-                           "both events must have been recorded and completed (synchronize them first)");
+        else if (!local_complete(start) || !local_complete(end)) /* event.cc:1265-1270 (S10) */
+            rc = stub_fail(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, call,
+                           "the %s event's latest record has not executed yet (synchronize it first)",
+                           !local_complete(start) ? "start" : "end");
         else
             *ms = (float)((double)((int64_t)end->done_timestamp_ns - (int64_t)start->done_timestamp_ns) / 1e6);
     }
@@ -570,8 +589,9 @@ STUB_EXPORT aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestam
         return rc;
     if (ev->record_gen == 0) /* event.cc:1294-1297 */
         rc = stub_fail(ACL_ERROR_RT_INTERNAL_ERROR, call, "the event was never recorded (record it first)");
-    else if (!ev->ever_completed)
-        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "the event has not completed a record yet");
+    else if (!local_complete(ev)) /* event.cc:1302-1305; a reset keeps the timestamp */
+        rc = stub_fail(ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID, call,
+                       "the event's latest record has not executed yet (synchronize it first)");
     else
         *timestamp = ev->done_timestamp_ns / 1000u; /* microseconds, CLOCK_MONOTONIC */
     rt_leave();
@@ -584,9 +604,16 @@ STUB_EXPORT aclError aclrtGetEventId(aclrtEvent event, uint32_t *eventId)
     aclError rc = enter_with_event_output("aclrtGetEventId", event, eventId, "eventId", EVENT_OP_GET_ID, &ev);
     if (rc)
         return rc;
-    *eventId = (uint32_t)ev->id;
+    /* a legacy event with CANN's default flags gets its device id at its first
+     * record (api_impl.cc:2061-2066, event.cc:536-545); until then
+     * RT_ERROR_EVENT_RECORDER_NULL (event.cc:505-510, errcode_manage.cc:197) */
+    if (!ev->new_mode && ev->flags == STUB_EVENT_DEFAULT_FLAGS && ev->record_gen == 0)
+        rc = stub_fail(ACL_ERROR_RT_INTERNAL_ERROR, "aclrtGetEventId",
+                       "the event has no id before its first record (aclrtCreateEvent events get one when recorded)");
+    else
+        *eventId = (uint32_t)ev->id;
     rt_leave();
-    return ACL_SUCCESS;
+    return rc;
 }
 
 STUB_EXPORT aclError aclrtSetOpWaitTimeout(uint32_t timeout)

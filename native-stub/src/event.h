@@ -22,11 +22,12 @@ struct event {
     int new_mode; /* made by aclrtCreateEventExWithFlag (or opened IPC): CANN's "new mode" */
     int destroyed;
     int refs; /* 1 for the handle + 1 per queued task or host-side wait */
-    /* local events: generations of the latest record and of completed ones */
+    /* local events: generations of the latest record and of the newest
+     * completed one; a reset keeps both (CANN keeps the record, event.cc:764-786) */
     uint64_t record_gen;
     uint64_t done_gen;
-    uint64_t done_timestamp_ns;
-    int ever_completed;
+    uint64_t done_timestamp_ns; /* when record done_gen executed */
+    int reset_since_record;     /* CANN's hasReset_: set by a reset's submit, cleared by a record's */
     int wait_tasks; /* local waits queued or running on some stream (CANN's waitTaskMap_) */
     /* IPC events */
     int is_ipc;
@@ -60,6 +61,10 @@ aclError event_check_kind(const char *call, const struct event *ev, enum event_o
 
 /* Executor side (rt.lock NOT held unless said). */
 void event_local_complete(struct event *ev, uint64_t generation); /* rt.lock held */
-void event_local_reset(struct event *ev, uint64_t generation);    /* rt.lock held */
+
+/* Which record a wait submitted now on a local event waits for (rt.lock
+ * held): *generation, or *noop when nothing is to wait for. ACL_SUCCESS, or
+ * 107000 for a legacy event that cannot be waited on yet (event.c). */
+aclError event_local_wait_target(const char *call, const struct event *ev, uint64_t *generation, int *noop);
 
 #endif

@@ -168,9 +168,13 @@ STUB_EXPORT aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolic
     else if (size > SIZE_MAX - malloc_append_size(policy))
         rc =
             stub_fail(ACL_ERROR_INVALID_PARAM, call, "size %zu overflows when aligned and padded: allocate less", size);
+    /* ApiImpl::DevMalloc checks the current context (api_impl.cc:2334-2338)
+     * before the driver looks at the size */
+    else if ((rc = rt_require_device(call, &d)))
+        ;
     else if (size > SIZE_MAX / 2)
         rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "size %zu is too large", size);
-    else if ((rc = rt_require_device(call, &d)) == ACL_SUCCESS) {
+    else {
         size_t bytes = round_up_pages(size);
         if (shm_create(SHM_MEMORY_PREFIX, memory_data_offset() + bytes, NULL, NULL, &obj) != 0)
             rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call,
@@ -274,10 +278,10 @@ static const char *kind_name(aclrtMemcpyKind kind)
 /* Checks that one operand matches the side the copy kind gives it. On
  * success *out is its device range (NULL for host memory). */
 static aclError check_operand(const char *call, const char *what, const void *p, size_t count, int want_device,
-                              aclrtMemcpyKind kind, struct mem_region **out)
+                              aclrtMemcpyKind kind, int ranges, struct mem_region **out)
 {
     struct mem_region *r = region_touching(p);
-    if (r && !region_containing(p, count))
+    if (ranges && r && !region_containing(p, count))
         return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "%s [%p, +%zu) runs past the end of its %zu-byte allocation",
                          what, p, count, r->bytes);
     if (want_device && !is_device_kind(r))
@@ -349,26 +353,31 @@ static aclError check_copy_values(const char *call, void *dst, size_t destMax, c
 /* The stub's address/kind match (stub rule, after CANN's MemcpyAsyncCheckLocation).
  * On success out[] holds the device ranges of dst and src (NULL for host
  * memory) and side[] whether dst and src are device memory. */
-static aclError check_copy_addresses(const char *call, void *dst, const void *src, size_t count, aclrtMemcpyKind kind,
-                                     int sync, struct mem_region *out[2], int side[2])
+/* Which sides of a copy are device memory: side[0] dst, side[1] src. */
+static void copy_sides(aclrtMemcpyKind kind, void *dst, const void *src, int side[2])
 {
-    int src_dev, dst_dev;
     switch (kind) {
-    case ACL_MEMCPY_HOST_TO_HOST: src_dev = 0, dst_dev = 0; break;
+    case ACL_MEMCPY_HOST_TO_HOST: side[0] = 0, side[1] = 0; break;
     case ACL_MEMCPY_HOST_TO_DEVICE:
-    case ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE: src_dev = 0, dst_dev = 1; break;
-    case ACL_MEMCPY_DEVICE_TO_HOST: src_dev = 1, dst_dev = 0; break;
-    case ACL_MEMCPY_DEVICE_TO_DEVICE: src_dev = 1, dst_dev = 1; break;
+    case ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE: side[0] = 1, side[1] = 0; break;
+    case ACL_MEMCPY_DEVICE_TO_HOST: side[0] = 0, side[1] = 1; break;
+    case ACL_MEMCPY_DEVICE_TO_DEVICE: side[0] = 1, side[1] = 1; break;
     default: /* ACL_MEMCPY_DEFAULT: the addresses decide */
-        src_dev = is_device_kind(region_touching(src));
-        dst_dev = is_device_kind(region_touching(dst));
+        side[0] = is_device_kind(region_touching(dst));
+        side[1] = is_device_kind(region_touching(src));
         break;
     }
-    side[0] = dst_dev;
-    side[1] = src_dev;
-    aclError rc = check_operand(call, "dst", dst, count, dst_dev, kind, &out[0]);
+}
+
+/* ranges 0: the sides only (the range rule comes later, for a queued copy:
+ * after its stream's context, which CANN checks and the range rule is not) */
+static aclError check_copy_addresses(const char *call, void *dst, const void *src, size_t count, aclrtMemcpyKind kind,
+                                     int sync, int ranges, struct mem_region *out[2], int side[2])
+{
+    copy_sides(kind, dst, src, side);
+    aclError rc = check_operand(call, "dst", dst, count, side[0], kind, ranges, &out[0]);
     if (!rc)
-        rc = check_operand(call, "src", src, count, src_dev, kind, &out[1]);
+        rc = check_operand(call, "src", src, count, side[1], kind, ranges, &out[1]);
     for (int i = 0; i < 2 && !rc; i++)
         rc = check_cross_device_import(call, i == 0 ? "dst" : "src", out[i], kind, sync);
     return rc;
@@ -390,7 +399,7 @@ static aclError check_copy(const char *call, void *dst, size_t destMax, const vo
     int current_device;
     if ((rc = rt_require_device(call, &current_device)))
         return rc;
-    return check_copy_addresses(call, dst, src, count, kind, sync, out, side);
+    return check_copy_addresses(call, dst, src, count, kind, sync, 1, out, side);
 }
 
 static void ref_regions(struct mem_region *r[2])
@@ -427,15 +436,20 @@ out:
     return rc;
 }
 
-/* Queues t (a copy of *proto) on stream for call; rt.lock held. */
-static aclError submit_memory_task(const char *call, aclrtStream stream, const struct task *proto)
+/* The stream of a queued copy or memset, as ApiImpl::MemcpyAsync and
+ * MemsetAsync check it (api_impl.cc:2867-2883, 3215-3228): 107002, then 107003
+ * for a stream of another context. rt.lock held. */
+static aclError resolve_task_stream(const char *call, aclrtStream stream, struct stream **s)
 {
-    struct stream *s = NULL;
-    aclError rc = stream_resolve(call, stream, &s);
+    aclError rc = stream_resolve(call, stream, s);
     if (!rc)
-        rc = stream_check_context(call, s);
-    if (rc)
-        return rc;
+        rc = stream_check_context(call, *s);
+    return rc;
+}
+
+/* Queues t (a copy of *proto) on s; rt.lock held. */
+static aclError submit_memory_task(const char *call, struct stream *s, const struct task *proto)
+{
     struct task *t = malloc(sizeof *t);
     if (!t)
         return stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "out of memory");
@@ -502,23 +516,28 @@ STUB_EXPORT aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src
     if (rc)
         return rc;
     struct task t = {.kind = TASK_MEMCPY, .dst = dst, .src = src, .count = count};
+    struct stream *s = NULL;
     int d, noop = 0, side[2];
     /* the acl layer; the stream handle (src/runtime/api/api_c.cc:1103-1114, before
      * every rt check); api_error.cc MemcpyAsync: values, the current context,
-     * the locations, HOST_TO_HOST (:2245-2248), then the pageable conversion */
+     * HOST_TO_HOST (:2245-2248), then the pageable conversion; a queued copy's
+     * stream context (api_impl.cc:2867-2883) comes before the stub's address
+     * and range rule, which CANN does not have */
     if ((rc = check_copy_args(call, dst, src, count, kind, &noop)) || noop ||
         (rc = stream_check_handle(call, stream)) ||
         (rc = check_copy_values(call, dst, destMax, src, count, 0, &noop)) || (rc = rt_require_device(call, &d)) ||
-        (rc = check_copy_addresses(call, dst, src, count, kind, 0, t.regions, side)))
+        (rc = check_copy_addresses(call, dst, src, count, kind, 0, 0, t.regions, side)))
         goto out;
     if (!side[0] && !side[1])
         rc = stub_fail(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, call,
                        "host-to-host asynchronous copies are not supported (CANN refuses them on EP servers): use "
                        "memcpy, or aclrtMemcpy");
-    else if (!pageable_async && involves_pageable(kind, dst, src, side))
-        rc = pageable_copy(call, stream, &t);
-    else
-        rc = submit_memory_task(call, stream, &t);
+    else if (!pageable_async && involves_pageable(kind, dst, src, side)) {
+        if (!(rc = check_copy_addresses(call, dst, src, count, kind, 0, 1, t.regions, side)))
+            rc = pageable_copy(call, stream, &t);
+    } else if (!(rc = resolve_task_stream(call, stream, &s)) &&
+               !(rc = check_copy_addresses(call, dst, src, count, kind, 0, 1, t.regions, side)))
+        rc = submit_memory_task(call, s, &t);
 out:
     rt_leave();
     return rc;
@@ -543,6 +562,7 @@ STUB_EXPORT aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t val
     if (rc)
         return rc;
     struct task t = {.kind = TASK_MEMSET, .dst = devPtr, .count = count, .value = value};
+    struct stream *s = NULL;
     /* count 0 and NULL in the acl layer; the stream handle before the rt
      * layer's count check (src/runtime/api/api_c.cc:989-1003) */
     if (count == 0)
@@ -553,8 +573,11 @@ STUB_EXPORT aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t val
         ;
     else if (count > maxCount)
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "count %zu is larger than maxCount %zu", count, maxCount);
-    else if (!(rc = check_memset_range(call, devPtr, count, &t.regions[0])))
-        rc = submit_memory_task(call, stream, &t);
+    /* ApiImpl::MemsetAsync: 107002, 107003 (api_impl.cc:3215-3228); the range
+     * rule is the stub's (the decorator has none, api_error.cc:3128-3140) */
+    else if (!(rc = resolve_task_stream(call, stream, &s)) &&
+             !(rc = check_memset_range(call, devPtr, count, &t.regions[0])))
+        rc = submit_memory_task(call, s, &t);
     rt_leave();
     return rc;
 }

@@ -264,14 +264,19 @@ STUB_EXPORT aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size
     aclError rc = enter_with_notify(call, notify, &n);
     if (rc)
         return rc;
-    if (len == 0)
-        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "len is 0: pass a key buffer of %d bytes", IPC_KEY_LEN);
+    /* the acl layer passes len on as uint32_t (src/acl/aclrt_impl/notify.cpp:100);
+     * the runtime refuses 0 (api_error.cc:4464-4470 IpcSetNotifyName) */
+    if ((uint32_t)len == 0)
+        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
+                       "len %zu is 0 as the uint32_t the runtime takes: pass a key "
+                       "buffer of %d bytes",
+                       len, IPC_KEY_LEN);
     else if (flags != ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT && flags != ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION)
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
                        "flags 0x%llx are invalid: use ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT (0, pid whitelist on) or "
                        "ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION (0x2)",
                        (unsigned long long)flags);
-    else if (len < IPC_KEY_LEN)
+    else if ((uint32_t)len < IPC_KEY_LEN)
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "len %zu is too small: the key buffer must hold %d bytes", len,
                        IPC_KEY_LEN);
     else if (!n->is_creator)
@@ -324,7 +329,7 @@ STUB_EXPORT aclError aclrtNotifyImportByKey(aclrtNotify *notify, const char *key
     struct notify *n = NULL;
     if (!notify || !key)
         rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "%s is NULL", !notify ? "notify" : "key");
-    else if (flags > 0x3)
+    else if ((flags & 0xFFFFFFFFu) > 0x3) /* cut to 32 bits (api_c_event.cc:205-208 rtsNotifyImportByKey) */
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
                        "flags 0x%llx are invalid: use ACL_RT_NOTIFY_IMPORT_FLAG_DEFAULT (0) or "
                        "ACL_RT_NOTIFY_IMPORT_FLAG_ENABLE_PEER_ACCESS (0x2)",

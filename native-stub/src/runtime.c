@@ -4,6 +4,7 @@
  */
 #include "runtime.h"
 
+#include "config.h"
 #include "context.h"
 #include "event.h"
 #include "fault.h"
@@ -29,10 +30,11 @@
 struct runtime rt = {
     .lock = SYNC_MUTEX_INITIALIZER,
     .progress = PTHREAD_COND_INITIALIZER,
+    .default_device = -1,
 };
 
 /* An executor stuck in a user host function cannot be interrupted: after
- * this long, aclFinalize stops waiting for it (exit waits less). */
+ * this long, aclInit (after aclFinalize) stops waiting for it (exit waits less). */
 #define FINALIZE_EXECUTOR_WAIT_NS (2000ull * 1000000ull)
 #define EXIT_EXECUTOR_WAIT_NS (200ull * 1000000ull)
 
@@ -185,25 +187,34 @@ __attribute__((format(printf, 1, 2))) static aclError config_fail(const char *fm
     return rc;
 }
 
-/* Stops every stream and destroys every event; waits for executors up to
- * wait_ns, then leaves every shared object (unlinking where last). Called
- * with rt.lock held. */
-static void shutdown_locked(uint64_t wait_ns)
+/* Leaves every shared object and frees device memory and notifies: once no
+ * executor can touch them any more. rt.lock held. */
+static void release_process_state_locked(void)
 {
-    /* first, so that calls from other threads fail with 100001 while we
-     * wait for the executors below (the wait releases rt.lock) */
-    __atomic_store_n(&rt.initialized, 0, __ATOMIC_RELAXED);
+    rt.cleanup_pending = 0;
+    notify_shutdown();
+    memory_shutdown();
+    shm_detach_all();
+}
+
+void rt_executor_exited_locked(void)
+{
+    rt.live_executors--;
+    if (rt.live_executors == 0 && rt.cleanup_pending && !rt.initialized && !rt.shutting_down)
+        release_process_state_locked(); /* the last of a finalized runtime's queued work ran */
+}
+
+/* Cancels every stream still running (queued tasks dropped, blocked waits
+ * abandoned), waits for the executors up to wait_ns, then releases the
+ * process state. Exit, and aclInit after an aclFinalize whose queued work
+ * still runs. rt.lock held (released while waiting). */
+static void drop_queued_work_locked(uint64_t wait_ns)
+{
     rt.shutting_down = 1;
-    /* host threads blocked in an IPC synchronize give up (507000) */
-    __atomic_add_fetch(&rt.shutdowns, 1, __ATOMIC_SEQ_CST);
-    plat_wake_local_word(&rt.shutdowns);
-    ctx_shutdown();
     /* every stream, including destroyed ones still draining (e.g. blocked
      * on an IPC wait whose recorder died) */
     for (struct stream *s = rt.all_streams; s; s = s->all_next)
         stream_cancel(s);
-    while (rt.events)
-        event_destroy(rt.events);
     uint64_t deadline = plat_monotonic_ns() + wait_ns;
     while (rt.live_executors > 0) {
         if (rt_wait_progress(deadline)) {
@@ -211,11 +222,48 @@ static void shutdown_locked(uint64_t wait_ns)
             break;
         }
     }
-    notify_shutdown();
-    memory_shutdown();
-    shm_detach_all();
+    release_process_state_locked();
     rt.shutting_down = 0;
     sync_cond_broadcast(&rt.progress);
+}
+
+/* An executor whose destroyed stream has nothing queued or running: it is ending. */
+static int idle_executor_left(void)
+{
+    for (struct stream *s = rt.all_streams; s; s = s->all_next)
+        if (!s->head && !s->running)
+            return 1;
+    return 0;
+}
+
+/* aclFinalize (drop_work 0) and exit (1). Destroys every context, stream and
+ * event. aclFinalize tears down no stream in CANN (acl.cpp:547-627 resets no
+ * device): queued work keeps running, and the process state is released when
+ * it has run (rt_executor_exited_locked), at exit, or at the next aclInit. At
+ * exit queued work is dropped (drop_queued_work_locked). rt.lock held. */
+static void shutdown_locked(uint64_t wait_ns, int drop_work)
+{
+    /* first, so that calls from other threads fail with 100001 */
+    __atomic_store_n(&rt.initialized, 0, __ATOMIC_RELAXED);
+    /* host threads blocked in a synchronize give up (507000) */
+    __atomic_add_fetch(&rt.shutdowns, 1, __ATOMIC_SEQ_CST);
+    plat_wake_local_word(&rt.shutdowns);
+    rt.default_device = -1; /* aclFinalize disables it (acl.cpp:607-611) */
+    ctx_shutdown(drop_work);
+    while (rt.events)
+        event_destroy(rt.events);
+    rt.cleanup_pending = 1;
+    sync_cond_broadcast(&rt.progress);
+    if (drop_work) {
+        drop_queued_work_locked(wait_ns);
+        return;
+    }
+    /* the executors with nothing left to run end now: a program that
+     * drained its streams before aclFinalize has no runtime thread after it */
+    while (idle_executor_left())
+        rt_wait_progress(0);
+    if (rt.live_executors == 0)
+        release_process_state_locked();
 }
 
 STUB_EXPORT aclError aclInit(const char *configPath)
@@ -241,7 +289,7 @@ STUB_EXPORT aclError aclInit(const char *configPath)
 /* As CANN's GetStrFromConfigPath (src/acl/aclrt_impl/acl_rt_impl_base.cpp:154-166):
  * an empty path is no file; a path that does not resolve, or a file that
  * cannot be opened for reading, is ACL_ERROR_INVALID_FILE (100003). CANN then
- * parses the contents as JSON; the stub ignores them (docs/acl-contract.md S12). */
+ * parses the contents as JSON (config.c). */
 static aclError check_config_path(const char *call, const char *configPath)
 {
     if (!configPath || !*configPath)
@@ -275,10 +323,13 @@ static aclError init_locked(const char *call, const char *configPath, uint32_t *
         sync_cond_wait(&rt.progress, &rt.lock);
     if (rt.initialized)
         return stub_fail(ACL_ERROR_REPEAT_INITIALIZE, call, "aclInit was already called in this process");
+    if (rt.cleanup_pending) /* the previous runtime's queued work still runs: it ends here */
+        drop_queued_work_locked(FINALIZE_EXECUTOR_WAIT_NS);
     uint32_t count;
     if (parse_device_count(&count, &bad) != 0)
         return config_fail("ACL_STUB_DEVICE_COUNT=%s is invalid: use an integer from 1 to %d", bad, STUB_MAX_DEVICES);
-    if ((rc = check_config_path(call, configPath)))
+    int default_device;
+    if ((rc = check_config_path(call, configPath)) || (rc = config_read(call, configPath, count, &default_device)))
         return rc;
     char err[400];
     if (fault_configure(err, sizeof err) != 0 || mutant_configure(err, sizeof err) != 0 ||
@@ -295,6 +346,7 @@ static aclError init_locked(const char *call, const char *configPath, uint32_t *
         rt.devices[d].refcount = 0;
         rt.devices[d].primary = NULL;
     }
+    rt.default_device = default_device;
     rt.init_pid = (int)getpid();
     __atomic_store_n(&rt.initialized, 1, __ATOMIC_RELAXED);
     rt.ever_initialized = 1;
@@ -319,7 +371,7 @@ STUB_EXPORT aclError aclFinalize(void)
     } else if ((rc = fault_check(call))) {
         rc = stub_fail(rc, call, "injected fault (ACL_STUB_FAULT)");
     } else {
-        shutdown_locked(FINALIZE_EXECUTOR_WAIT_NS);
+        shutdown_locked(0, 0);
     }
     sync_unlock(&rt.lock);
     return rc;
@@ -337,6 +389,8 @@ static void exit_cleanup(void)
         return;
     }
     if (rt.initialized)
-        shutdown_locked(EXIT_EXECUTOR_WAIT_NS);
+        shutdown_locked(EXIT_EXECUTOR_WAIT_NS, 1);
+    else if (rt.cleanup_pending && !rt.shutting_down)
+        drop_queued_work_locked(EXIT_EXECUTOR_WAIT_NS); /* queued work of a finalized runtime */
     sync_unlock(&rt.lock);
 }

@@ -34,7 +34,8 @@ struct runtime {
     pthread_cond_t progress; /* timed waits on CLOCK_MONOTONIC from the first aclInit on */
     int progress_is_monotonic;
     int initialized;
-    int shutting_down; /* aclFinalize/exit in progress (rt.lock released while waiting) */
+    int shutting_down; /* exit or aclInit dropping queued work (rt.lock released while waiting) */
+    int cleanup_pending; /* finalized; shared objects released once no executor runs */
     uint32_t shutdowns; /* futex word: bumped (and woken) by each aclFinalize/exit */
     int ever_initialized;
     int init_pid;
@@ -49,6 +50,7 @@ struct runtime {
     uint64_t next_event_id;
     int live_executors;
     uint32_t op_wait_timeout_s;
+    int default_device; /* aclInit's config defaultDevice, -1 none (acl.cpp:334-350) */
 };
 
 extern struct runtime rt;
@@ -80,6 +82,10 @@ void *rt_event_handle(const struct event *e);
 /* Handle lookups among live objects (rt.lock held); NULL if not live. */
 struct stream *rt_find_stream(void *handle);
 struct event *rt_find_event(void *handle);
+
+/* An executor thread ends (rt.lock held): the last one after aclFinalize
+ * releases the process's shared objects. */
+void rt_executor_exited_locked(void);
 
 /* Waits on rt.progress until deadline_ns (0: forever). Returns 1 on timeout. */
 int rt_wait_progress(uint64_t deadline_ns);

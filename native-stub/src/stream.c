@@ -129,10 +129,9 @@ static const char *run_task(struct stream *s, struct task *t, uint64_t *effect_n
         sync_unlock(&rt.lock);
         break;
     case TASK_RESET:
-        sync_lock(&rt.lock);
+        /* the record is kept (core/src/task/task_info/event/event_task.cc:290-301): the reset
+         * took effect for later waits when it was submitted (event_local_wait_target) */
         *effect_ns = plat_monotonic_ns();
-        event_local_reset(t->event, t->generation);
-        sync_unlock(&rt.lock);
         break;
     case TASK_WAIT: {
         sync_lock(&rt.lock);
@@ -235,7 +234,7 @@ static void *executor_main(void *arg)
             break;
         }
     }
-    rt.live_executors--;
+    rt_executor_exited_locked();
     sync_cond_broadcast(&rt.progress);
     sync_unlock(&rt.lock);
     sync_cond_destroy(&s->wake);
@@ -418,6 +417,28 @@ STUB_EXPORT aclError aclrtCreateStream(aclrtStream *stream)
     return rc;
 }
 
+/* CANN's Stream::TearDown waits while tasks are pending (core/src/stream/stream.cc:1475;
+ * docs/zh/api_ref/06_stream_management.md:248): the destroy returns once every
+ * task submitted to s has run. s is destroyed already (its handle is invalid,
+ * its executor drains it); rt.lock held, released while waiting. A host
+ * function of s that destroys s does not wait for itself; aclFinalize or exit
+ * (which cancel s) end the wait. */
+static void wait_queued_tasks(struct stream *s)
+{
+    uint64_t target = s->submitted;
+    if (stream_is_running_this_thread(s))
+        return;
+    s->waiters++; /* keeps s allocated while rt.lock is released */
+    while (s->completed < target && !s->cancelled && rt.initialized) {
+        if (target < s->drain_wake_at)
+            s->drain_wake_at = target;
+        rt_wait_progress(0);
+    }
+    assert(s->waiters > 0);
+    s->waiters--;
+    sync_cond_broadcast(&rt.progress); /* the executor waits for the waiters to leave */
+}
+
 STUB_EXPORT aclError aclrtDestroyStream(aclrtStream stream)
 {
     static const char *call = "aclrtDestroyStream";
@@ -431,8 +452,10 @@ STUB_EXPORT aclError aclrtDestroyStream(aclrtStream stream)
         if (!s)
             rc = stub_fail(ACL_ERROR_RT_INVALID_HANDLE, call,
                            "stream %p is not a live stream (destroyed, or never created)", stream);
-        else if ((rc = stream_check_context(call, s)) == ACL_SUCCESS) /* api_impl.cc:1579-1585 */
+        else if ((rc = stream_check_context(call, s)) == ACL_SUCCESS) { /* api_impl.cc:1579-1585 */
             stream_destroy(s);
+            wait_queued_tasks(s);
+        }
     }
     rt_leave();
     return rc;
@@ -451,7 +474,7 @@ static aclError wait_drained(const char *call, struct stream *s, int32_t timeout
     *task = s->task_seq;
     *pending = s->completed < target;
     s->waiters++;
-    while (!mutant_is(MUTANT_SYNC_NOOP) && s->completed < target && !s->cancelled && !timed_out) {
+    while (!mutant_is(MUTANT_SYNC_NOOP) && s->completed < target && !s->cancelled && !timed_out && rt.initialized) {
         if (target < s->drain_wake_at)
             s->drain_wake_at = target; /* again after every wake-up: the executor resets it */
         timed_out = rt_wait_progress(deadline) && s->completed < target;
@@ -461,11 +484,12 @@ static aclError wait_drained(const char *call, struct stream *s, int32_t timeout
     if (timed_out)
         rc = stub_fail(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, call, "stream still has %llu unfinished task(s) after %d ms",
                        (unsigned long long)(target - s->completed), (int)timeout_ms);
-    else if (s->cancelled && s->completed < target)
+    else if ((s->cancelled || !rt.initialized) && s->completed < target)
         rc = stub_fail(ACL_ERROR_RT_INTERNAL_ERROR, call, "%s",
                        for_copy
                            ? "the stream was cancelled (aclFinalize or aclrtDestroyStreamForce) before the copy's turn"
-                           : "the stream was cancelled by aclFinalize");
+                       : s->cancelled ? "the stream was cancelled (aclrtDestroyStreamForce or exit)"
+                                      : "aclFinalize ran while waiting");
     else if (s->sticky_error) {
         rc = stub_fail(s->sticky_error, call, "%s",
                        for_copy ? "a stream wait timed out before the copy's turn"
@@ -571,10 +595,8 @@ static aclError stream_wait_event(const char *call, aclrtStream stream, aclrtEve
         ipc_wait_capture(ev, &slot, &probe.ipc_gen);
         noop = slot < 0;
         probe.slot = noop ? 0 : (uint32_t)slot;
-    } else {
-        noop = ev->record_gen == ev->done_gen;
-        probe.generation = ev->record_gen;
-    }
+    } else if ((rc = event_local_wait_target(call, ev, &probe.generation, &noop)))
+        goto out;
     if (noop) {
         /* nothing pending: the wait is a no-op (traced, not queued) */
         probe.slot = ev->is_ipc ? __atomic_load_n(&ev->ipc->current, __ATOMIC_RELAXED) : 0;
@@ -607,8 +629,11 @@ STUB_EXPORT aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEv
 {
     static const char *call = "aclrtStreamWaitEventWithTimeout";
     if (timeout < 0)
-        return rt_reject(ACL_ERROR_RT_PARAM_INVALID, call, "timeout %d is negative: use 0 or more ms", (int)timeout);
-    return stream_wait_event(call, stream, event, ACL_ERROR_RT_PARAM_INVALID, timeout);
+        return rt_reject(ACL_ERROR_RT_PARAM_INVALID, call, "timeout %d is negative: use 0 (never) or more seconds",
+                         (int)timeout);
+    /* seconds (docs/zh/api_ref/07_event_management.md:1032; api_c_stream.cc:389-414
+     * passes it on, ApiImpl::StreamWaitEvent logs it as "timeout=%us", api_impl.cc:1593) */
+    return stream_wait_event(call, stream, event, ACL_ERROR_RT_PARAM_INVALID, (int64_t)timeout * 1000);
 }
 
 STUB_EXPORT aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args)

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <pthread.h>
+
 #include "support.h"
 
 #define PAGE 4096u
@@ -263,16 +265,99 @@ CT_CASE(context_lifetime_across_threads_and_resets)
     CT_OK(aclrtDestroyStream(s));
     CT_OK(aclrtDestroyContext(c));
 
-    /* aclrtSetDevice binds the thread to the device's primary slot (CurRef,
-     * runtime.cc:5387-5390): after the last reset it has no context, and once
-     * any thread sets the device again it has the new primary context */
+    /* the last reset clears the resetting thread's device slot
+     * (runtime.cc:2865-2868 SetCurRef(nullptr)): it stays without a context
+     * when another thread sets the device again */
     CT_OK(aclrtSetDevice(2));
     CT_OK(aclrtResetDevice(2));
     CT_CODE(ACL_ERROR_RT_CONTEXT_NULL, aclrtGetDevice(&dev));
     run_in_thread(set_device_2_on_thread, NULL);
-    CT_OK(aclrtGetDevice(&dev));
-    CT_EQ(2, dev);
+    CT_CODE(ACL_ERROR_RT_CONTEXT_NULL, aclrtGetDevice(&dev));
     run_in_thread(expect_no_device, NULL); /* a thread that never set one has none */
+    acl_down();
+}
+
+/* The calling thread of a device's last reset loses its current context
+ * whatever device it had set (runtime.cc:2865-2868 SetCurRef(nullptr) on the
+ * calling thread): here device 1 is current and device 2 is reset. An
+ * explicit context stays current (runtime.cc:2853-2856 restores CurCtx). */
+CT_CASE(context_last_reset_unbinds_the_resetting_thread)
+{
+    acl_up(0);
+    run_in_thread(set_device_2_on_thread, NULL); /* device 2's one reference, taken elsewhere */
+    CT_OK(aclrtSetDevice(1));
+    CT_OK(aclrtResetDevice(2));
+    int32_t dev = -1;
+    CT_CODE(ACL_ERROR_RT_CONTEXT_NULL, aclrtGetDevice(&dev));
+    aclrtStream s = NULL;
+    CT_CODE(ACL_ERROR_RT_CONTEXT_NULL, aclrtCreateStream(&s));
+    CT_OK(aclrtSetDevice(1)); /* binds again (device 1 kept its references) */
+    CT_OK(aclrtGetDevice(&dev));
+    CT_EQ(1, dev);
+
+    aclrtContext c = NULL;
+    CT_OK(aclrtCreateContext(&c, 3));
+    run_in_thread(set_device_2_on_thread, NULL);
+    CT_OK(aclrtResetDevice(2));
+    CT_OK(aclrtGetDevice(&dev));
+    CT_EQ(3, dev);
+    CT_OK(aclrtDestroyContext(c));
+    CT_OK(aclrtResetDevice(1));
+    CT_OK(aclrtResetDevice(1));
+    acl_down();
+}
+
+struct rebind_probe {
+    int step; /* atomic: 1 reset done, 2 the probe called, 3 device set again, 4 done */
+    int after_reset, after_set_again;
+    int32_t dev;
+};
+
+static void await_step(struct rebind_probe *p, int step)
+{
+    uint64_t limit = now_ns() + (uint64_t)PEER_TIMEOUT_MS * 1000000ull;
+    while (__atomic_load_n(&p->step, __ATOMIC_SEQ_CST) < step && now_ns() < limit)
+        sleep_ms(1);
+    CT_TRUE(__atomic_load_n(&p->step, __ATOMIC_SEQ_CST) >= step);
+}
+
+static void *rebind_probe_main(void *arg)
+{
+    struct rebind_probe *p = arg;
+    CT_OK(aclrtSetDevice(2));
+    __atomic_store_n(&p->step, 1, __ATOMIC_SEQ_CST); /* main: reset device 2 now */
+    await_step(p, 2);
+    p->after_reset = aclrtGetDevice(&p->dev);
+    __atomic_store_n(&p->step, 3, __ATOMIC_SEQ_CST); /* main: set device 2 again */
+    await_step(p, 4);
+    p->after_set_again = aclrtGetDevice(&p->dev);
+    __atomic_store_n(&p->step, 5, __ATOMIC_SEQ_CST);
+    return NULL;
+}
+
+/* A thread whose device was reset under it, and that made a call meanwhile
+ * (107002), was detached from the dead context by that call
+ * (context_manage.cc:34-46 DetachInvalidContextFromThread, from
+ * CheckContextIsValid, :71-99): when another thread sets the device again it
+ * stays unbound. */
+CT_CASE(context_thread_that_saw_107002_stays_unbound_after_another_sets_the_device)
+{
+    acl_up(0);
+    struct rebind_probe p = {0};
+    pthread_t t;
+    CT_TRUE(pthread_create(&t, NULL, rebind_probe_main, &p) == 0);
+    await_step(&p, 1);
+    CT_OK(aclrtResetDevice(2));                          /* the probe's reference */
+    __atomic_store_n(&p.step, 2, __ATOMIC_SEQ_CST);      /* probe: call now */
+    await_step(&p, 3);
+    CT_OK(aclrtSetDevice(2));
+    CT_OK(aclrtSetDevice(0)); /* this thread back on device 0 */
+    __atomic_store_n(&p.step, 4, __ATOMIC_SEQ_CST);      /* probe: call again */
+    await_step(&p, 5);
+    pthread_join(t, NULL);
+    CT_CODE(ACL_ERROR_RT_CONTEXT_NULL, p.after_reset);
+    CT_CODE(ACL_ERROR_RT_CONTEXT_NULL, p.after_set_again);
+    CT_OK(aclrtResetDevice(2));
     acl_down();
 }
 

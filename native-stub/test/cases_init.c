@@ -165,7 +165,7 @@ CT_CASE(memory_notify_calls_before_aclInit_and_after_aclFinalize_return_100001)
 /* GetStrFromConfigPath (src/acl/aclrt_impl/acl_rt_impl_base.cpp:154-166): a path
  * that mmRealPath cannot resolve, or a file that cannot be opened, is
  * ACL_ERROR_INVALID_FILE (100003); aclInit checks it after the repeat check
- * (acl.cpp:382-399). The contents are the stub's to ignore (contract S12). */
+ * (acl.cpp:382-399). The contents: init_config_file_is_json_and_sets_the_default_device. */
 CT_CASE(init_config_path_missing_or_unreadable_is_100003)
 {
     char missing[PATH_CAP], under_file[PATH_CAP], unreadable[PATH_CAP], config[PATH_CAP];
@@ -183,5 +183,78 @@ CT_CASE(init_config_path_missing_or_unreadable_is_100003)
     CT_CODE(ACL_ERROR_UNINITIALIZE, aclrtSetDevice(0));
     CT_OK(aclInit(config));
     CT_CODE(ACL_ERROR_REPEAT_INITIALIZE, aclInit(missing));
+    CT_OK(aclFinalize());
+}
+
+static void expect_device(void *arg)
+{
+    int32_t dev = -1;
+    CT_OK(aclrtGetDevice(&dev));
+    CT_EQ(*(int32_t *)arg, dev);
+}
+
+static void expect_stream_on_default_device(void *arg)
+{
+    (void)arg;
+    aclrtStream s = NULL;
+    CT_OK(aclrtCreateStream(&s)); /* implicitly on the default device */
+    CT_OK(aclrtDestroyStream(s));
+    aclrtContext c = NULL;
+    CT_OK(aclrtGetCurrentContext(&c));
+}
+
+static void write_config(const char *name, const char *text, char path[PATH_CAP])
+{
+    publish_bytes(case_dir(), name, text, strlen(text));
+    path_join(path, case_dir(), name);
+}
+
+/* aclInit parses its config file as JSON (src/acl/common/json_parser.cpp):
+ * text that is not JSON is ACL_ERROR_PARSE_FILE 100006 (:160-176, :229-243,
+ * first read by HandleErrorManagerConfig, acl.cpp:418-423); a path that is not
+ * a regular file is 100003 (:67-113). {"defaultDevice":{"default_device":"N"}}
+ * (documented in docs/zh/api_ref/02_initialization_and_deinitialization.md:422-436)
+ * sets the default device (acl.cpp:334-350, json_parser.cpp:298-340): a thread
+ * with no context answers aclrtGetDevice with it (api_impl.cc:3473-3490), and
+ * any call that needs a context sets it (runtime.cc:5397-5430). A value that
+ * is not a decimal string: 100000 (:330-339); not a string: 500000 (:320-328,
+ * nlohmann's type error); out of range: 107001 (api_error.cc:6653-6672).
+ * aclFinalize disables it (acl.cpp:607-611). */
+CT_CASE(init_config_file_is_json_and_sets_the_default_device)
+{
+    char path[PATH_CAP];
+    write_config("bad.json", "{\"defaultDevice\": ", path);
+    CT_CODE(ACL_ERROR_PARSE_FILE, aclInit(path));
+    write_config("trailing.json", "{} x", path);
+    CT_CODE(ACL_ERROR_PARSE_FILE, aclInit(path));
+    write_config("deep.json", "{\"a\":[[[[[[[[[[[1]]]]]]]]]]]}", path);
+    CT_CODE(ACL_ERROR_PARSE_FILE, aclInit(path));
+    write_config("word.json", "{\"defaultDevice\":{\"default_device\":\"zero\"}}", path);
+    CT_CODE(ACL_ERROR_INVALID_PARAM, aclInit(path));
+    write_config("number.json", "{\"defaultDevice\":{\"default_device\":0}}", path);
+    CT_CODE(ACL_ERROR_INTERNAL_ERROR, aclInit(path));
+    write_config("range.json", "{\"defaultDevice\":{\"default_device\":\"8\"}}", path);
+    CT_CODE(ACL_ERROR_RT_INVALID_DEVICEID, aclInit(path)); /* 8 devices by default: 0..7 */
+    CT_CODE(ACL_ERROR_INVALID_FILE, aclInit(case_dir()));  /* a directory */
+    CT_CODE(ACL_ERROR_UNINITIALIZE, aclrtSetDevice(0));
+
+    /* no defaultDevice, or an empty file: no default device */
+    write_config("other.json", "{\"dump\": {\"dump_list\": []}, \"defaultDevice\": {}}", path);
+    CT_OK(aclInit(path));
+    int32_t dev = -1;
+    CT_CODE(ACL_ERROR_RT_CONTEXT_NULL, aclrtGetDevice(&dev));
+    CT_OK(aclFinalize());
+
+    write_config("default.json", " {\"defaultDevice\": {\"default_device\": \"3\"}}\n", path);
+    CT_OK(aclInit(path));
+    int32_t three = 3;
+    run_in_thread(expect_device, &three);
+    run_in_thread(expect_stream_on_default_device, NULL);
+    CT_OK(aclrtSetDevice(1)); /* an explicit device wins */
+    int32_t one = 1;
+    expect_device(&one);
+    CT_OK(aclFinalize());
+    CT_OK(aclInit(NULL));
+    CT_CODE(ACL_ERROR_RT_CONTEXT_NULL, aclrtGetDevice(&dev));
     CT_OK(aclFinalize());
 }

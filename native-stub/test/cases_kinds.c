@@ -91,6 +91,8 @@ CT_CASE(kinds_legacy_sync_events_support_reset_and_queries)
         CT_OK(aclrtQueryEventWaitStatus(events[i], &wait_status));
         CT_EQ(ACL_EVENT_WAIT_STATUS_COMPLETE, wait_status);
         CT_OK(aclrtResetEvent(events[i], s));
+        /* a wait after a reset waits for the next record (event.cc:625-626): record first */
+        CT_OK(aclrtRecordEvent(events[i], s));
         CT_OK(aclrtStreamWaitEvent(s, events[i]));
         CT_OK(aclrtSynchronizeStream(s));
         CT_OK(aclrtDestroyEvent(events[i]));
@@ -126,6 +128,9 @@ CT_CASE(kinds_events_without_wait_task_refuse_wait_and_reset_207000)
     for (size_t i = 0; i < sizeof waitable / sizeof waitable[0]; i++) {
         CT_TRUE(can_wait(waitable[i]));
         aclrtEvent e = create_legacy(waitable[i]);
+        /* recorded first: a never-recorded legacy event is 107000 (event.cc:720-728), or
+         * with ACL_EVENT_SYNC / EXTERNAL holds the stream until its first record */
+        CT_OK(aclrtRecordEvent(e, s));
         CT_OK(aclrtStreamWaitEvent(s, e));
         CT_OK(aclrtResetEvent(e, s));
         CT_OK(aclrtSynchronizeStream(s));

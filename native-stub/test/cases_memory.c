@@ -295,6 +295,87 @@ CT_CASE(memory_ipc_len_and_num_are_cast_to_32_bits)
     acl_down();
 }
 
+/* aclrtNotifyGetExportKeyImpl passes len on as uint32_t (src/acl/aclrt_impl/notify.cpp:100):
+ * 2^32 arrives as 0, which the runtime refuses (107000); rtsNotifyImportByKey
+ * keeps the low 32 bits of flags (src/runtime/api/api_c_event.cc:205-208): 2^32
+ * imports as 0 does. */
+CT_CASE(notify_export_len_and_import_flags_are_cut_to_32_bits)
+{
+    acl_up(0);
+    const size_t wrap = (size_t)1 << 32;
+    aclrtNotify n = NULL, imported = NULL;
+    CT_OK(aclrtCreateNotify(&n, ACL_NOTIFY_DEFAULT));
+    char key[EXPORT_KEY_LEN];
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtNotifyGetExportKey(n, key, wrap, ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT));
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtNotifyGetExportKey(n, key, wrap + 16, ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT));
+    CT_OK(aclrtNotifyGetExportKey(n, key, wrap + EXPORT_KEY_LEN, ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT));
+    declare_key_owned(key);
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, aclrtNotifyImportByKey(&imported, key, wrap + 4));
+    CT_OK(aclrtNotifyImportByKey(&imported, key, (uint64_t)wrap));
+    CT_OK(aclrtDestroyNotify(imported));
+    CT_OK(aclrtDestroyNotify(n));
+    acl_down();
+}
+
+static void no_device_huge_malloc(void *arg)
+{
+    void *p = NULL;
+    *(int *)arg = aclrtMalloc(&p, SIZE_MAX / 2 + 1, ACL_MEM_MALLOC_HUGE_FIRST);
+}
+
+/* Only the overflow of size + alignment is checked before the context
+ * (memory.cpp:291-303; the decorator checks NULL only, api_error.cc:1893-1906):
+ * ApiImpl::DevMalloc checks the current context (api_impl.cc:2334-2338)
+ * before the driver sees the size, so a huge size without a device is 107002. */
+CT_CASE(memory_malloc_checks_the_context_before_the_size)
+{
+    acl_init_only();
+    int rc = -1;
+    run_in_thread(no_device_huge_malloc, &rc);
+    CT_CODE(ACL_ERROR_RT_CONTEXT_NULL, rc);
+    acl_down();
+}
+
+struct async_range_call {
+    char *dev;
+    aclrtStream stream;
+    int memset_rc, memcpy_rc;
+};
+
+static void async_past_the_end(void *arg)
+{
+    struct async_range_call *c = arg;
+    c->memset_rc = aclrtMemsetAsync(c->dev + PAGE - 8, 64, 0, 64, c->stream);
+    c->memcpy_rc = aclrtMemcpyAsync(c->dev, 64, c->dev + PAGE - 8, 64, ACL_MEMCPY_DEVICE_TO_DEVICE, c->stream);
+}
+
+/* ApiImpl::MemsetAsync and MemcpyAsync check the current context (107002) and
+ * the stream's context (107003) (api_impl.cc:3215-3228, 2867-2883) and have no
+ * range check (the decorator neither, api_error.cc:3128-3140): a range past its
+ * allocation (the stub's rule, 107000) is judged only after both. */
+CT_CASE(memory_async_context_before_the_range_rule)
+{
+    acl_up(0);
+    char *dev = dev_alloc(PAGE);
+    aclrtStream s0 = stream_new();
+    struct async_range_call c = {.dev = dev, .stream = NULL};
+    run_in_thread(async_past_the_end, &c); /* a thread with no context, the default stream */
+    CT_CODE(ACL_ERROR_RT_CONTEXT_NULL, c.memset_rc);
+    CT_CODE(ACL_ERROR_RT_CONTEXT_NULL, c.memcpy_rc);
+    CT_OK(aclrtSetDevice(1)); /* s0 belongs to device 0's context */
+    c.stream = s0;
+    async_past_the_end(&c);
+    CT_CODE(ACL_ERROR_RT_STREAM_CONTEXT, c.memset_rc);
+    CT_CODE(ACL_ERROR_RT_STREAM_CONTEXT, c.memcpy_rc);
+    CT_OK(aclrtSetDevice(0));
+    async_past_the_end(&c);
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, c.memset_rc);
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID, c.memcpy_rc);
+    CT_OK(aclrtDestroyStream(s0));
+    CT_OK(aclrtFree(dev));
+    acl_down();
+}
+
 static void no_device_memset(void *arg)
 {
     char buf[8];

@@ -187,19 +187,66 @@ CT_CASE(stream_null_means_default_stream)
     acl_down();
 }
 
-CT_CASE(stream_destroy_never_blocks_on_pending_work)
+struct destroy_call {
+    aclrtStream stream;
+    int rc;
+    uint64_t returned_ns; /* atomic; 0 until the destroy returned */
+};
+
+static void *destroy_on_thread(void *arg)
+{
+    struct destroy_call *c = arg;
+    CT_OK(aclrtSetDevice(0));
+    c->rc = aclrtDestroyStream(c->stream);
+    __atomic_store_n(&c->returned_ns, now_ns(), __ATOMIC_SEQ_CST);
+    CT_OK(aclrtResetDevice(0));
+    return NULL;
+}
+
+/* Stream::TearDown waits while the stream has pending tasks
+ * (src/runtime/core/src/stream/stream.cc:1475; docs/zh/api_ref/06_stream_management.md:248:
+ * the destroy waits for the tasks to finish): the destroy returns after the
+ * queued work ran, and the handle is invalid from the call on. */
+CT_CASE(stream_destroy_waits_for_queued_tasks)
 {
     acl_up(0);
     aclrtStream s = stream_new();
     struct gate *g = gate_hold(s);
-    aclrtEvent e = local_event_new();
-    CT_OK(aclrtRecordEvent(e, s));
+    struct stamp last;
+    stamp_launch(s, &last);
     gate_await_entered(g);
-    /* If destroy waited for the queue it would hang here until the watchdog:
-     * only this thread can open the gate. */
-    CT_OK(aclrtDestroyStream(s));
-    CT_OK(aclrtDestroyEvent(e));
-    CT_TRUE(gate_entered(g));
-    gate_release(g);
+    struct destroy_call c = {.stream = s};
+    pthread_t t;
+    CT_TRUE(pthread_create(&t, NULL, destroy_on_thread, &c) == 0);
+    uint64_t until = now_ns() + BLOCK_PROBE_MS * 1000000ull;
+    while (now_ns() < until && !__atomic_load_n(&c.returned_ns, __ATOMIC_SEQ_CST))
+        sleep_ms(1);
+    int returned_early = __atomic_load_n(&c.returned_ns, __ATOMIC_SEQ_CST) != 0;
+    uint64_t released = gate_release(g);
+    pthread_join(t, NULL);
+    CT_TRUE(!returned_early);
+    CT_OK(c.rc);
+    EXPECT_AFTER(c.returned_ns, stamp_read(&last));
+    EXPECT_AFTER(stamp_read(&last), released);
+    CT_CODE(ACL_ERROR_RT_INVALID_HANDLE, aclrtSynchronizeStream(s));
     acl_down();
+}
+
+/* aclFinalize (src/acl/aclrt_impl/acl.cpp:547-627) resets no device and
+ * tears down no stream: work queued before it still runs. */
+CT_CASE(stream_finalize_lets_queued_work_run)
+{
+    acl_up(0);
+    aclrtStream s = stream_new();
+    struct gate *g = gate_hold(s);
+    struct stamp after;
+    stamp_launch(s, &after);
+    gate_await_entered(g);
+    acl_down(); /* returns while the gate still holds the stream */
+    CT_EQ(0, stamp_read(&after));
+    uint64_t released = gate_release(g);
+    uint64_t limit = now_ns() + (uint64_t)PEER_TIMEOUT_MS * 1000000ull;
+    while (!stamp_read(&after) && now_ns() < limit)
+        sleep_ms(1);
+    EXPECT_AFTER(stamp_read(&after), released);
 }

@@ -144,8 +144,10 @@ CT_CASE(trace_lines_written_when_ACL_STUB_TRACE_is_set)
 static void traced_noop_wait(void)
 {
     aclrtStream s = stream_new();
-    aclrtEvent e = local_event_new();
-    CT_OK(aclrtStreamWaitEvent(s, e)); /* never recorded: a no-op, traced by this thread */
+    aclrtEvent e = NULL;
+    /* a new-mode event never recorded: a no-op wait (event.cc:596-600), traced by this thread */
+    CT_OK(aclrtCreateEventExWithFlag(&e, ACL_EVENT_SYNC));
+    CT_OK(aclrtStreamWaitEvent(s, e));
     CT_OK(aclrtDestroyEvent(e));
     CT_OK(aclrtDestroyStream(s));
 }

@@ -47,17 +47,18 @@ export class StreamImpl extends Owned<RuntimeCore> implements Stream {
     releaseHostCopyTargetsOf(this.ptr, this.device);
   }
 
-  waitEvent(ev: Event, timeoutMs?: number): void {
+  waitEvent(ev: Event, timeoutSeconds?: number): void {
     const event = this.rt.ownEvent(ev, 'waitEvent');
-    const call = timeoutMs === undefined ? 'aclrtStreamWaitEvent' : 'aclrtStreamWaitEventWithTimeout';
-    const args = `${this.describe()}, ${event.describe()}${timeoutMs === undefined ? '' : `, timeout=${timeoutMs}`}`;
+    const call = timeoutSeconds === undefined ? 'aclrtStreamWaitEvent' : 'aclrtStreamWaitEventWithTimeout';
+    const args = `${this.describe()}, ${event.describe()}${timeoutSeconds === undefined ? '' : `, timeout=${timeoutSeconds}s`}`;
     const s = this.handleFor(call, args);
     const e = event.handleFor(call, args);
-    if (timeoutMs === undefined) {
+    if (timeoutSeconds === undefined) {
       this.rt.check(this.rt.raw.aclrtStreamWaitEvent(s, e), call, args);
     } else {
-      checkInt(timeoutMs, 'stream wait timeout (ms)', INT32_MIN, INT32_MAX);
-      this.rt.check(this.rt.raw.aclrtStreamWaitEventWithTimeout(s, e, timeoutMs), call, args);
+      // CANN counts this timeout in seconds (07_event_management.md:1032), unlike the synchronizes
+      checkInt(timeoutSeconds, 'stream wait timeout (seconds)', INT32_MIN, INT32_MAX);
+      this.rt.check(this.rt.raw.aclrtStreamWaitEventWithTimeout(s, e, timeoutSeconds), call, args);
     }
   }
 

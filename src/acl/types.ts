@@ -83,8 +83,11 @@ export interface Stream {
   readonly isDefault: boolean;
   /** No timeout -> aclrtSynchronizeStream; otherwise aclrtSynchronizeStreamWithTimeout (ms, -1 = forever). */
   synchronize(timeoutMs?: number): void;
-  /** No timeout -> aclrtStreamWaitEvent; otherwise aclrtStreamWaitEventWithTimeout. */
-  waitEvent(ev: Event, timeoutMs?: number): void;
+  /**
+   * No timeout -> aclrtStreamWaitEvent; otherwise aclrtStreamWaitEventWithTimeout, whose timeout
+   * is in **seconds** (0 = never), unlike the synchronizes' milliseconds.
+   */
+  waitEvent(ev: Event, timeoutSeconds?: number): void;
   /** Enqueue a native host function that sleeps `ms` on the runtime thread. */
   hold(ms: number): void;
   /** Enqueue a native host function that blocks the stream until `release()`. */
