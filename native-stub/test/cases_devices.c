@@ -164,7 +164,7 @@ static void expect_devcounts(const char *const *env_entries, size_t n, const cha
         expect_exit(pids[i], 0, PEER_TIMEOUT_MS);
 }
 
-CT_LONG_CASE(device_count_env_valid_values)
+CT_LONG_STUB_CASE(device_count_env_valid_values, "ACL_STUB_DEVICE_COUNT, a stub setting")
 {
     /* "ACL_STUB_DEVICE_COUNT" alone: unset, the default 8 */
     const char *env[] = {"ACL_STUB_DEVICE_COUNT", "ACL_STUB_DEVICE_COUNT=1", "ACL_STUB_DEVICE_COUNT=3",
@@ -173,7 +173,7 @@ CT_LONG_CASE(device_count_env_valid_values)
     expect_devcounts(env, sizeof env / sizeof env[0], "0", counts);
 }
 
-CT_LONG_CASE(device_count_env_bad_values_fail_aclInit_100000)
+CT_LONG_STUB_CASE(device_count_env_bad_values_fail_aclInit_100000, "ACL_STUB_DEVICE_COUNT, a stub setting")
 {
     const char *bad[] = {"ACL_STUB_DEVICE_COUNT=0",   "ACL_STUB_DEVICE_COUNT=65",
                          "ACL_STUB_DEVICE_COUNT=-1",  "ACL_STUB_DEVICE_COUNT=abc",
@@ -184,7 +184,8 @@ CT_LONG_CASE(device_count_env_bad_values_fail_aclInit_100000)
 
 /* ------------------------------------------------ peer access, tgid, force */
 
-CT_CASE(peer_access_tgid_and_destroy_stream_force)
+CT_STUB_CASE(peer_access_tgid_and_destroy_stream_force,
+             "peer access always possible, bare tgid = getpid (contract 8.7)")
 {
     acl_up(0);
     int32_t can = 0;

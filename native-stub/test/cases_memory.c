@@ -159,7 +159,8 @@ CT_CASE(memory_async_copies_run_in_stream_order)
     acl_down();
 }
 
-CT_CASE(memory_free_with_a_queued_copy_keeps_it_mapped)
+CT_STUB_CASE(memory_free_with_a_queued_copy_keeps_it_mapped,
+             "freed memory stays mapped for queued copies (contract 8.7)")
 {
     acl_up(0);
     aclrtStream s = stream_new();
@@ -239,7 +240,7 @@ CT_CASE(memory_async_stream_handle_before_count)
  * 11-03_memory_copy_and_set.md:160), after the location checks; the stub is an
  * EP server. DEFAULT between two host buffers is host to host too. The
  * synchronous aclrtMemcpy still copies host to host. */
-CT_CASE(memory_async_host_to_host_is_207000)
+CT_STUB_CASE(memory_async_host_to_host_is_207000, "the stub is an EP server (contract 8.7)")
 {
     acl_up(0);
     char x[64] = "source", y[64] = {0};
@@ -424,7 +425,8 @@ CT_ROLE(pageable_mode)
 
 /* ACL_STUB_PAGEABLE=async: the other driver of api_error.cc:2805-2826 (no
  * GET_USER_MALLOC_ATTR), where CANN keeps the copy asynchronous. */
-CT_CASE(memory_pageable_env_async_queues_the_copy_and_bad_values_fail_aclInit)
+CT_STUB_CASE(memory_pageable_env_async_queues_the_copy_and_bad_values_fail_aclInit,
+             "ACL_STUB_PAGEABLE, a stub setting (contract 8.7)")
 {
     const char *async_env[] = {"ACL_STUB_PAGEABLE=async", NULL};
     const char *ok[] = {"0", NULL};
@@ -654,7 +656,7 @@ CT_ROLE(mem_exporter_dies)
     return 0;
 }
 
-CT_CASE(ipc_mem_of_a_dead_exporter_is_reclaimed)
+CT_STUB_CASE(ipc_mem_of_a_dead_exporter_is_reclaimed, "reclaim after deaths (contract S7)")
 {
     const char *dir = case_dir();
     const char *args[] = {dir, NULL};

@@ -128,7 +128,8 @@ static void *resetter_main(void *arg)
     return NULL;
 }
 
-CT_CASE(stress_concurrent_misuse_is_errors_not_crashes)
+CT_STUB_CASE(stress_concurrent_misuse_is_errors_not_crashes,
+             "the stub's robustness under misuse; states no CANN answer")
 {
     static struct stress st;
     acl_up(1);
@@ -169,7 +170,7 @@ static void *init_race_caller(void *arg)
     return NULL;
 }
 
-CT_CASE(stress_calls_racing_init_and_finalize)
+CT_STUB_CASE(stress_calls_racing_init_and_finalize, "the stub's robustness under misuse; states no CANN answer")
 {
     static struct init_race r;
     pthread_t threads[2];
