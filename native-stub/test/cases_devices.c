@@ -20,6 +20,7 @@ CT_CASE(device_bad_ids_return_107001)
     CT_OK(aclrtGetDeviceCount(&count));
     CT_TRUE(count >= 1 && count <= 64);
     int32_t bad[] = {-1, -100, INT32_MIN, (int32_t)count, (int32_t)count + 1, 64, INT32_MAX};
+    CT_SOURCE("api_error.cc:3272-3294 SetDevice, 3430-3437 DeviceReset: ids outside 0..count-1");
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         CT_CODE(ACL_ERROR_RT_INVALID_DEVICEID, aclrtSetDevice(bad[i]));
         CT_CODE(ACL_ERROR_RT_INVALID_DEVICEID, aclrtResetDevice(bad[i]));

@@ -818,7 +818,9 @@ static int ct_cited_above(const char *self, const char *file, int line, char *ou
         start[strcspn(start, "\n")] = '\0';
         size_t len = strlen(start);
         if (len >= 2 && strcmp(start + len - 2, "*/") == 0)
-            start[len - 2] = '\0';
+            start[len -= 2] = '\0';
+        while (len > 0 && start[len - 1] == ' ')
+            start[--len] = '\0';
         snprintf(out, cap, "%s (hicann/runtime %s; from the comment at %s:%d)", start, CT_CANN_SOURCE_COMMIT, file,
                  line - 1 - back);
         found = 1;

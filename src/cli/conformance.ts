@@ -133,7 +133,7 @@ export function parseRunnerOutput(text: string): CaseResult[] {
   const cases: CaseResult[] = [];
   let open: CaseResult | undefined;
   for (const line of text.split('\n')) {
-    const verdict = /^(PASS|FAIL|SKIP) +(\S+)/.exec(line);
+    const verdict = /^(PASS|FAIL|SKIP) +([^\s[]\S*) +\d+ ms +\d+ ms CPU/.exec(line); // the runner's verdict line, not a case's own FAIL [...] line
     const left = /^LEFT OUT (\S+): stub-only: (.*)$/.exec(line);
     const field = /^ {5}(call|expected|actual|CANN source|suite line|failure): +(.*)$/.exec(line);
     if (verdict) {
