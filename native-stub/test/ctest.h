@@ -226,17 +226,17 @@ const char *ct_current_name(void)
 
 /* The last CT_SOURCE of this thread, else of any thread (a case's helper threads run its checks). */
 static __thread const char *ct_source_of_thread;
-static const char *volatile ct_source_of_process;
+static const char *ct_source_of_process;
 
 void ct_set_source(const char *citation)
 {
     ct_source_of_thread = citation;
-    ct_source_of_process = citation;
+    __atomic_store_n(&ct_source_of_process, citation, __ATOMIC_RELAXED);
 }
 
 static const char *ct_source(void)
 {
-    return ct_source_of_thread ? ct_source_of_thread : ct_source_of_process;
+    return ct_source_of_thread ? ct_source_of_thread : __atomic_load_n(&ct_source_of_process, __ATOMIC_RELAXED);
 }
 
 int ct_library_is_stub(char *path)
@@ -263,10 +263,13 @@ int ct_library_is_stub(char *path)
 /* Cached for the checks that apply to the stub alone (aclGetRecentErrMsg naming the call). */
 static int ct_is_stub(void)
 {
-    static int known = -1;
-    if (known < 0)
-        known = ct_library_is_stub(NULL);
-    return known;
+    static int known = -1; /* checks run on several threads of a case */
+    int is_stub = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (is_stub < 0) {
+        is_stub = ct_library_is_stub(NULL);
+        __atomic_store_n(&known, is_stub, __ATOMIC_RELAXED);
+    }
+    return is_stub;
 }
 
 const char *ct_code_name(int code)
