@@ -14,7 +14,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { LIBRARY_FILE, resolveLibrary, type AclMode } from '../acl/resolve';
 import { buildStubIfNeeded } from '../acl/stub-setup';
-import { StubBuildError, buildConformanceRunner, conformanceRunnerPath, isSourceCheckout } from '../acl/stub-build';
+import { StubBuildError, buildConformanceRunner, conformanceRunnerPath, isSourceCheckout, packageVersion } from '../acl/stub-build';
 import { UsageError } from './run';
 
 export interface ConformanceOptions {
@@ -26,6 +26,8 @@ export interface ConformanceOptions {
   json?: string;
   /** Only the cases whose name contains one of these comma-separated parts. */
   filter?: string;
+  /** Whether --mode was given (it and --library exclude each other). */
+  modeGiven?: boolean;
 }
 
 export interface CaseResult {
@@ -43,8 +45,12 @@ export interface CaseResult {
 }
 
 export interface ConformanceReport {
+  harnessVersion: string;
   library: string;
   stub: boolean;
+  /** The CANN version file found near a library that is not the stub ("version=..." and where), else null. */
+  cannVersion: string | null;
+  filter: string | null;
   cases: CaseResult[];
   passed: number;
   failed: number;
@@ -174,21 +180,45 @@ function runAll(file: string, args: string[], env: NodeJS.ProcessEnv, say: Say):
   });
 }
 
+/** CANN's version as its install states it near the library: the first "version=" line of a version file. */
+export function cannVersionNear(library: string): string | null {
+  let dir = path.dirname(library);
+  // The library's folder and the one above it: <root>/lib64, <root>/runtime/lib64, <root>/<arch>-linux/lib64.
+  for (let i = 0; i < 2; i++, dir = path.dirname(dir)) {
+    let names: string[] = [];
+    try {
+      names = fs.readdirSync(dir).filter((n) => n === 'version.info' || n === 'version.cfg' || n.endsWith('_install.info')).sort();
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      try {
+        const version = /^\s*version\s*=\s*(\S.*)$/im.exec(fs.readFileSync(path.join(dir, name), 'utf8'))?.[1];
+        if (version) return `${version.trim()} (${path.join(dir, name)})`;
+      } catch {
+        /* unreadable: the next one */
+      }
+    }
+  }
+  return null;
+}
+
 function summary(report: ConformanceReport): string {
-  const what = report.stub ? 'the stub' : 'not the stub';
+  const what = report.stub ? 'the stub' : `not the stub; CANN ${report.cannVersion ?? 'version not found near it: add it to an issue by hand'}`;
   const counts = `${report.passed} passed, ${report.failed} failed, ${report.leftOut} left out`;
-  const lines = [`cann-harness conformance: ${report.library} (${what}): ${counts}`];
+  const lines = [`cann-harness ${report.harnessVersion} conformance: ${report.library} (${what}): ${counts}`];
   if (report.leftOut > 0) lines.push('  left out: cases of stub-only rules (docs/acl-contract.md sections 7 and 8.7, stub settings, the harness\'s own libraries); see the LEFT OUT lines');
   if (report.failed > 0) {
     lines.push(
-      `  ${report.failed} case(s) answer differently from the stub: attach this whole output (or the --json file) to an issue,`,
-      '  with the CANN version; each FAIL names the call, what was expected, what came back and the CANN source line.',
+      `  ${report.failed} case(s) did not hold: attach this whole output (or the --json file) to an issue of cann-ipc-harness,`,
+      '  with the CANN version and the chip; each FAIL names the call, what was expected, what came back and the CANN source line.',
     );
   }
   return `${lines.join('\n')}\n`;
 }
 
 export async function conformanceCommand(opts: ConformanceOptions, say: Say = (t) => process.stdout.write(t)): Promise<ConformanceReport> {
+  if (opts.library !== undefined && opts.modeGiven) throw new UsageError('give --library or --mode, not both: --library names the library to check, --mode picks one by its search');
   const library = chosenLibrary(opts, say);
   const file = runner(say);
   // The runner links libascendcl.so by name (RUNPATH: its own stub): a folder of ours with a link of
@@ -203,9 +233,16 @@ export async function conformanceCommand(opts: ConformanceOptions, say: Say = (t
     const run = await runAll(file, args, env, say);
     const cases = parseRunnerOutput(run.stdout);
     const count = (v: CaseResult['verdict']) => cases.filter((c) => c.verdict === v).length;
+    if (run.code >= 128) {
+      say(`cann-harness conformance: stopped by signal ${run.code - 128}: the runner killed its cases and removed what they made\n`);
+      return { harnessVersion: packageVersion(), library: loaded.path, stub: loaded.stub, cannVersion: null, filter: opts.filter ?? null, cases, passed: 0, failed: 0, leftOut: 0, exitCode: run.code };
+    }
     const report: ConformanceReport = {
+      harnessVersion: packageVersion(),
       library: loaded.path,
       stub: loaded.stub,
+      cannVersion: loaded.stub ? null : cannVersionNear(loaded.path),
+      filter: opts.filter ?? null,
       cases,
       passed: count('PASS'),
       failed: count('FAIL'),

@@ -197,7 +197,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option('--jobs <n>', 'cases run side by side (default: the number of CPUs)', validated((t) => parseJobs(t)))
     .option('--json <file>', 'also write the results as JSON to this file')
     .action(async (filter: string | undefined, opts: { mode?: AclMode; library?: string; jobs?: number; json?: string }) => {
-      const report = await conformanceCommand({ ...opts, filter, mode: opts.library ? 'auto' : chosenMode(opts.mode) });
+      const report = await conformanceCommand({ ...opts, filter, modeGiven: opts.mode !== undefined, mode: opts.library ? 'auto' : chosenMode(opts.mode) });
       setExitCode(report.exitCode);
     });
 

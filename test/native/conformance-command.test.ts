@@ -20,6 +20,7 @@ const objDir = path.join(repoRoot, 'native-stub', 'build', 'obj', 'src');
 const stubLibrary = path.join(repoRoot, 'native-stub', 'build', 'lib64', 'libascendcl.so');
 // A CANN case with a CT_SOURCE, one whose citation is a comment above its assertion, and stub-only ones.
 const FILTER = 'device_bad_ids_return_107001,context_none_current_returns_107002_on_every_checked_call,headers_,errmsg_filled';
+const version = (JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
 const STUB_ONLY = ['errmsg_filled_after_each_failure', 'headers_error_codes_match_the_contract', 'headers_runtime_codes_are_macros'];
 
 jest.setTimeout(60_000);
@@ -65,6 +66,7 @@ beforeAll(() => {
   );
   const rename = ['aclrtSetDevice', 'aclrtMallocHost'].flatMap((f) => ['--redefine-sym', `${f}=altered_${f}`]);
   altered = linkLibrary('altered', rename, [shim]);
+  writeFileSync(path.join(dir, 'altered', 'version.info'), 'Version=8.0.RC9.test\n'); // as a CANN install states its version
 });
 
 afterAll(() => {
@@ -79,7 +81,7 @@ test('the stub: every selected case runs and passes (exit 0), and the run names 
   for (const name of ['device_bad_ids_return_107001', 'context_none_current_returns_107002_on_every_checked_call', ...STUB_ONLY]) {
     expect(r.stdout).toMatch(new RegExp(`^PASS ${name} `, 'm'));
   }
-  expect(r.stdout).toContain(`cann-harness conformance: ${stubLibrary} (the stub): 5 passed, 0 failed, 0 left out`);
+  expect(r.stdout).toContain(`cann-harness ${version} conformance: ${stubLibrary} (the stub): 5 passed, 0 failed, 0 left out`);
 });
 
 test('another library (no stub-only export): the stub-only cases are left out, each with its reason; the rest pass', async () => {
@@ -89,7 +91,7 @@ test('another library (no stub-only export): the stub-only cases are left out, e
   expect(r.stdout).toContain("LEFT OUT errmsg_filled_after_each_failure: stub-only: aclGetRecentErrMsg's text is the stub's (contract 1.4)");
   expect(r.stdout).toContain("LEFT OUT headers_runtime_codes_are_macros: stub-only: checks the stub's headers (compiled into the runner), not the library");
   expect(r.stdout).toMatch(/^PASS device_bad_ids_return_107001 /m);
-  expect(r.stdout).toContain(`(not the stub): 2 passed, 0 failed, 3 left out`);
+  expect(r.stdout).toContain(`${foreign} (not the stub; CANN version not found near it: add it to an issue by hand): 2 passed, 0 failed, 3 left out`);
 });
 
 test('an altered library: each FAIL names the call, expected and actual (ACL names), the CANN source and the suite line; exit 1; --json', async () => {
@@ -113,10 +115,11 @@ test('an altered library: each FAIL names the call, expected and actual (ACL nam
   expect(block('context_none_current_returns_107002_on_every_checked_call')).toMatch(
     /call: {8}aclrtMallocHost\(&p, 64\)\n {5}expected: {4}107002 \(ACL_ERROR_RT_CONTEXT_NULL\)\n {5}actual: {6}107000 \(ACL_ERROR_RT_PARAM_INVALID\)\n {5}CANN source: api_impl\.cc:2426-2430 HostMalloc \(hicann\/runtime 681ef7610; from the comment at test\/cases_contexts\.c:\d+\)/,
   );
-  expect(r.stdout).toContain(`cann-harness conformance: ${altered} (not the stub): 0 passed, 2 failed, 3 left out`);
+  const versionFile = path.join(dir, 'altered', 'version.info');
+  expect(r.stdout).toContain(`cann-harness ${version} conformance: ${altered} (not the stub; CANN 8.0.RC9.test (${versionFile})): 0 passed, 2 failed, 3 left out`);
   expect(r.stdout).toContain('attach this whole output (or the --json file) to an issue');
   const report = JSON.parse(readFileSync(json, 'utf8'));
-  expect(report).toMatchObject({ library: altered, stub: false, passed: 0, failed: 2, leftOut: 3, exitCode: 1 });
+  expect(report).toMatchObject({ harnessVersion: version, library: altered, stub: false, cannVersion: `8.0.RC9.test (${versionFile})`, filter: FILTER, passed: 0, failed: 2, leftOut: 3, exitCode: 1 });
   expect(report.cases).toContainEqual({
     name: 'context_none_current_returns_107002_on_every_checked_call',
     verdict: 'FAIL',
@@ -142,6 +145,10 @@ test('bad usage exits 2 naming the problem and the fix', async () => {
   const none = await cliInProcess(['conformance', '--mode', 'stub', 'no_case_is_named_like_this']);
   expect(none.code).toBe(2);
   expect(none.stderr).toContain("no conformance case's name contains no_case_is_named_like_this");
+
+  const both = await cliInProcess(['conformance', '--mode', 'stub', '--library', stubLibrary]);
+  expect(both.code).toBe(2);
+  expect(both.stderr).toContain('give --library or --mode, not both');
 
   const jobs = await cliInProcess(['conformance', '--jobs', '0']);
   expect(jobs.code).toBe(2);

@@ -210,7 +210,7 @@ test('npx cann-harness conformance builds its runner on first use and checks the
   expect(r.stdout).toContain(`conformance: library ${stub} (the stub: it exports cannstub_live_view; every case runs)`);
   expect(r.stdout).toMatch(/^PASS device_bad_ids_return_107001 /m);
   expect(r.stdout).toMatch(/^PASS headers_runtime_codes_are_macros /m);
-  expect(r.stdout).toContain(`cann-harness conformance: ${stub} (the stub): 2 passed, 0 failed, 0 left out`);
+  expect(r.stdout).toContain(`cann-harness ${repoPackage.version} conformance: ${stub} (the stub): 2 passed, 0 failed, 0 left out`);
 });
 
 test('setup without a compiler fails with one clear error naming the fix (exit 2)', async () => {
