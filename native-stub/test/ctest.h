@@ -786,9 +786,24 @@ static void ct_clean_case_scope(const char *self, const struct ct_job *job)
         printf("     the case's process group still runs after 2 s: the objects of its scope stay\n");
 }
 
-/* The comment nearest above line `line` of the suite's file `file` (as __FILE__ gave it, relative to
- * native-stub/, where the runner is <native-stub>/<build>/bin/conformance) that cites a source
- * line ("event.cc:720-728"), looked for up to the function's start; 0 if none. */
+/* Writes a citing comment's text (from `start`, its comment marks cut) to `out`. */
+static void ct_take_citation(char *start, const char *file, int at, char *out, size_t cap)
+{
+    start += strspn(start, "/* ");
+    start[strcspn(start, "\n")] = '\0';
+    size_t len = strlen(start);
+    if (len >= 2 && strcmp(start + len - 2, "*/") == 0)
+        start[len -= 2] = '\0';
+    while (len > 0 && start[len - 1] == ' ')
+        start[--len] = '\0';
+    snprintf(out, cap, "%s (hicann/runtime %s; from the comment at %s:%d)", start, CT_CANN_SOURCE_COMMIT, file, at);
+}
+
+/* The source line the assertion at `line` of the suite's file `file` (as __FILE__ gave it, relative
+ * to native-stub/, where the runner is <native-stub>/<build>/bin/conformance) cites in a comment: a
+ * comment on its own line, else the nearest comment block above it (up to the function's start),
+ * if that block holds a citation ("event.cc:720-728"). 0 if none: a citation further up may be
+ * another check's. */
 static int ct_cited_above(const char *self, const char *file, int line, char *out, size_t cap)
 {
     char path[PATH_MAX];
@@ -802,31 +817,35 @@ static int ct_cited_above(const char *self, const char *file, int line, char *ou
     enum { CT_LOOK_BACK = 40 };
     static char lines[CT_LOOK_BACK][512];
     int n = 0;
-    for (int i = 1; i < line && fgets(lines[n % CT_LOOK_BACK], sizeof lines[0], f); i++)
+    for (int i = 1; i <= line && fgets(lines[n % CT_LOOK_BACK], sizeof lines[0], f); i++)
         n++;
     fclose(f);
     regex_t cite;
-    if (regcomp(&cite, "[A-Za-z0-9_./-]+\\.(cc|cpp|c|h|hpp|md):[0-9]", REG_EXTENDED | REG_NOSUB) != 0)
+    if (n != line || regcomp(&cite, "[A-Za-z0-9_./-]+\\.(cc|cpp|c|h|hpp|md):[0-9]", REG_EXTENDED | REG_NOSUB) != 0)
         return 0;
-    int found = 0;
-    for (int back = 0; back < CT_LOOK_BACK && back < n && !found; back++) {
+    int found = 0, in_block = 0;
+    char *own = lines[(n - 1) % CT_LOOK_BACK];
+    char *trailing = strstr(own, "/*") ? strstr(own, "/*") : strstr(own, "//");
+    if (trailing && regexec(&cite, trailing, 0, NULL, 0) == 0) {
+        ct_take_citation(trailing, file, line, out, cap);
+        found = 1;
+    }
+    for (int back = 1; back < CT_LOOK_BACK && back < n && !found; back++) {
         char *text = lines[(n - 1 - back) % CT_LOOK_BACK];
         if (text[0] == '}')
             break; /* the function before */
         char *start = text + strspn(text, " \t");
         int comment = strncmp(start, "/*", 2) == 0 || strncmp(start, "//", 2) == 0 || start[0] == '*';
-        if (!comment || regexec(&cite, start, 0, NULL, 0) != 0)
+        if (!comment) {
+            if (in_block)
+                break; /* the nearest comment block cites nothing */
             continue;
-        start += strspn(start, "/* ");
-        start[strcspn(start, "\n")] = '\0';
-        size_t len = strlen(start);
-        if (len >= 2 && strcmp(start + len - 2, "*/") == 0)
-            start[len -= 2] = '\0';
-        while (len > 0 && start[len - 1] == ' ')
-            start[--len] = '\0';
-        snprintf(out, cap, "%s (hicann/runtime %s; from the comment at %s:%d)", start, CT_CANN_SOURCE_COMMIT, file,
-                 line - 1 - back);
-        found = 1;
+        }
+        in_block = 1;
+        if (regexec(&cite, start, 0, NULL, 0) == 0) {
+            ct_take_citation(start, file, line - back, out, cap);
+            found = 1;
+        }
     }
     regfree(&cite);
     return found;
@@ -837,7 +856,7 @@ static int ct_cited_above(const char *self, const char *file, int line, char *ou
  * (ct_fail_check's lines; a CT_FAIL's message stands for the call). */
 static void ct_print_failure(const char *self, int log_fd)
 {
-    static char buf[65536];
+    static char buf[1 << 20]; /* the first failure is near the start of a case's output */
     lseek(log_fd, 0, SEEK_SET);
     ssize_t n = read(log_fd, buf, sizeof buf - 1);
     if (n <= 0)
@@ -877,9 +896,10 @@ static void ct_print_failure(const char *self, int log_fd)
         printf("     failure:     %s\n", what);
     char cited[700];
     if (!has_source)
-        printf("     CANN source: %s\n", line && ct_cited_above(self, file, line, cited, sizeof cited)
-                                             ? cited
-                                             : "none cited (no CT_SOURCE, no citation in the comments above)");
+        printf("     CANN source: %s\n",
+               line && ct_cited_above(self, file, line, cited, sizeof cited)
+                   ? cited
+                   : "none cited (no CT_SOURCE; the comment above the assertion cites no line)");
     if (line)
         printf("     suite line:  %s:%d\n", file, line);
 }

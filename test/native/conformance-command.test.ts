@@ -18,8 +18,9 @@ const repoRoot = path.resolve(__dirname, '..', '..');
 const bin = path.join(repoRoot, 'bin', 'cann-harness.js');
 const objDir = path.join(repoRoot, 'native-stub', 'build', 'obj', 'src');
 const stubLibrary = path.join(repoRoot, 'native-stub', 'build', 'lib64', 'libascendcl.so');
-// A CANN case with a CT_SOURCE, one whose citation is a comment above its assertion, and stub-only ones.
-const FILTER = 'device_bad_ids_return_107001,context_none_current_returns_107002_on_every_checked_call,headers_,errmsg_filled';
+// A CANN case with a CT_SOURCE, one whose citation is a comment above its assertion, one whose
+// failing assertion's nearest comment cites nothing, and stub-only ones.
+const FILTER = 'device_bad_ids_return_107001,context_none_current_returns_107002_on_every_checked_call,context_memcpy_checks,headers_,errmsg_filled';
 const version = (JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
 const STUB_ONLY = ['errmsg_filled_after_each_failure', 'headers_error_codes_match_the_contract', 'headers_runtime_codes_are_macros'];
 
@@ -59,12 +60,14 @@ beforeAll(() => {
       '#include <stdint.h>',
       'int altered_aclrtSetDevice(int32_t id);',
       'int altered_aclrtMallocHost(void **p, size_t size);',
+      'int altered_aclrtMemcpy(void *dst, size_t max, const void *src, size_t count, int kind);',
       'int aclrtSetDevice(int32_t id) { int r = altered_aclrtSetDevice(id); return r == 107001 ? 0 : r; }',
       'int aclrtMallocHost(void **p, size_t size) { int r = altered_aclrtMallocHost(p, size); return r == 107002 ? 107000 : r; }',
+      'int aclrtMemcpy(void *dst, size_t max, const void *src, size_t count, int kind) { int r = altered_aclrtMemcpy(dst, max, src, count, kind); return r == 100000 ? 107000 : r; }',
       '',
     ].join('\n'),
   );
-  const rename = ['aclrtSetDevice', 'aclrtMallocHost'].flatMap((f) => ['--redefine-sym', `${f}=altered_${f}`]);
+  const rename = ['aclrtSetDevice', 'aclrtMallocHost', 'aclrtMemcpy'].flatMap((f) => ['--redefine-sym', `${f}=altered_${f}`]);
   altered = linkLibrary('altered', rename, [shim]);
   writeFileSync(path.join(dir, 'altered', 'version.info'), 'Version=8.0.RC9.test\n'); // as a CANN install states its version
 });
@@ -78,10 +81,10 @@ test('the stub: every selected case runs and passes (exit 0), and the run names 
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
   expect(r.stdout).toContain(`conformance: library ${stubLibrary} (the stub: it exports cannstub_live_view; every case runs)`);
-  for (const name of ['device_bad_ids_return_107001', 'context_none_current_returns_107002_on_every_checked_call', ...STUB_ONLY]) {
+  for (const name of ['device_bad_ids_return_107001', 'context_none_current_returns_107002_on_every_checked_call', 'context_memcpy_checks_the_context_before_the_addresses', ...STUB_ONLY]) {
     expect(r.stdout).toMatch(new RegExp(`^PASS ${name} `, 'm'));
   }
-  expect(r.stdout).toContain(`cann-harness ${version} conformance: ${stubLibrary} (the stub): 5 passed, 0 failed, 0 left out`);
+  expect(r.stdout).toContain(`cann-harness ${version} conformance: ${stubLibrary} (the stub): 6 passed, 0 failed, 0 left out`);
 });
 
 test('another library (no stub-only export): the stub-only cases are left out, each with its reason; the rest pass', async () => {
@@ -91,7 +94,7 @@ test('another library (no stub-only export): the stub-only cases are left out, e
   expect(r.stdout).toContain("LEFT OUT errmsg_filled_after_each_failure: stub-only: aclGetRecentErrMsg's text is the stub's (contract 1.4)");
   expect(r.stdout).toContain("LEFT OUT headers_runtime_codes_are_macros: stub-only: checks the stub's headers (compiled into the runner), not the library");
   expect(r.stdout).toMatch(/^PASS device_bad_ids_return_107001 /m);
-  expect(r.stdout).toContain(`${foreign} (not the stub; CANN version not found near it: add it to an issue by hand): 2 passed, 0 failed, 3 left out`);
+  expect(r.stdout).toContain(`${foreign} (not the stub; CANN version not found near it: add it to an issue by hand): 3 passed, 0 failed, 3 left out`);
 });
 
 test('an altered library: each FAIL names the call, expected and actual (ACL names), the CANN source and the suite line; exit 1; --json', async () => {
@@ -115,11 +118,15 @@ test('an altered library: each FAIL names the call, expected and actual (ACL nam
   expect(block('context_none_current_returns_107002_on_every_checked_call')).toMatch(
     /call: {8}aclrtMallocHost\(&p, 64\)\n {5}expected: {4}107002 \(ACL_ERROR_RT_CONTEXT_NULL\)\n {5}actual: {6}107000 \(ACL_ERROR_RT_PARAM_INVALID\)\n {5}CANN source: api_impl\.cc:2426-2430 HostMalloc \(hicann\/runtime 681ef7610; from the comment at test\/cases_contexts\.c:\d+\)/,
   );
+  // The nearest comment above this assertion cites nothing (a citation further up is another check's).
+  expect(block('context_memcpy_checks_the_context_before_the_addresses')).toMatch(
+    /call: {8}aclrtMemcpy\(NULL, 16, o->host_b, 16, ACL_MEMCPY_HOST_TO_HOST\)\n {5}expected: {4}100000 \(ACL_ERROR_INVALID_PARAM\)\n {5}actual: {6}107000 \(ACL_ERROR_RT_PARAM_INVALID\)\n {5}CANN source: none cited \(no CT_SOURCE; the comment above the assertion cites no line\)\n {5}suite line: {2}test\/cases_contexts\.c:\d+/,
+  );
   const versionFile = path.join(dir, 'altered', 'version.info');
-  expect(r.stdout).toContain(`cann-harness ${version} conformance: ${altered} (not the stub; CANN 8.0.RC9.test (${versionFile})): 0 passed, 2 failed, 3 left out`);
+  expect(r.stdout).toContain(`cann-harness ${version} conformance: ${altered} (not the stub; CANN 8.0.RC9.test (${versionFile})): 0 passed, 3 failed, 3 left out`);
   expect(r.stdout).toContain('attach this whole output (or the --json file) to an issue');
   const report = JSON.parse(readFileSync(json, 'utf8'));
-  expect(report).toMatchObject({ harnessVersion: version, library: altered, stub: false, cannVersion: `8.0.RC9.test (${versionFile})`, filter: FILTER, passed: 0, failed: 2, leftOut: 3, exitCode: 1 });
+  expect(report).toMatchObject({ harnessVersion: version, library: altered, stub: false, cannVersion: `8.0.RC9.test (${versionFile})`, filter: FILTER, passed: 0, failed: 3, leftOut: 3, exitCode: 1 });
   expect(report.cases).toContainEqual({
     name: 'context_none_current_returns_107002_on_every_checked_call',
     verdict: 'FAIL',
