@@ -350,7 +350,7 @@ CT_STUB_CASE(ipc_waits_ignore_their_timeout, "IPC waits never time out (contract
     acl_down();
 }
 
-CT_CASE(ipc_handle_identity_across_repeated_exports)
+CT_STUB_CASE(ipc_handle_identity_across_repeated_exports, "compares all 64 handle bytes (contract S4)")
 {
     acl_up(0);
     aclrtEvent e = ipc_event_new();
