@@ -864,7 +864,13 @@ static void ct_print_failure(const char *self, int log_fd)
     buf[n] = '\0';
     char *fail = strncmp(buf, "FAIL [", 6) == 0 ? buf : strstr(buf, "\nFAIL [");
     if (!fail) {
-        printf("     failure:     no FAIL line in its output (a crash, a signal or a sanitizer: see below)\n");
+        char *skip = strncmp(buf, "SKIP [", 6) == 0 ? buf : strstr(buf, "\nSKIP [");
+        char *why = skip ? strstr(skip, "] ") : NULL;
+        if (why)
+            printf("     failure:     skipped itself (a skip counts as a failure): %.*s\n", (int)strcspn(why + 2, "\n"),
+                   why + 2);
+        else
+            printf("     failure:     no FAIL line in its output (a crash, a signal or a sanitizer: see below)\n");
         return;
     }
     fail += fail[0] == '\n';

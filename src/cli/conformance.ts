@@ -139,7 +139,8 @@ export function parseRunnerOutput(text: string): CaseResult[] {
   const cases: CaseResult[] = [];
   let open: CaseResult | undefined;
   for (const line of text.split('\n')) {
-    const verdict = /^(PASS|FAIL|SKIP) +([^\s[]\S*) +\d+ ms +\d+ ms CPU/.exec(line); // the runner's verdict line, not a case's own FAIL [...] line
+    // The runner's verdict line (a skip counts as a failure), not a case's own "FAIL [...]" line.
+    const verdict = /^(PASS|FAIL|SKIP \(counted as failure\)) +([^\s[]\S*) +\d+ ms +\d+ ms CPU/.exec(line);
     const left = /^LEFT OUT (\S+): stub-only: (.*)$/.exec(line);
     const field = /^ {5}(call|expected|actual|CANN source|suite line|failure): +(.*)$/.exec(line);
     if (verdict) {

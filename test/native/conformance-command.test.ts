@@ -11,6 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { parseRunnerOutput } from '../../src/cli/conformance';
 import { cliInProcess } from '../support/cli-in-process';
 import { runCommand } from '../support/run-child';
 
@@ -160,4 +161,33 @@ test('bad usage exits 2 naming the problem and the fix', async () => {
   const jobs = await cliInProcess(['conformance', '--jobs', '0']);
   expect(jobs.code).toBe(2);
   expect(jobs.stderr).toContain('--jobs 0: give a whole number from 1 to 256');
+});
+
+test("the runner's output read back: verdicts, a skip as a failure, the fields under a FAIL and not the case's own lines", () => {
+  const text = [
+    'conformance: library /x/libascendcl.so (the stub: it exports cannstub_live_view; every case runs)',
+    'LEFT OUT a_stub_rule: stub-only: why (contract S7)',
+    'PASS passes                                                 12 ms      1 ms CPU',
+    'SKIP (counted as failure) skips                             3 ms      0 ms CPU  (exit 77)',
+    '     failure:     skipped itself (a skip counts as a failure): needs 9 devices',
+    '     --- the case\'s output ---',
+    'FAIL fails                                                  5 ms      1 ms CPU  (exit 1)',
+    '     call:        aclrtX(a)',
+    '     expected:    0 (ACL_SUCCESS)',
+    '     actual:      107000 (ACL_ERROR_RT_PARAM_INVALID)',
+    '     CANN source: x.cc:1 (hicann/runtime 681ef7610)',
+    '     suite line:  test/cases_x.c:9',
+    '     --- the case\'s output ---',
+    'FAIL [fails pid 7] test/cases_x.c:9: a check failed',
+    '    call:        aclrtX(a)',
+    '     call:        not a field of the runner',
+    'PASS [a case printing like a verdict] 1 ms 1 ms CPU',
+    'conformance: 1 passed, 2 failed',
+  ].join('\n');
+  expect(parseRunnerOutput(text)).toEqual([
+    { name: 'a_stub_rule', verdict: 'LEFT OUT', reason: 'why (contract S7)' },
+    { name: 'passes', verdict: 'PASS' },
+    { name: 'skips', verdict: 'FAIL', failure: 'skipped itself (a skip counts as a failure): needs 9 devices' },
+    { name: 'fails', verdict: 'FAIL', call: 'aclrtX(a)', expected: '0 (ACL_SUCCESS)', actual: '107000 (ACL_ERROR_RT_PARAM_INVALID)', cannSource: 'x.cc:1 (hicann/runtime 681ef7610)', suiteLine: 'test/cases_x.c:9' },
+  ]);
 });
