@@ -241,20 +241,24 @@ static const char *ct_source(void)
 
 int ct_library_is_stub(char *path)
 {
-    /* The library that defines aclInit for this process, and whether that very file (not one it
-     * loads) defines the stub-only export: a path or a name says nothing (a copy, a link). */
+    /* The object loaded as libascendcl.so (the runner's NEEDED name, whatever its soname), the
+     * file that defines its aclInit (dlsym in its own scope: not a PLT slot of the runner), and
+     * whether that very file (not one it loads) defines the stub-only export: a path or a name
+     * says nothing (a copy, a link). */
+    int is_stub = 0;
+    void *lib = dlopen("libascendcl.so", RTLD_NOW | RTLD_NOLOAD);
+    void *init = lib ? dlsym(lib, "aclInit") : NULL;
     Dl_info acl, stub;
     memset(&acl, 0, sizeof acl);
-    if (!dladdr((void *)(uintptr_t)aclInit, &acl) || !acl.dli_fname) {
+    if (!init || !dladdr(init, &acl) || !acl.dli_fname) {
         if (path)
-            snprintf(path, PATH_MAX, "(unknown: dladdr found no library for aclInit)");
-        return 0;
+            snprintf(path, PATH_MAX, "(unknown: no loaded libascendcl.so defines aclInit)");
+    } else {
+        if (path && !realpath(acl.dli_fname, path))
+            snprintf(path, PATH_MAX, "%s", acl.dli_fname);
+        void *sym = dlsym(lib, "cannstub_live_view");
+        is_stub = sym && dladdr(sym, &stub) && stub.dli_fbase == acl.dli_fbase;
     }
-    if (path && !realpath(acl.dli_fname, path))
-        snprintf(path, PATH_MAX, "%s", acl.dli_fname);
-    void *lib = dlopen(acl.dli_fname, RTLD_NOW | RTLD_NOLOAD);
-    void *sym = lib ? dlsym(lib, "cannstub_live_view") : NULL;
-    int is_stub = sym && dladdr(sym, &stub) && stub.dli_fbase == acl.dli_fbase;
     if (lib)
         dlclose(lib);
     return is_stub;
