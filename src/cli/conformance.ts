@@ -65,6 +65,17 @@ export function parseJobs(text: string): number {
   return Number(text);
 }
 
+/** Before the run: a --json file goes into an existing, writable folder (not found out after every case ran). */
+function checkJsonTarget(file: string): void {
+  const dir = path.dirname(path.resolve(file));
+  try {
+    fs.accessSync(dir, fs.constants.W_OK);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new UsageError(`--json ${file}: its folder ${dir} ${code === 'ENOENT' ? 'does not exist' : 'is not writable'}; create it or give another path`);
+  }
+}
+
 /** The library to check: --library, else the active mode's (an installed package builds the stub first). */
 function chosenLibrary(opts: ConformanceOptions, say: Say): string {
   if (opts.library !== undefined) {
@@ -220,6 +231,7 @@ function summary(report: ConformanceReport): string {
 
 export async function conformanceCommand(opts: ConformanceOptions, say: Say = (t) => process.stdout.write(t)): Promise<ConformanceReport> {
   if (opts.library !== undefined && opts.modeGiven) throw new UsageError('give --library or --mode, not both: --library names the library to check, --mode picks one by its search');
+  if (opts.json !== undefined) checkJsonTarget(opts.json);
   const library = chosenLibrary(opts, say);
   const file = runner(say);
   // The runner links libascendcl.so by name (RUNPATH: its own stub): a folder of ours with a link of

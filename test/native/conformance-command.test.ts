@@ -158,6 +158,11 @@ test('bad usage exits 2 naming the problem and the fix', async () => {
   expect(both.code).toBe(2);
   expect(both.stderr).toContain('give --library or --mode, not both');
 
+  const json = await cliInProcess(['conformance', '--mode', 'stub', '--json', path.join(dir, 'no-such-folder', 'r.json'), 'device_bad_ids']);
+  expect(json.code).toBe(2);
+  expect(json.stderr).toContain(`its folder ${path.join(dir, 'no-such-folder')} does not exist; create it or give another path`);
+  expect(json.stdout).not.toContain('PASS'); // refused before any case ran
+
   const jobs = await cliInProcess(['conformance', '--jobs', '0']);
   expect(jobs.code).toBe(2);
   expect(jobs.stderr).toContain('--jobs 0: give a whole number from 1 to 256');
