@@ -158,7 +158,8 @@ CT_CASE(local_event_wait_status_reports_wait_tasks_not_the_record)
  * RT_ERROR_EVENT_RECORDER_NULL (event.cc:1247-1250, 1294-1297; event_david.cc
  * 373-377), which errcode_manage.cc:197 maps to 507000. A record still pending
  * stays stub rule S10 (107000). */
-CT_CASE(local_event_times_of_a_never_recorded_event_are_507000)
+CT_STUB_CASE(local_event_times_of_a_never_recorded_event_are_507000,
+             "a pending record's times are 107000 (contract S10)")
 {
     acl_up(0);
     aclrtEvent a = NULL, b = NULL;
