@@ -7,6 +7,7 @@
  * CANNHARNESS_API_FAULT. Cases that differ only in their input are rows of
  * a table run by one case.
  */
+#define CT_FILE_STUB_ONLY "the harness's C API for native roles (libcannharness.so), not libascendcl"
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>

@@ -20,6 +20,7 @@ CT_CASE(device_bad_ids_return_107001)
     CT_OK(aclrtGetDeviceCount(&count));
     CT_TRUE(count >= 1 && count <= 64);
     int32_t bad[] = {-1, -100, INT32_MIN, (int32_t)count, (int32_t)count + 1, 64, INT32_MAX};
+    CT_SOURCE("api_error.cc:3272-3294 SetDevice, 3430-3437 DeviceReset: ids outside 0..count-1");
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         CT_CODE(ACL_ERROR_RT_INVALID_DEVICEID, aclrtSetDevice(bad[i]));
         CT_CODE(ACL_ERROR_RT_INVALID_DEVICEID, aclrtResetDevice(bad[i]));
@@ -90,7 +91,7 @@ CT_CASE(device_none_current_returns_107002)
     acl_down();
 }
 
-CT_CASE(device_stream_of_another_device_returns_107003)
+CT_STUB_CASE(device_stream_of_another_device_returns_107003, "recording another device's event is 107003 (contract S2)")
 {
     acl_up(0);
     aclrtStream s0 = stream_new();
@@ -164,7 +165,7 @@ static void expect_devcounts(const char *const *env_entries, size_t n, const cha
         expect_exit(pids[i], 0, PEER_TIMEOUT_MS);
 }
 
-CT_LONG_CASE(device_count_env_valid_values)
+CT_LONG_STUB_CASE(device_count_env_valid_values, "ACL_STUB_DEVICE_COUNT, a stub setting")
 {
     /* "ACL_STUB_DEVICE_COUNT" alone: unset, the default 8 */
     const char *env[] = {"ACL_STUB_DEVICE_COUNT", "ACL_STUB_DEVICE_COUNT=1", "ACL_STUB_DEVICE_COUNT=3",
@@ -173,7 +174,7 @@ CT_LONG_CASE(device_count_env_valid_values)
     expect_devcounts(env, sizeof env / sizeof env[0], "0", counts);
 }
 
-CT_LONG_CASE(device_count_env_bad_values_fail_aclInit_100000)
+CT_LONG_STUB_CASE(device_count_env_bad_values_fail_aclInit_100000, "ACL_STUB_DEVICE_COUNT, a stub setting")
 {
     const char *bad[] = {"ACL_STUB_DEVICE_COUNT=0",   "ACL_STUB_DEVICE_COUNT=65",
                          "ACL_STUB_DEVICE_COUNT=-1",  "ACL_STUB_DEVICE_COUNT=abc",
@@ -184,7 +185,8 @@ CT_LONG_CASE(device_count_env_bad_values_fail_aclInit_100000)
 
 /* ------------------------------------------------ peer access, tgid, force */
 
-CT_CASE(peer_access_tgid_and_destroy_stream_force)
+CT_STUB_CASE(peer_access_tgid_and_destroy_stream_force,
+             "peer access always possible, bare tgid = getpid (contract 8.7)")
 {
     acl_up(0);
     int32_t can = 0;

@@ -321,7 +321,7 @@ CT_CASE(ipc_destroy_with_pending_work_never_blocks)
     acl_down();
 }
 
-CT_CASE(ipc_waits_ignore_their_timeout)
+CT_STUB_CASE(ipc_waits_ignore_their_timeout, "IPC waits never time out (contract S5)")
 {
     acl_up(0);
     CT_OK(aclrtSetOpWaitTimeout(1));
@@ -350,7 +350,7 @@ CT_CASE(ipc_waits_ignore_their_timeout)
     acl_down();
 }
 
-CT_CASE(ipc_handle_identity_across_repeated_exports)
+CT_STUB_CASE(ipc_handle_identity_across_repeated_exports, "compares all 64 handle bytes (contract S4)")
 {
     acl_up(0);
     aclrtEvent e = ipc_event_new();
@@ -392,7 +392,7 @@ static void expect_open_refused(aclrtIpcEventHandle h, const char *what)
         CT_FAIL("open of %s failed but overwrote *event (%p)", what, e);
 }
 
-CT_CASE(ipc_open_garbage_zero_and_destroyed_handles_return_107017)
+CT_STUB_CASE(ipc_open_garbage_zero_and_destroyed_handles_return_107017, "opens of dead handles (contract S3)")
 {
     acl_up(0);
     aclrtIpcEventHandle h;
@@ -509,7 +509,7 @@ CT_CASE(ipc_wait_keeps_its_slot_until_it_executes)
 
 /* A refused record must not touch the shared state (the real runtime's
  * rollback paths do): the pending record stays current, waits still bind to it. */
-CT_CASE(ipc_failed_record_changes_nothing)
+CT_STUB_CASE(ipc_failed_record_changes_nothing, "a failed record's rollback (contract S8)")
 {
     acl_up(1);
     aclrtStream other_device = stream_new();

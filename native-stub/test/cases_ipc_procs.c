@@ -244,6 +244,7 @@ struct peer_case {
     int peer_exit;     /* each peer's expected exit status */
     int watchdog_s;    /* 0: the default */
     int long_running;  /* registered as a CT_LONG_CASE */
+    const char *stub_only; /* NULL, or why the row checks a stub-only rule (as CT_STUB_CASE) */
     void (*steps)(struct creator *c);
 };
 
@@ -588,7 +589,12 @@ static const struct peer_case peer_cases[] = {
      3,
      .pending = 1,
      .steps = blocked_consumers_steps},
-    {"procs_handle_identity_across_processes", "exporter", {1}, 1, .steps = handle_identity_steps},
+    {"procs_handle_identity_across_processes",
+     "exporter",
+     {1},
+     1,
+     .stub_only = "compares all 64 handle bytes (contract S4)",
+     .steps = handle_identity_steps},
     {"procs_pending_record_not_ready_from_another_process",
      "observer",
      {0},
@@ -601,15 +607,22 @@ static const struct peer_case peer_cases[] = {
      "survivor",
      {1},
      1,
+     .stub_only = "a destroy refuses new opens at once (contract S3)",
      .steps = creator_destroy_steps},
     {"procs_peer_killed_while_holding_the_lock",
      "die_in_lock",
      {1},
      1,
      .env = "ACL_STUB_TEST_DIE_IN_LOCK=1",
+     .stub_only = "a stub test hook; the robust lock (contract S7)",
      .peer_exit = 128 + SIGKILL,
      .steps = peer_killed_in_lock_steps},
-    {"procs_last_user_removes_the_shared_object", "last_user", {1}, 1, .steps = last_user_steps_of_creator},
+    {"procs_last_user_removes_the_shared_object",
+     "last_user",
+     {1},
+     1,
+     .stub_only = "the stub's shared-memory objects (contract S7)",
+     .steps = last_user_steps_of_creator},
     /* the swarm's one peer is opener_swarm, which takes a count where the others take a device */
     {"ipc_procs_many_processes_open_and_wait_on_one_event",
      "opener_swarm",
@@ -659,7 +672,7 @@ __attribute__((constructor)) static void register_table_cases(void)
     for (size_t i = 0; i < sizeof peer_roles / sizeof peer_roles[0]; i++)
         ct_register_role(peer_roles[i].name, run_peer_role);
     for (size_t i = 0; i < sizeof peer_cases / sizeof peer_cases[0]; i++)
-        (peer_cases[i].long_running ? ct_register_long_case : ct_register_case)(peer_cases[i].name, run_peer_case);
+        ct_register_case_kind(peer_cases[i].name, run_peer_case, peer_cases[i].long_running, peer_cases[i].stub_only);
 }
 
 /* ======================================== cases with their own choreography */
@@ -820,12 +833,12 @@ static void expect_open_after_creator_gone(const char *mode, int expected_exit)
     acl_down();
 }
 
-CT_CASE(procs_open_after_creator_exited_returns_107017)
+CT_STUB_CASE(procs_open_after_creator_exited_returns_107017, "opens of dead handles (contract S3)")
 {
     expect_open_after_creator_gone("exit", 0);
 }
 
-CT_CASE(procs_open_after_creator_was_killed_returns_107017)
+CT_STUB_CASE(procs_open_after_creator_was_killed_returns_107017, "opens of dead handles (contract S3)")
 {
     expect_open_after_creator_gone("crash", 128 + SIGKILL);
 }
@@ -849,7 +862,7 @@ CT_ROLE(die_in_unlink)
 
 /* The name a dead last user left behind, with its object already marked
  * unlinked, must still be reclaimed by the next aclInit. */
-CT_CASE(procs_last_user_killed_while_unlinking_is_reclaimed)
+CT_STUB_CASE(procs_last_user_killed_while_unlinking_is_reclaimed, "reclaim after deaths (contract S7)")
 {
     const char *dir = case_dir();
     const char *args[] = {dir, NULL};
@@ -883,7 +896,7 @@ static void unlink_fake_object(void *name)
     shm_unlink(name);
 }
 
-CT_LONG_CASE(procs_reclaim_leaves_objects_of_another_stub_version_alone)
+CT_LONG_STUB_CASE(procs_reclaim_leaves_objects_of_another_stub_version_alone, "reclaim after deaths (contract S7)")
 {
     ct_set_watchdog(25);
     static char name[64];
@@ -1028,7 +1041,7 @@ static void expect_init_leaves_alone(const struct fake_object *o, const char *wh
         CT_FAIL("aclInit did not say it left %s alone (%s); its output:\n%s", o->path, why_part, text);
 }
 
-CT_CASE(procs_reclaim_does_not_block_on_a_lock_held_by_a_live_process)
+CT_STUB_CASE(procs_reclaim_does_not_block_on_a_lock_held_by_a_live_process, "reclaim after deaths (contract S7)")
 {
     ct_set_watchdog(25);
     static struct fake_object o;
@@ -1041,7 +1054,7 @@ CT_CASE(procs_reclaim_does_not_block_on_a_lock_held_by_a_live_process)
     CT_EQ(128 + SIGKILL, wait_exit(holder, PEER_TIMEOUT_MS));
 }
 
-CT_CASE(procs_reclaim_survives_garbled_lock_bytes)
+CT_STUB_CASE(procs_reclaim_survives_garbled_lock_bytes, "reclaim after deaths (contract S7)")
 {
     ct_set_watchdog(25);
     static struct fake_object o;
@@ -1051,7 +1064,7 @@ CT_CASE(procs_reclaim_survives_garbled_lock_bytes)
 
 /* An object others may write (a stranger could have made it, or may change
  * it under us) is not ours to judge: left alone, and named. */
-CT_CASE(procs_reclaim_leaves_objects_others_can_write_alone)
+CT_STUB_CASE(procs_reclaim_leaves_objects_others_can_write_alone, "reclaim after deaths (contract S7)")
 {
     ct_set_watchdog(25);
     static struct fake_object o;

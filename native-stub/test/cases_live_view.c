@@ -6,6 +6,7 @@
  * is blocked in a synchronize; and the buffer rules.
  */
 #define _GNU_SOURCE
+#define CT_FILE_STUB_ONLY "cannstub_live_view, a stub-only export (contract S11)"
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -68,7 +68,7 @@ static void no_device_memcpy(void *arg)
 
 /* ------------------------------------------------------------ device memory */
 
-CT_CASE(memory_malloc_free_rules)
+CT_STUB_CASE(memory_malloc_free_rules, "frees of unknown or freed pointers (contract 8.7)")
 {
     acl_up(0);
     void *p = NULL;
@@ -95,7 +95,7 @@ CT_CASE(memory_malloc_free_rules)
     acl_down();
 }
 
-CT_CASE(memory_copy_checks_and_round_trip)
+CT_STUB_CASE(memory_copy_checks_and_round_trip, "copies check addresses against the kind (contract 8.7)")
 {
     acl_up(0);
     unsigned char host[256], back[256];
@@ -159,7 +159,8 @@ CT_CASE(memory_async_copies_run_in_stream_order)
     acl_down();
 }
 
-CT_CASE(memory_free_with_a_queued_copy_keeps_it_mapped)
+CT_STUB_CASE(memory_free_with_a_queued_copy_keeps_it_mapped,
+             "freed memory stays mapped for queued copies (contract 8.7)")
 {
     acl_up(0);
     aclrtStream s = stream_new();
@@ -239,7 +240,7 @@ CT_CASE(memory_async_stream_handle_before_count)
  * 11-03_memory_copy_and_set.md:160), after the location checks; the stub is an
  * EP server. DEFAULT between two host buffers is host to host too. The
  * synchronous aclrtMemcpy still copies host to host. */
-CT_CASE(memory_async_host_to_host_is_207000)
+CT_STUB_CASE(memory_async_host_to_host_is_207000, "the stub is an EP server (contract 8.7)")
 {
     acl_up(0);
     char x[64] = "source", y[64] = {0};
@@ -505,7 +506,8 @@ CT_ROLE(pageable_mode)
 
 /* ACL_STUB_PAGEABLE=async: the other driver of api_error.cc:2805-2826 (no
  * GET_USER_MALLOC_ATTR), where CANN keeps the copy asynchronous. */
-CT_CASE(memory_pageable_env_async_queues_the_copy_and_bad_values_fail_aclInit)
+CT_STUB_CASE(memory_pageable_env_async_queues_the_copy_and_bad_values_fail_aclInit,
+             "ACL_STUB_PAGEABLE, a stub setting (contract 8.7)")
 {
     const char *async_env[] = {"ACL_STUB_PAGEABLE=async", NULL};
     const char *ok[] = {"0", NULL};
@@ -517,7 +519,7 @@ CT_CASE(memory_pageable_env_async_queues_the_copy_and_bad_values_fail_aclInit)
 
 /* ---------------------------------------------------------------- IPC memory */
 
-CT_CASE(ipc_mem_export_rules)
+CT_STUB_CASE(ipc_mem_export_rules, "whole-page exports, one key per allocation (contract 8.7)")
 {
     acl_up(0);
     char *p = dev_alloc(2 * PAGE);
@@ -578,7 +580,7 @@ static void expect_bent_key_refused(const char *key, size_t i, char c, int mem)
 
 /* An import reads the whole key: a live object's key with another prefix,
  * a cut or lengthened tail, or a key of the other kind names nothing. */
-CT_CASE(ipc_keys_of_live_objects_are_checked_whole)
+CT_STUB_CASE(ipc_keys_of_live_objects_are_checked_whole, "unknown keys are 107000 (contract 8.7)")
 {
     acl_up(0);
     char *p = dev_alloc(PAGE);
@@ -614,7 +616,7 @@ CT_CASE(ipc_keys_of_live_objects_are_checked_whole)
 
 /* Import in the exporting process: a new address for the same memory; the
  * exporter's close ends new imports while existing mappings keep working. */
-CT_CASE(ipc_mem_import_maps_a_new_address_and_close_order)
+CT_STUB_CASE(ipc_mem_import_maps_a_new_address_and_close_order, "the exporter may import (contract 8.7)")
 {
     acl_up(0);
     char *p = dev_alloc(PAGE);
@@ -693,7 +695,7 @@ CT_ROLE(mem_importer)
     return 0;
 }
 
-CT_CASE(ipc_mem_whitelist_across_processes)
+CT_STUB_CASE(ipc_mem_whitelist_across_processes, "unlisted pid 207006 (contract 8.7)")
 {
     const char *dir = case_dir();
     acl_up(0);
@@ -735,7 +737,7 @@ CT_ROLE(mem_exporter_dies)
     return 0;
 }
 
-CT_CASE(ipc_mem_of_a_dead_exporter_is_reclaimed)
+CT_STUB_CASE(ipc_mem_of_a_dead_exporter_is_reclaimed, "reclaim after deaths (contract S7)")
 {
     const char *dir = case_dir();
     const char *args[] = {dir, NULL};

@@ -6,6 +6,7 @@
  * replay exactly from the seed.
  */
 #define _GNU_SOURCE
+#define CT_FILE_STUB_ONLY "ACL_STUB_MUTANT and ACL_STUB_JITTER, stub settings"
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>

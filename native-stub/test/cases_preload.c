@@ -9,6 +9,7 @@
  * native role. (test/orchestrator/native-hang.test.ts checks the same
  * through the hang report and its wait-for graph.)
  */
+#define CT_FILE_STUB_ONLY "the harness's preloaded library (libcannharness_preload.so), not libascendcl"
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>

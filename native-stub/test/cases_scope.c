@@ -8,6 +8,7 @@
  * every scope on the machine, the leftovers of test runs going on beside us
  * included (their leak checks' evidence).
  */
+#define CT_FILE_STUB_ONLY "ACL_STUB_SCOPE, a stub setting (contract S15)"
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,6 +5,7 @@
  * (format in native-stub/README.md).
  */
 #define _GNU_SOURCE
+#define CT_FILE_STUB_ONLY "ACL_STUB_TRACE, the stub's own trace"
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

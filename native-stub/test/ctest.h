@@ -30,24 +30,50 @@ typedef int (*ct_role_fn)(int argc, char **argv);
 void ct_register_case(const char *name, ct_case_fn fn);
 /* A case that takes long whatever the machine: --all runs these from its start, one at a time. */
 void ct_register_long_case(const char *name, ct_case_fn fn);
+/* Either kind; `stub_only`: NULL for a case that states CANN behaviour, else why it checks a rule
+ * of the stub alone (--all leaves it out against any other libascendcl.so and prints this). */
+void ct_register_case_kind(const char *name, ct_case_fn fn, int long_running, const char *stub_only);
 void ct_register_role(const char *name, ct_role_fn fn);
 
-/* A case registered with register_fn (ct_register_case or ct_register_long_case). */
-#define CT_CASE_REGISTERED_WITH(id, register_fn)                         \
-    static void ct_case_##id(void);                                      \
-    __attribute__((constructor)) static void ct_register_case_##id(void) \
-    {                                                                    \
-        register_fn(#id, ct_case_##id);                                  \
-    }                                                                    \
+/* Every case of a file that defines CT_FILE_STUB_ONLY (a string: why) before it includes this
+ * header is stub-only; CT_STUB_CASE marks one case. The rest state CANN behaviour. */
+#ifndef CT_FILE_STUB_ONLY
+#define CT_FILE_STUB_ONLY NULL
+#endif
+
+/* A case of `long_running` (0 or 1) and `stub_only` (NULL or why); its name is the identifier. */
+#define CT_CASE_OF_KIND(id, long_running, stub_only)                       \
+    static void ct_case_##id(void);                                        \
+    __attribute__((constructor)) static void ct_register_case_##id(void)   \
+    {                                                                      \
+        ct_register_case_kind(#id, ct_case_##id, long_running, stub_only); \
+    }                                                                      \
     static void ct_case_##id(void)
 
-/* Defines a case; its name is the identifier. */
-#define CT_CASE(id) CT_CASE_REGISTERED_WITH(id, ct_register_case)
+/* Defines a case that states CANN behaviour (unless its file is CT_FILE_STUB_ONLY). */
+#define CT_CASE(id) CT_CASE_OF_KIND(id, 0, CT_FILE_STUB_ONLY)
 
 /* Defines a case that takes seconds of its own (a swarm of processes, thousands of records, a
  * wait the rule needs): `--all` runs these one after another from its start, beside the short
  * cases, so that none of them starts last and runs on alone after every other case has ended. */
-#define CT_LONG_CASE(id) CT_CASE_REGISTERED_WITH(id, ct_register_long_case)
+#define CT_LONG_CASE(id) CT_CASE_OF_KIND(id, 1, CT_FILE_STUB_ONLY)
+
+/* A case that checks a rule of the stub alone (a stub-only rule of docs/acl-contract.md section 7
+ * or 8.7, a stub setting, the stub's own messages): `why` says so in a few words, and
+ * `cann-harness conformance` leaves the case out against any library that is not the stub. */
+#define CT_STUB_CASE(id, why) CT_CASE_OF_KIND(id, 0, why)
+#define CT_LONG_STUB_CASE(id, why) CT_CASE_OF_KIND(id, 1, why)
+
+/* The CANN source line the checks after it follow ("event.cc:720-728"; paths relative to
+ * hicann/runtime, CT_CANN_SOURCE_COMMIT): a failure until the next CT_SOURCE in the same thread
+ * prints it. A failure with none looks for a citation in the comments above its assertion. */
+#define CT_CANN_SOURCE_COMMIT "681ef7610"
+void ct_set_source(const char *citation);
+#define CT_SOURCE(citation) ct_set_source(citation)
+
+/* Whether the loaded libascendcl.so is the stub: it exports the stub-only cannstub_live_view
+ * (docs/acl-contract.md S11) itself. Its path goes to `path` (PATH_MAX bytes) when not NULL. */
+int ct_library_is_stub(char *path);
 
 /* Defines a helper role run as `conformance --role id args...`; returns the
  * process exit code (assertion failures exit 1 on their own). */
@@ -95,28 +121,31 @@ const char *ct_current_name(void);
 
 #define CT_FAIL(...) ct_fail_at(__FILE__, __LINE__, __VA_ARGS__)
 
+/* Fails with the call, what was expected and what came back, each on a line of its own. */
+__attribute__((noreturn)) void ct_fail_check(const char *file, int line, const char *call, const char *expected,
+                                             const char *actual);
+
 /* Expects the ACL call `call` to return `expected`. */
 #define CT_CODE(expected, call) ct_check_code(__FILE__, __LINE__, #call, (int)(expected), (int)(call))
 #define CT_OK(call) CT_CODE(0, call)
 
-#define CT_TRUE(cond)                                                   \
-    do {                                                                \
-        if (!(cond))                                                    \
-            ct_fail_at(__FILE__, __LINE__, "expected true: %s", #cond); \
+#define CT_TRUE(cond)                                                  \
+    do {                                                               \
+        if (!(cond))                                                   \
+            ct_fail_check(__FILE__, __LINE__, #cond, "true", "false"); \
     } while (0)
 
-#define CT_EQ(expected, actual)                                                                   \
-    do {                                                                                          \
-        long long ct_e_ = (long long)(expected), ct_a_ = (long long)(actual);                     \
-        if (ct_e_ != ct_a_)                                                                       \
-            ct_fail_at(__FILE__, __LINE__, "%s: expected %lld, got %lld", #actual, ct_e_, ct_a_); \
-    } while (0)
+void ct_check_eq(const char *file, int line, const char *expr, long long expected, long long actual);
+#define CT_EQ(expected, actual) ct_check_eq(__FILE__, __LINE__, #actual, (long long)(expected), (long long)(actual))
 
 /* ---------------------------------------------------------------------- */
 #ifdef CTEST_MAIN
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
+#include <regex.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -141,7 +170,8 @@ struct ct_entry {
     const char *name;
     ct_case_fn case_fn;
     ct_role_fn role_fn;
-    int long_running; /* CT_LONG_CASE (see ct_next_case) */
+    int long_running;      /* CT_LONG_CASE (see ct_next_case) */
+    const char *stub_only; /* CT_STUB_CASE, CT_FILE_STUB_ONLY: why; NULL for a CANN case */
 };
 
 static struct ct_entry ct_cases[CT_MAX_CASES];
@@ -161,23 +191,23 @@ int ct_cleanup_in_signal_handler(void)
     return ct_in_signal;
 }
 
-static void ct_add_case(const char *name, ct_case_fn fn, int long_running)
+void ct_register_case_kind(const char *name, ct_case_fn fn, int long_running, const char *stub_only)
 {
     if (ct_case_count == CT_MAX_CASES) {
         fprintf(stderr, "ctest: too many cases (raise CT_MAX_CASES)\n");
         exit(2);
     }
-    ct_cases[ct_case_count++] = (struct ct_entry){name, fn, NULL, long_running};
+    ct_cases[ct_case_count++] = (struct ct_entry){name, fn, NULL, long_running, stub_only};
 }
 
 void ct_register_case(const char *name, ct_case_fn fn)
 {
-    ct_add_case(name, fn, 0);
+    ct_register_case_kind(name, fn, 0, NULL);
 }
 
 void ct_register_long_case(const char *name, ct_case_fn fn)
 {
-    ct_add_case(name, fn, 1);
+    ct_register_case_kind(name, fn, 1, NULL);
 }
 
 void ct_register_role(const char *name, ct_role_fn fn)
@@ -186,12 +216,64 @@ void ct_register_role(const char *name, ct_role_fn fn)
         fprintf(stderr, "ctest: too many roles (raise CT_MAX_CASES)\n");
         exit(2);
     }
-    ct_roles[ct_role_count++] = (struct ct_entry){name, NULL, fn, 0};
+    ct_roles[ct_role_count++] = (struct ct_entry){name, NULL, fn, 0, NULL};
 }
 
 const char *ct_current_name(void)
 {
     return ct_name;
+}
+
+/* The last CT_SOURCE of this thread, else of any thread (a case's helper threads run its checks). */
+static __thread const char *ct_source_of_thread;
+static const char *ct_source_of_process;
+
+void ct_set_source(const char *citation)
+{
+    ct_source_of_thread = citation;
+    __atomic_store_n(&ct_source_of_process, citation, __ATOMIC_RELAXED);
+}
+
+static const char *ct_source(void)
+{
+    return ct_source_of_thread ? ct_source_of_thread : __atomic_load_n(&ct_source_of_process, __ATOMIC_RELAXED);
+}
+
+int ct_library_is_stub(char *path)
+{
+    /* The object loaded as libascendcl.so (the runner's NEEDED name, whatever its soname), the
+     * file that defines its aclInit (dlsym in its own scope: not a PLT slot of the runner), and
+     * whether that very file (not one it loads) defines the stub-only export: a path or a name
+     * says nothing (a copy, a link). */
+    int is_stub = 0;
+    void *lib = dlopen("libascendcl.so", RTLD_NOW | RTLD_NOLOAD);
+    void *init = lib ? dlsym(lib, "aclInit") : NULL;
+    Dl_info acl, stub;
+    memset(&acl, 0, sizeof acl);
+    if (!init || !dladdr(init, &acl) || !acl.dli_fname) {
+        if (path)
+            snprintf(path, PATH_MAX, "(unknown: no loaded libascendcl.so defines aclInit)");
+    } else {
+        if (path && !realpath(acl.dli_fname, path))
+            snprintf(path, PATH_MAX, "%s", acl.dli_fname);
+        void *sym = dlsym(lib, "cannstub_live_view");
+        is_stub = sym && dladdr(sym, &stub) && stub.dli_fbase == acl.dli_fbase;
+    }
+    if (lib)
+        dlclose(lib);
+    return is_stub;
+}
+
+/* Cached for the checks that apply to the stub alone (aclGetRecentErrMsg naming the call). */
+static int ct_is_stub(void)
+{
+    static int known = -1; /* checks run on several threads of a case */
+    int is_stub = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (is_stub < 0) {
+        is_stub = ct_library_is_stub(NULL);
+        __atomic_store_n(&known, is_stub, __ATOMIC_RELAXED);
+    }
+    return is_stub;
 }
 
 const char *ct_code_name(int code)
@@ -237,12 +319,18 @@ static void ct_vprint(const char *tag, const char *file, int line, const char *f
 /* 1 once a failure's clean-up started (its 5 s alarm must not be put off by ct_progress). */
 static volatile int ct_failing;
 
-void ct_fail_at(const char *file, int line, const char *fmt, ...)
+/* After a failure's lines: the CANN source line its checks follow, if CT_SOURCE gave one. */
+static void ct_print_source(void)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    ct_vprint("FAIL", file, line, fmt, ap);
-    va_end(ap);
+    const char *source = ct_source();
+    if (source) {
+        fprintf(stderr, "    CANN source: %s (hicann/runtime %s)\n", source, CT_CANN_SOURCE_COMMIT);
+        fflush(stderr);
+    }
+}
+
+static __attribute__((noreturn)) void ct_fail_exit(void)
+{
     /* A second failure raised by a cleanup hook must not recurse; a hook that
      * hangs (a broken runtime) is cut short by the watchdog. */
     if (!__sync_lock_test_and_set(&ct_failing, 1)) {
@@ -251,6 +339,39 @@ void ct_fail_at(const char *file, int line, const char *fmt, ...)
     }
     fflush(stdout);
     _exit(1);
+}
+
+void ct_fail_at(const char *file, int line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    ct_vprint("FAIL", file, line, fmt, ap);
+    va_end(ap);
+    ct_print_source();
+    ct_fail_exit();
+}
+
+/* The shape `--all` reads back (ct_print_failure): the call on the FAIL line and a line each for
+ * what was expected and what came back. */
+void ct_fail_check(const char *file, int line, const char *call, const char *expected, const char *actual)
+{
+    const char *msg = aclGetRecentErrMsg();
+    fprintf(stderr,
+            "FAIL [%s pid %d] %s:%d: a check failed\n    call:        %s\n    expected:    %s\n    actual:      %s\n"
+            "    aclGetRecentErrMsg: %s\n",
+            ct_name, (int)getpid(), file, line, call, expected, actual, msg ? msg : "(null)");
+    ct_print_source();
+    ct_fail_exit();
+}
+
+void ct_check_eq(const char *file, int line, const char *expr, long long expected, long long actual)
+{
+    if (expected == actual)
+        return;
+    char want[32], got[32];
+    snprintf(want, sizeof want, "%lld", expected);
+    snprintf(got, sizeof got, "%lld", actual);
+    ct_fail_check(file, line, expr, want, got);
 }
 
 void ct_skip(const char *fmt, ...)
@@ -295,13 +416,15 @@ static void ct_check_failure_message(const char *file, int line, const char *exp
 void ct_check_code(const char *file, int line, const char *expr, int expected, int actual)
 {
     if (expected == actual) {
-        if (expected != 0)
+        /* The message's text is the stub's (contract section 1.4): CANN's is not checked. */
+        if (expected != 0 && ct_is_stub())
             ct_check_failure_message(file, line, expr);
         return;
     }
-    const char *msg = aclGetRecentErrMsg();
-    ct_fail_at(file, line, "%s\n    expected %d (%s)\n    actual   %d (%s)\n    aclGetRecentErrMsg: %s", expr, expected,
-               ct_code_name(expected), actual, ct_code_name(actual), msg ? msg : "(null)");
+    char want[96], got[96];
+    snprintf(want, sizeof want, "%d (%s)", expected, ct_code_name(expected));
+    snprintf(got, sizeof got, "%d (%s)", actual, ct_code_name(actual));
+    ct_fail_check(file, line, expr, want, got);
 }
 
 static void ct_on_alarm(int sig)
@@ -653,15 +776,142 @@ static void ct_remove_scope_objects(int index)
  * processes; then what the case declared its own and is still there (an object reclaim leaves
  * alone, such as one with another stub version's header) is removed. A failing or interrupted
  * run leaves nothing in /dev/shm. */
+static int ct_run_on_stub = 1; /* --all: whether the library is the stub (its reclaim tool applies) */
+
 static void ct_clean_case_scope(const char *self, const struct ct_job *job)
 {
     int gone = ct_await_group_gone(job->pid);
-    ct_reclaim_case_scope(self, job->index);
+    if (ct_run_on_stub)
+        ct_reclaim_case_scope(self, job->index);
     ct_report_leftovers(job->log_fd, CT_LEFTOVERS_REMOVE);
     if (gone)
         ct_remove_scope_objects(job->index);
     else
         printf("     the case's process group still runs after 2 s: the objects of its scope stay\n");
+}
+
+/* Writes a citing comment's text (from `start`, its comment marks cut) to `out`. */
+static void ct_take_citation(char *start, const char *file, int at, char *out, size_t cap)
+{
+    start += strspn(start, "/* ");
+    start[strcspn(start, "\n")] = '\0';
+    size_t len = strlen(start);
+    if (len >= 2 && strcmp(start + len - 2, "*/") == 0)
+        start[len -= 2] = '\0';
+    while (len > 0 && start[len - 1] == ' ')
+        start[--len] = '\0';
+    snprintf(out, cap, "%s (hicann/runtime %s; from the comment at %s:%d)", start, CT_CANN_SOURCE_COMMIT, file, at);
+}
+
+/* The source line the assertion at `line` of the suite's file `file` (as __FILE__ gave it, relative
+ * to native-stub/, where the runner is <native-stub>/<build>/bin/conformance) cites in a comment: a
+ * comment on its own line, else the nearest comment block above it (up to the function's start),
+ * if that block holds a citation ("event.cc:720-728"). 0 if none: a citation further up may be
+ * another check's. */
+static int ct_cited_above(const char *self, const char *file, int line, char *out, size_t cap)
+{
+    char path[PATH_MAX];
+    const char *slash = strrchr(self, '/');
+    int dir_len = slash ? (int)(slash - self) : 0;
+    if (snprintf(path, sizeof path, "%.*s/../../%s", dir_len, self, file) >= (int)sizeof path)
+        return 0;
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    enum { CT_LOOK_BACK = 40 };
+    static char lines[CT_LOOK_BACK][512];
+    int n = 0;
+    for (int i = 1; i <= line && fgets(lines[n % CT_LOOK_BACK], sizeof lines[0], f); i++)
+        n++;
+    fclose(f);
+    regex_t cite;
+    if (n != line || regcomp(&cite, "[A-Za-z0-9_./-]+\\.(cc|cpp|c|h|hpp|md):[0-9]", REG_EXTENDED | REG_NOSUB) != 0)
+        return 0;
+    int found = 0, in_block = 0;
+    char *own = lines[(n - 1) % CT_LOOK_BACK];
+    char *trailing = strstr(own, "/*") ? strstr(own, "/*") : strstr(own, "//");
+    if (trailing && regexec(&cite, trailing, 0, NULL, 0) == 0) {
+        ct_take_citation(trailing, file, line, out, cap);
+        found = 1;
+    }
+    for (int back = 1; back < CT_LOOK_BACK && back < n && !found; back++) {
+        char *text = lines[(n - 1 - back) % CT_LOOK_BACK];
+        if (text[0] == '}')
+            break; /* the function before */
+        char *start = text + strspn(text, " \t");
+        int comment = strncmp(start, "/*", 2) == 0 || strncmp(start, "//", 2) == 0 || start[0] == '*';
+        if (!comment) {
+            if (in_block)
+                break; /* the nearest comment block cites nothing */
+            continue;
+        }
+        in_block = 1;
+        if (regexec(&cite, start, 0, NULL, 0) == 0) {
+            ct_take_citation(start, file, line - back, out, cap);
+            found = 1;
+        }
+    }
+    regfree(&cite);
+    return found;
+}
+
+/* Under a failed case's verdict: where its first failure is (case or helper), the call, what was
+ * expected and what came back, and the CANN source line, read back from its output
+ * (ct_fail_check's lines; a CT_FAIL's message stands for the call). */
+static void ct_print_failure(const char *self, int log_fd)
+{
+    static char buf[1 << 20]; /* the first failure is near the start of a case's output */
+    lseek(log_fd, 0, SEEK_SET);
+    ssize_t n = read(log_fd, buf, sizeof buf - 1);
+    if (n <= 0)
+        return;
+    buf[n] = '\0';
+    char *fail = strncmp(buf, "FAIL [", 6) == 0 ? buf : strstr(buf, "\nFAIL [");
+    if (!fail) {
+        char *skip = strncmp(buf, "SKIP [", 6) == 0 ? buf : strstr(buf, "\nSKIP [");
+        char *why = skip ? strstr(skip, "] ") : NULL;
+        if (why)
+            printf("     failure:     skipped itself (a skip counts as a failure): %.*s\n", (int)strcspn(why + 2, "\n"),
+                   why + 2);
+        else
+            printf("     failure:     no FAIL line in its output (a crash, a signal or a sanitizer: see below)\n");
+        return;
+    }
+    fail += fail[0] == '\n';
+    char *at = strstr(fail, "] ");
+    char *eol = strchr(fail, '\n');
+    if (!at || !eol || at > eol)
+        return;
+    *eol = '\0';
+    at += 2;
+    char *what = strstr(at, ": ");
+    char file[256] = "";
+    int line = 0;
+    if (what && sscanf(at, "%255[^:]:%d", file, &line) == 2)
+        *what = '\0', what += 2;
+    int has_call = 0, has_source = 0;
+    for (char *l = eol + 1; strncmp(l, "    ", 4) == 0 && l[4] != ' ';) {
+        char *next = strchr(l, '\n');
+        if (next)
+            *next = '\0';
+        has_call |= strncmp(l + 4, "call:", 5) == 0;
+        has_source |= strncmp(l + 4, "CANN source:", 12) == 0;
+        if (strncmp(l + 4, "aclGetRecentErrMsg:", 19) != 0)
+            printf("     %s\n", l + 4);
+        if (!next)
+            break;
+        l = next + 1;
+    }
+    if (!has_call && what)
+        printf("     failure:     %s\n", what);
+    char cited[700];
+    if (!has_source)
+        printf("     CANN source: %s\n",
+               line && ct_cited_above(self, file, line, cited, sizeof cited)
+                   ? cited
+                   : "none cited (no CT_SOURCE; the comment above the assertion cites no line)");
+    if (line)
+        printf("     suite line:  %s:%d\n", file, line);
 }
 
 /* Prints one finished case (its output too when it failed); returns 1 if it failed. `ru`: the
@@ -682,10 +932,12 @@ static int ct_report_case(const char *self, const struct ct_job *job, int status
         return 0;
     }
     printf("  (exit %d)\n", code);
+    ct_print_failure(self, job->log_fd);
     /* Every failed case: a watchdog's kill can come before the case declared what it made. */
     if (leftovers)
         ct_report_leftovers(job->log_fd, CT_LEFTOVERS_LIST);
     ct_clean_case_scope(self, job);
+    printf("     --- the case's output ---\n");
     lseek(job->log_fd, 0, SEEK_SET);
     char buf[4096];
     ssize_t n;
@@ -741,13 +993,51 @@ static void ct_stop_run(const char *self, struct ct_job *running, int active)
  * spend their time waiting on helpers, gates and timeouts, not on the CPU),
  * in the order ct_next_case gives. A case's output is captured and shown only
  * when it fails; lines come in the order the cases end. */
+/* Whether `name` contains one of the comma-separated parts of `filter` (none: every name). */
+static int ct_selected(const char *name, const char *filter)
+{
+    if (!filter)
+        return 1;
+    for (const char *part = filter;; part++) {
+        size_t len = strcspn(part, ",");
+        if (len > 0 && len < 256) {
+            char one[256];
+            memcpy(one, part, len);
+            one[len] = '\0';
+            if (strstr(name, one))
+                return 1;
+        }
+        part += len;
+        if (!*part)
+            return 0;
+    }
+}
+
+/* The library line at the top of --all: which libascendcl.so the cases run against, and whether
+ * it is the stub (then every case runs; else the stub-only ones are left out). */
+static void ct_print_library(int is_stub, const char *path)
+{
+    printf("conformance: library %s (%s)\n", path,
+           is_stub ? "the stub: it exports cannstub_live_view; every case runs"
+                   : "not the stub: it does not export cannstub_live_view; the cases of stub-only rules are left out");
+}
+
 static int ct_run_all(const char *self, const char *filter, int jobs)
 {
     struct ct_job running[CT_MAX_CASES];
     int longs[CT_MAX_CASES], shorts[CT_MAX_CASES], n_long = 0, n_short = 0, next_long = 0, next_short = 0;
+    char library[PATH_MAX];
+    ct_run_on_stub = ct_library_is_stub(library);
+    ct_print_library(ct_run_on_stub, library);
+    int left_out = 0;
     for (int i = 0; i < ct_case_count; i++) {
-        if (filter && !strstr(ct_cases[i].name, filter))
+        if (!ct_selected(ct_cases[i].name, filter))
             continue;
+        if (ct_cases[i].stub_only && !ct_run_on_stub) {
+            printf("LEFT OUT %s: stub-only: %s\n", ct_cases[i].name, ct_cases[i].stub_only);
+            left_out++;
+            continue;
+        }
         if (ct_cases[i].long_running)
             longs[n_long++] = i;
         else
@@ -818,7 +1108,14 @@ static int ct_run_all(const char *self, const char *filter, int jobs)
         return 2;
     /* The summary's shape, "conformance: N passed, N failed", is the one CI log readers look for. */
     printf("conformance (%.1f s, %d at a time, %.1f s of CPU)\n", ct_now_s() - start, jobs, cpu_ms / 1000);
-    printf("conformance: %d passed, %d failed\n", ran - failed, failed);
+    if (left_out)
+        printf("conformance: %d passed, %d failed, %d left out (stub-only rules; this library is not the stub)\n",
+               ran - failed, failed, left_out);
+    else
+        printf("conformance: %d passed, %d failed\n", ran - failed, failed);
+    if (!ran && !left_out)
+        fprintf(stderr, "conformance: no case's name contains %s%s (see --list)\n", filter ? "any of " : "",
+                filter ? filter : "anything");
     return failed ? 1 : (ran ? 0 : 2);
 }
 
@@ -835,16 +1132,29 @@ static int ct_parse_jobs(const char *text)
 
 static void ct_usage(void)
 {
-    fprintf(stderr, "usage: conformance --list | --case NAME | --all [--jobs N] [FILTER]\n");
+    fprintf(stderr,
+            "usage: conformance --list [--kinds] | --library | --case NAME | --all [--jobs N] [FILTER[,FILTER...]]\n");
 }
 
 int main(int argc, char **argv)
 {
     qsort(ct_cases, (size_t)ct_case_count, sizeof ct_cases[0], ct_cmp_entry);
     setvbuf(stdout, NULL, _IOLBF, 0);
-    if (argc >= 2 && strcmp(argv[1], "--list") == 0) {
+    if (argc == 2 && strcmp(argv[1], "--list") == 0) {
         for (int i = 0; i < ct_case_count; i++)
             printf("%s\n", ct_cases[i].name);
+        return 0;
+    }
+    if (argc == 3 && strcmp(argv[1], "--list") == 0 && strcmp(argv[2], "--kinds") == 0) {
+        for (int i = 0; i < ct_case_count; i++)
+            printf("%s\t%s%s\n", ct_cases[i].name, ct_cases[i].stub_only ? "stub-only: " : "cann",
+                   ct_cases[i].stub_only ? ct_cases[i].stub_only : "");
+        return 0;
+    }
+    if (argc == 2 && strcmp(argv[1], "--library") == 0) {
+        char library[PATH_MAX];
+        int is_stub = ct_library_is_stub(library);
+        printf("library: %s\nstub: %s\n", library, is_stub ? "yes" : "no");
         return 0;
     }
     if (argc >= 2 && strcmp(argv[1], "--all") == 0) {

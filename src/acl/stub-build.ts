@@ -76,28 +76,76 @@ export function buildStub(opts: { env?: NodeJS.ProcessEnv; force?: boolean } = {
   const env = opts.env ?? process.env;
   if (isSourceCheckout) return stubBuildDir(env);
   const tree = cachedStubTree(env);
-  const built = path.join(tree, 'build', 'lib64', 'libascendcl.so');
-  if (!opts.force && fs.existsSync(built)) return path.dirname(path.dirname(built));
-  const missing = missingTools(env);
+  buildTree({ tree, sources: STUB_SOURCES, targets: ['lib', 'hold', 'api', 'tools'], product: path.join('lib64', 'libascendcl.so'), what: 'the CPU stub', env, force: opts.force });
+  return path.join(tree, 'build');
+}
+
+/** <cache>/conformance/<version>-<platform>-<arch>: the stub's sources with the C conformance suite and the samples it runs. */
+export function cachedConformanceTree(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(userCacheDir(env), 'conformance', `${packageVersion()}-${process.platform}-${process.arch}`);
+}
+
+/** The C conformance runner: native-stub/build/bin/conformance in a source checkout, else in the per-user cache. */
+export function conformanceRunnerPath(env: NodeJS.ProcessEnv = process.env): string {
+  return isSourceCheckout
+    ? path.join(NATIVE_STUB_DIR, 'build', 'bin', 'conformance')
+    : path.join(cachedConformanceTree(env), 'build', 'bin', 'conformance');
+}
+
+/**
+ * Builds the C conformance runner of an installed package on first use, as the stub is built (a tree
+ * of its own: the suite, the samples its cases run, and the stub they link against when no other
+ * library is chosen). A source checkout builds it with `npm run build:stub`. Returns the runner.
+ */
+export function buildConformanceRunner(opts: { env?: NodeJS.ProcessEnv; force?: boolean } = {}): string {
+  const env = opts.env ?? process.env;
+  const runner = conformanceRunnerPath(env);
+  if (isSourceCheckout) return runner;
+  buildTree({
+    tree: cachedConformanceTree(env),
+    sources: [...STUB_SOURCES, 'test', 'samples'],
+    targets: ['lib', 'hold', 'api', 'tools', 'conformance', 'samples', 'test-programs'],
+    product: path.join('bin', 'conformance'),
+    what: 'the conformance runner',
+    env,
+    force: opts.force,
+  });
+  return runner;
+}
+
+interface TreeBuild {
+  tree: string;
+  sources: string[];
+  targets: string[];
+  /** A file under <tree>/build that exists once the build is done. */
+  product: string;
+  what: string;
+  env: NodeJS.ProcessEnv;
+  force?: boolean;
+}
+
+/** Copies `sources` of native-stub/ to a staging folder, runs make there, and renames it to `tree`. */
+function buildTree(b: TreeBuild): void {
+  if (!b.force && fs.existsSync(path.join(b.tree, 'build', b.product))) return;
+  const missing = missingTools(b.env);
   if (missing.length > 0) {
     throw new StubBuildError(
-      `building the CPU stub needs ${TOOLCHAIN.join(' and ')}, but ${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} not on PATH. ` +
+      `building ${b.what} needs ${TOOLCHAIN.join(' and ')}, but ${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} not on PATH. ` +
         'Install them (Debian/Ubuntu: `sudo apt-get install gcc make`; RHEL/Fedora: `sudo dnf install gcc make`) and run `npx cann-harness setup` again, ' +
         'or use real CANN (`source <CANN install>/set_env.sh`).',
     );
   }
-  fs.mkdirSync(path.dirname(tree), { recursive: true });
-  const staging = fs.mkdtempSync(`${tree}.building-`);
+  fs.mkdirSync(path.dirname(b.tree), { recursive: true });
+  const staging = fs.mkdtempSync(`${b.tree}.building-`);
   try {
-    for (const entry of STUB_SOURCES) fs.cpSync(path.join(NATIVE_STUB_DIR, entry), path.join(staging, entry), { recursive: true });
-    const make = childProcess().spawnSync('make', ['-s', '-C', staging, 'lib', 'hold', 'api', 'tools'], { env, encoding: 'utf8' });
+    for (const entry of b.sources) fs.cpSync(path.join(NATIVE_STUB_DIR, entry), path.join(staging, entry), { recursive: true });
+    const make = childProcess().spawnSync('make', ['-s', '-C', staging, `-j${Math.max(1, os.availableParallelism())}`, ...b.targets], { env: b.env, encoding: 'utf8' });
     if (make.status !== 0) {
-      throw new StubBuildError(`building the CPU stub in ${staging} failed (${make.error ? `make did not start: ${make.error.message}` : `make exited ${make.status ?? make.signal}`}):\n${`${make.stdout}${make.stderr}`.trim()}`);
+      throw new StubBuildError(`building ${b.what} in ${staging} failed (${make.error ? `make did not start: ${make.error.message}` : `make exited ${make.status ?? make.signal}`}):\n${`${make.stdout}${make.stderr}`.trim()}`);
     }
-    fs.rmSync(tree, { recursive: true, force: true });
-    fs.renameSync(staging, tree);
+    fs.rmSync(b.tree, { recursive: true, force: true });
+    fs.renameSync(staging, b.tree);
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });
   }
-  return path.join(tree, 'build');
 }

@@ -5,6 +5,7 @@
  *   cann-harness doctor              what would run here, and why
  *   cann-harness flags               compiler/linker flags for native roles (pkg-config style)
  *   cann-harness show-report [dir]   serve an HTML report (run --html) on 127.0.0.1
+ *   cann-harness conformance         the C conformance suite against a libascendcl.so (stub or CANN)
  */
 import { parseRounds } from './rounds-option';
 import chalk from 'chalk';
@@ -24,6 +25,7 @@ import { flagsCommand } from './flags';
 import { DEFAULT_HTML_DIR } from '../report/html/reporter';
 import { NoReportError, serveReport } from '../report/html/serve';
 import { MODES, modeFromEnv, type Mode } from '../env';
+import { conformanceCommand, parseJobs } from './conformance';
 
 const DEFAULT_JITTER_US = 200;
 
@@ -184,6 +186,19 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option('--harness', "also the harness's C API for native roles (cannharness.h, -lcannharness)")
     .action((opts: { mode?: Mode; cflags?: boolean; libs?: boolean; harness?: boolean }) => {
       process.stdout.write(`${flagsCommand({ ...opts, mode: chosenMode(opts.mode) })}\n`);
+    });
+
+  program
+    .command('conformance')
+    .description("run the C conformance cases against a libascendcl.so (the active mode's, or --library): PASS/FAIL per case with the call, expected, actual and CANN source line; exit 1 on any difference")
+    .argument('[filter]', 'only the cases whose name contains this (or one of these comma-separated parts)')
+    .addOption(modeOption())
+    .option('--library <path>', "the libascendcl.so to check (default: the active mode's; real CANN: $ASCEND_HOME_PATH/lib64/libascendcl.so)")
+    .option('--jobs <n>', 'cases run side by side (default: the number of CPUs)', validated((t) => parseJobs(t)))
+    .option('--json <file>', 'also write the results as JSON to this file')
+    .action(async (filter: string | undefined, opts: { mode?: AclMode; library?: string; jobs?: number; json?: string }) => {
+      const report = await conformanceCommand({ ...opts, filter, modeGiven: opts.mode !== undefined, mode: opts.library ? 'auto' : chosenMode(opts.mode) });
+      setExitCode(report.exitCode);
     });
 
   program

@@ -38,7 +38,11 @@ let cacheDir: string;
 /** The files in the tarball, as `npm pack --json` lists them. */
 let packed: string[];
 
-/** What a user needs: compiled code and declarations, the command, the preset, the stub's sources, the documentation. */
+/**
+ * What a user needs: compiled code and declarations, the command, the preset, the stub's sources, the
+ * documentation, and the C conformance suite with the samples its cases run (`cann-harness conformance`
+ * builds them).
+ */
 const SHIPPED = [
   /^dist\/(src|harness)\/.*\.(js|d\.ts)$/,
   /^bin\/cann-harness\.js$/,
@@ -48,6 +52,8 @@ const SHIPPED = [
   /^docs\/.*\.md$/,
   /^docs\/[^/]+\.png$/,
   /^(src\/[^/]+|native-stub|bench)\/README\.md$/,
+  /^native-stub\/test\/((programs\/)?[a-z_]+\.[ch]|test\.mk|README\.md)$/,
+  /^native-stub\/samples\/[a-z0-9_]+\/([a-z_]+\.[ch]|run\.sh)$/,
 ];
 
 /**
@@ -151,7 +157,7 @@ test('the tarball ships compiled JavaScript, declarations, the preset and the st
   for (const f of ['dist/src/index.js', 'dist/src/index.d.ts', 'dist/harness/device-process.bundle.js', 'jest-preset.js', 'bin/cann-harness.js', 'native-stub/Makefile', 'native-stub/src/stream.c']) {
     expect(existsSync(path.join(pkg, f))).toBe(true);
   }
-  for (const f of ['src/index.ts', 'test', 'specs', 'bench/run.ts', 'native-stub/test', 'native-stub/build', 'tsconfig.json']) {
+  for (const f of ['src/index.ts', 'test', 'specs', 'bench/run.ts', 'native-stub/bench', 'native-stub/build', 'tsconfig.json']) {
     expect(existsSync(path.join(pkg, f))).toBe(false);
   }
 });
@@ -207,6 +213,18 @@ test('npx cann-harness: --version, setup, doctor (where the stub is) and run on 
   const cli = await run(bin('cann-harness'), ['run', '--mode', 'stub']);
   expectOk(cli, 'cann-harness run');
   expect(cli.stdout).toContain('✓ specs/fan-out.spec.ts › fan-out from an installed package');
+});
+
+test('npx cann-harness conformance builds its runner on first use and checks the stub: PASS per case, stub-only cases run, exit 0', async () => {
+  const r = await run(bin('cann-harness'), ['conformance', '--mode', 'stub', '--jobs', '2', 'device_bad_ids_return_107001,headers_runtime_codes']);
+  expectOk(r, 'cann-harness conformance');
+  const runner = path.join(cacheDir, 'conformance', `${repoPackage.version}-${process.platform}-${process.arch}`, 'build', 'bin', 'conformance');
+  expect(r.stdout).toContain(`building the conformance runner once for this version (${runner})`);
+  const stub = path.join(cacheDir, 'stub', `${repoPackage.version}-${process.platform}-${process.arch}`, 'build', 'lib64', 'libascendcl.so');
+  expect(r.stdout).toContain(`conformance: library ${stub} (the stub: it exports cannstub_live_view; every case runs)`);
+  expect(r.stdout).toMatch(/^PASS device_bad_ids_return_107001 /m);
+  expect(r.stdout).toMatch(/^PASS headers_runtime_codes_are_macros /m);
+  expect(r.stdout).toContain(`cann-harness ${repoPackage.version} conformance: ${stub} (the stub): 2 passed, 0 failed, 0 left out`);
 });
 
 test('setup without a compiler fails with one clear error naming the fix (exit 2)', async () => {
