@@ -136,6 +136,9 @@ CT_CASE(host_registered_copies_are_queued_not_synchronized)
     g = gate_hold(s);
     CT_OK(aclrtMemcpyAsync(dev, PAGE, buf, PAGE, ACL_MEMCPY_HOST_TO_DEVICE, s));
     CT_OK(aclrtMemcpyAsync(dev, PAGE, mapped, PAGE, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
+    /* a device operand must lie inside the registered range (stub rule, as for aclrtMalloc memory) */
+    CT_CODE(ACL_ERROR_RT_PARAM_INVALID,
+            aclrtMemcpyAsync(dev, PAGE, (char *)mapped + 8, PAGE, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
     gate_release(g);
     EXPECT_STREAM_DRAINS(s);
     unsigned char check[PAGE];
