@@ -160,7 +160,8 @@ STUB_EXPORT aclError aclrtStreamAbort(aclrtStream stream)
     if ((rc = stream_check_handle(call, stream)))
         ;
     else if (!stream && !ctx_current())
-        rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "stream is NULL and no context is current: no stream to abort");
+        rc =
+            stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "stream is NULL and no context is current: no stream to abort");
     else if ((rc = stream_resolve(call, stream, &s)) == ACL_SUCCESS &&
              (rc = stream_check_context(call, s)) == ACL_SUCCESS)
         stream_abort_queued(s); /* stub rule: a task already running finishes */
@@ -452,11 +453,15 @@ static int all_zero(const size_t *sizes, size_t n)
 }
 
 /* The acl layer, memory.cpp:1692-1733 ValidateMemcpyBatchParams (100000 each). */
-static aclError check_batch_acl(const char *call, void **dsts, size_t *destMaxs, void **srcs, size_t *sizes,
-                                size_t n, aclrtMemcpyBatchAttr *attrs, size_t *attrsIndexes, size_t numAttrs)
+static aclError check_batch_acl(const char *call, void **dsts, size_t *destMaxs, void **srcs, size_t *sizes, size_t n,
+                                aclrtMemcpyBatchAttr *attrs, size_t *attrsIndexes, size_t numAttrs)
 {
-    const char *null = !dsts ? "dsts" : !destMaxs ? "destMaxs" : !srcs ? "srcs" : !attrs ? "attrs"
-                                                                              : !attrsIndexes ? "attrsIndexes" : NULL;
+    const char *null = !dsts           ? "dsts"
+                       : !destMaxs     ? "destMaxs"
+                       : !srcs         ? "srcs"
+                       : !attrs        ? "attrs"
+                       : !attrsIndexes ? "attrsIndexes"
+                                       : NULL;
     if (null)
         return stub_fail(ACL_ERROR_INVALID_PARAM, call, "%s is NULL", null);
     for (size_t i = 0; i < n; i++)
@@ -484,8 +489,8 @@ static aclError check_batch_rt(const char *call, size_t n, const size_t *attrsIn
     for (size_t k = 1; k < numAttrs; k++)
         if (attrsIndexes[k] <= attrsIndexes[k - 1] || attrsIndexes[k] >= n)
             return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
-                             "attrsIndexes[%zu] %zu must be larger than the one before and less than numBatches %zu",
-                             k, attrsIndexes[k], n);
+                             "attrsIndexes[%zu] %zu must be larger than the one before and less than numBatches %zu", k,
+                             attrsIndexes[k], n);
     return ACL_SUCCESS;
 }
 

@@ -321,7 +321,8 @@ CT_CASE(host_registered_memory_between_processes)
     CT_OK(aclrtMemcpyAsync(shared, PAGE, buf, PAGE, ACL_MEMCPY_HOST_TO_DEVICE, s));
     EXPECT_STREAM_DRAINS(s);
     char key[EXPORT_KEY_LEN] = {0};
-    CT_OK(aclrtIpcMemGetExportKey(shared, PAGE, key, EXPORT_KEY_LEN, ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+    CT_OK(
+        aclrtIpcMemGetExportKey(shared, PAGE, key, EXPORT_KEY_LEN, ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION));
     declare_key_owned(key);
     const char *args[] = {dir, NULL};
     pid_t peer = spawn_role("host_reg_peer", args, NULL);

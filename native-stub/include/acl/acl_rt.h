@@ -192,19 +192,22 @@ ACL_FUNC_VISIBILITY aclError aclrtNotifySetImportPid(aclrtNotify notify, int32_t
 #define ACL_HOST_REG_READONLY 0x8UL
 #define ACL_HOST_REG_PINNED 0x10000000UL
 
-typedef enum aclrtStreamStatus { /* :133 */
+/* acl_rt.h:133 */
+typedef enum aclrtStreamStatus {
     ACL_STREAM_STATUS_COMPLETE = 0,
     ACL_STREAM_STATUS_NOT_READY = 1,
     ACL_STREAM_STATUS_RESERVED = 0xFFFF,
 } aclrtStreamStatus;
 
-typedef enum { /* :191 */
+/* acl_rt.h:191 */
+typedef enum {
     ACL_HOST_REGISTER_MAPPED = 0,
     ACL_HOST_REGISTER_IOMEMORY = 0x04,
     ACL_HOST_REGISTER_READONLY = 0x08
 } aclrtHostRegisterType;
 
-typedef enum { /* :197 */
+/* acl_rt.h:197 */
+typedef enum {
     ACL_RT_MEM_ATTR_RSV = 0,
     ACL_RT_MEM_ATTR_MODULE_ID,
     ACL_RT_MEM_ATTR_DEVICE_ID,
@@ -228,7 +231,8 @@ typedef struct {
     size_t numAttrs;
 } aclrtMallocConfig;
 
-typedef enum aclrtMemAttr { /* :227 */
+/* acl_rt.h:227 */
+typedef enum aclrtMemAttr {
     ACL_DDR_MEM,
     ACL_HBM_MEM,
     ACL_DDR_MEM_HUGE,
@@ -251,7 +255,8 @@ typedef enum aclrtMemAttr { /* :227 */
 
 #ifndef ACL_STUB_HAVE_MEM_LOCATION /* shared with the VMM block: whichever comes first defines it */
 #define ACL_STUB_HAVE_MEM_LOCATION
-typedef enum aclrtMemLocationType { /* :314 */
+/* acl_rt.h:314 */
+typedef enum aclrtMemLocationType {
     ACL_MEM_LOCATION_TYPE_HOST = 0,
     ACL_MEM_LOCATION_TYPE_DEVICE,
     ACL_MEM_LOCATION_TYPE_UNREGISTERED,
@@ -265,18 +270,21 @@ typedef struct aclrtMemLocation {
 } aclrtMemLocation;
 #endif
 
-typedef struct aclrtPtrAttributes { /* :327 */
+/* acl_rt.h:327 */
+typedef struct aclrtPtrAttributes {
     aclrtMemLocation location;
     uint32_t pageSize;
     uint32_t rsv[4];
 } aclrtPtrAttributes;
 
-typedef enum { /* :715 */
+/* acl_rt.h:715 */
+typedef enum {
     ACL_RT_DEV_RES_CUBE_CORE = 0,
     ACL_RT_DEV_RES_VECTOR_CORE,
 } aclrtDevResLimitType;
 
-typedef struct { /* :754 */
+/* acl_rt.h:754 */
+typedef struct {
     aclrtMemLocation dstLoc;
     aclrtMemLocation srcLoc;
     uint8_t rsv[16];
