@@ -88,7 +88,10 @@ export class StreamImpl extends Owned<RuntimeCore> implements Stream {
 
   /** The address of the 8-byte word at offset in buffer (the call's range checks are the stub's). */
   #word(buffer: DeviceBuffer, offset: number, call: string): bigint {
-    checkInt(offset, `${call}: offset`, 0, Math.max(0, buffer.bytes - 8));
+    const last = buffer.bytes - 8;
+    if (!Number.isSafeInteger(offset) || offset < 0 || offset > last) {
+      throw new RangeError(`${call}: offset must be an integer in [0, ${last}] (an 8-byte word inside the buffer), got ${String(offset)}`);
+    }
     return buffer.address + BigInt(offset);
   }
 
