@@ -201,57 +201,46 @@ STUB_EXPORT aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode
 /* ---- device ---- */
 
 /* Waits until every stream of context c has run what was submitted to it when
- * the call began, or timeout_ms pass (-1: forever); rt.lock held. As
- * Context::Synchronize: the context's streams, default stream included. */
+ * the wait reaches it, or timeout_ms pass (-1: forever); rt.lock held. As
+ * Context::Synchronize: the context's streams, default stream included, one
+ * after another. rt.streams is newest first (ids decrease along it), so "the
+ * next stream" is the largest id below the last one waited for: streams
+ * created meanwhile are not waited for, and nothing is allocated. */
 static aclError synchronize_context(const char *call, struct context *c, int32_t timeout_ms)
 {
-    size_t n = 0;
-    for (struct stream *s = rt.streams; s; s = s->next)
-        n += s->ctx == c;
-    struct stream **list = n ? calloc(n, sizeof *list) : NULL;
-    uint64_t *target = n ? calloc(n, sizeof *target) : NULL;
+    uint64_t deadline = rt_deadline_after_ms(timeout_ms), below = UINT64_MAX;
     aclError rc = ACL_SUCCESS;
-    if (n && (!list || !target)) {
-        free(list);
-        free(target);
-        return stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "out of memory");
-    }
-    size_t k = 0;
-    for (struct stream *s = rt.streams; s && k < n; s = s->next) {
-        if (s->ctx == c) {
-            list[k] = s;
-            target[k++] = s->submitted;
-            s->waiters++; /* keeps it allocated while rt.lock is released */
+    for (;;) {
+        struct stream *s = rt.streams;
+        while (s && (s->ctx != c || s->id >= below))
+            s = s->next;
+        if (!s)
+            break;
+        below = s->id;
+        uint64_t target = s->submitted;
+        int timed_out = 0;
+        s->waiters++; /* keeps it allocated while rt.lock is released */
+        while (s->completed < target && !s->cancelled && !timed_out) {
+            if (target < s->drain_wake_at)
+                s->drain_wake_at = target;
+            timed_out = rt_wait_progress(deadline) && s->completed < target;
         }
-    }
-    uint64_t deadline = rt_deadline_after_ms(timeout_ms);
-    int timed_out = 0;
-    for (size_t i = 0; i < n && !timed_out; i++) {
-        struct stream *s = list[i];
-        while (s->completed < target[i] && !s->cancelled && !timed_out) {
-            if (target[i] < s->drain_wake_at)
-                s->drain_wake_at = target[i];
-            timed_out = rt_wait_progress(deadline) && s->completed < target[i];
-        }
-    }
-    for (size_t i = 0; i < n; i++) {
-        struct stream *s = list[i];
-        if (!rc && timed_out && s->completed < target[i])
+        if (timed_out)
             rc = stub_fail(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, call,
                            "stream %llu of the device still has %llu unfinished task(s) after %d ms",
-                           (unsigned long long)s->id, (unsigned long long)(target[i] - s->completed), (int)timeout_ms);
-        else if (!rc && s->cancelled && s->completed < target[i])
+                           (unsigned long long)s->id, (unsigned long long)(target - s->completed), (int)timeout_ms);
+        else if (s->cancelled && s->completed < target)
             rc = stub_fail(ACL_ERROR_RT_INTERNAL_ERROR, call, "a stream of the device was cancelled by aclFinalize");
-        else if (!rc && s->sticky_error) {
+        else if (s->sticky_error) {
             rc = stub_fail(s->sticky_error, call, "a wait on a stream of the device timed out");
             s->sticky_error = 0;
         }
         assert(s->waiters > 0);
         s->waiters--;
+        sync_cond_broadcast(&rt.progress); /* an executor that waits for the waiters to leave */
+        if (rc)
+            break;
     }
-    sync_cond_broadcast(&rt.progress); /* an executor that waits for the waiters to leave */
-    free(list);
-    free(target);
     return rc;
 }
 
