@@ -46,10 +46,27 @@ static uint32_t flags_of(const struct stream *s)
     return x ? x->flags : 0;
 }
 
+/* Frees the settings of streams that are no longer live (destroyed). */
+static void prune_settings(void)
+{
+    for (struct stream_setting **pp = &settings; *pp;) {
+        struct stream_setting *x = *pp;
+        void *handle = (void *)(uintptr_t)(STUB_STREAM_HANDLE_BASE | (x->stream_id & STUB_HANDLE_ID_MASK));
+        if (rt_find_stream(handle))
+            pp = &x->next;
+        else {
+            *pp = x->next;
+            free(x);
+        }
+    }
+}
+
 /* A setting for s, created on first use; NULL when out of memory. */
 static struct stream_setting *setting_for(const struct stream *s)
 {
     struct stream_setting *x = setting_of(s->id);
+    if (!x)
+        prune_settings();
     if (!x && (x = calloc(1, sizeof *x))) {
         x->stream_id = s->id;
         x->next = settings;

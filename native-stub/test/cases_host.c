@@ -47,6 +47,7 @@ static void register_on_fresh_thread(void *arg)
  * api_impl.cc:2638-2641 (unregister of no range: 507911). */
 CT_CASE(host_register_checks_in_cann_order)
 {
+    CT_EQ(0, ACL_ERROR_NONE); /* acl_base_rt.h:64, written by programs older than ACL_SUCCESS */
     acl_up(0);
     unsigned char *buf = page_alloc(2 * PAGE);
     void *dev = (void *)0x1;
