@@ -164,6 +164,21 @@ STUB_EXPORT aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *sta
     return rc;
 }
 
+/* Set in a running value wait's flag by aclrtStreamAbort: the wait ends at once. */
+#define VALUE_WAIT_ABORTED 0x80000000u
+
+/* Drops s's queued tasks and ends a running value wait (rt.lock held). Other running
+ * tasks (a host function, an event or notify wait) finish: stub rule, contract 11.7. */
+static void abort_stream(struct stream *s)
+{
+    stream_abort_queued(s);
+    struct task *t = s->running;
+    if (t && t->kind == TASK_VALUE_WAIT) {
+        __atomic_fetch_or(&t->flag, VALUE_WAIT_ABORTED, __ATOMIC_SEQ_CST);
+        plat_wake_word((uint32_t *)t->dst);
+    }
+}
+
 STUB_EXPORT aclError aclrtStreamAbort(aclrtStream stream)
 {
     static const char *call = "aclrtStreamAbort";
@@ -181,7 +196,7 @@ STUB_EXPORT aclError aclrtStreamAbort(aclrtStream stream)
             stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "stream is NULL and no context is current: no stream to abort");
     else if ((rc = stream_resolve(call, stream, &s)) == ACL_SUCCESS &&
              (rc = stream_check_context(call, s)) == ACL_SUCCESS)
-        stream_abort_queued(s); /* stub rule: a task already running finishes */
+        abort_stream(s);
     rt_leave();
     return rc;
 }
@@ -438,10 +453,12 @@ const char *value_task_run(struct stream *s, struct task *t)
     }
     for (;;) {
         uint64_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
-        if (value_reached(v, t->word, t->flag))
+        if (value_reached(v, t->word, __atomic_load_n(&t->flag, __ATOMIC_SEQ_CST) & ~VALUE_WAIT_ABORTED))
             return NULL;
         if (__atomic_load_n(&s->cancelled, __ATOMIC_SEQ_CST))
             return "abandoned";
+        if (__atomic_load_n(&t->flag, __ATOMIC_SEQ_CST) & VALUE_WAIT_ABORTED)
+            return "aborted";
         plat_wait_on_word_or_cancel(low, (uint32_t)v, &s->cancelled, 0, plat_monotonic_ns() + VALUE_WAIT_RECHECK_NS);
     }
 }

@@ -126,6 +126,14 @@ CT_CASE(stream_ext_abort_drops_queued_tasks)
     EXPECT_STREAM_DRAINS(s);
     CT_OK(aclrtMemcpy(out, PAGE, dev, PAGE, ACL_MEMCPY_DEVICE_TO_HOST));
     CT_EQ(0x03, out[PAGE - 1]);
+    /* a running value wait ends too (the stub aborts no other running task) */
+    CT_OK(aclrtValueWait(dev, 0xFFFF, ACL_STREAM_WAIT_VALUE_EQ, s));
+    CT_OK(aclrtMemsetAsync(dev, PAGE, 0x04, PAGE, s));
+    EXPECT_STREAM_BLOCKED(s);
+    CT_OK(aclrtStreamAbort(s));
+    EXPECT_STREAM_DRAINS(s);
+    CT_OK(aclrtMemcpy(out, PAGE, dev, PAGE, ACL_MEMCPY_DEVICE_TO_HOST));
+    CT_EQ(0x03, out[0]); /* the memset queued behind the wait was dropped */
     CT_OK(aclrtSetDevice(1));
     CT_CODE(ACL_ERROR_RT_STREAM_CONTEXT, aclrtStreamAbort(s));
     CT_OK(aclrtSetDevice(0));
