@@ -166,6 +166,11 @@ WRAP(aclrtMemcpy, (void *dst, size_t dest_max, const void *src, size_t count, in
 WRAP(aclrtMemcpyAsync, (void *dst, size_t dest_max, const void *src, size_t count, int kind, acl_handle stream),
      (dst, dest_max, src, count, kind, stream), "dst=%p, destMax=%zu, src=%p, count=%zu, kind=%d, " HANDLE_FMT, dst,
      dest_max, src, count, kind, HANDLE_ARGS("stream", stream))
+WRAP(aclrtMemcpyBatch,
+     (void **dsts, size_t *dest_maxs, void **srcs, size_t *sizes, size_t n, void *attrs, size_t *attrs_indexes,
+      size_t num_attrs, size_t *fail_index),
+     (dsts, dest_maxs, srcs, sizes, n, attrs, attrs_indexes, num_attrs, fail_index), "numBatches=%zu, numAttrs=%zu", n,
+     num_attrs)
 WRAP(aclrtMemset, (void *ptr, size_t max_count, int32_t value, size_t count), (ptr, max_count, value, count),
      "devPtr=%p, maxCount=%zu, value=%d, count=%zu", ptr, max_count, (int)value, count)
 WRAP(aclrtDestroyStream, (acl_handle stream), (stream), HANDLE_FMT, HANDLE_ARGS("stream", stream))

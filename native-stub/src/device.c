@@ -9,6 +9,7 @@
  * that had it current has no context until the device is set again.
  */
 #include "context.h"
+#include "device_ids.h"
 #include "runtime.h"
 
 static aclError check_device_id(const char *call, int32_t id)
@@ -102,6 +103,8 @@ STUB_EXPORT aclError aclrtGetDeviceCount(uint32_t *count)
         return rc;
     if (!count)
         rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "count is NULL");
+    else if (device_ids_error()) /* api_impl.cc:3410-3440: RT_ERROR_DRV_NO_DEVICE */
+        rc = stub_fail(ACL_ERROR_RT_NO_DEVICE, call, "%s", device_ids_error());
     else
         *count = rt.device_count;
     rt_leave();

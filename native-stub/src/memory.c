@@ -12,6 +12,7 @@
  */
 #include "memory.h"
 
+#include "host_memory.h"
 #include "platform.h"
 #include "runtime.h"
 #include "stream.h"
@@ -121,6 +122,20 @@ static struct mem_region *region_touching(const void *p)
 static int is_device_kind(const struct mem_region *r)
 {
     return r && (r->kind == MEM_DEVICE || r->kind == MEM_IMPORTED);
+}
+
+struct mem_region *memory_region_touching(const void *p)
+{
+    return region_touching(p);
+}
+
+uint64_t memory_device_bytes(int device)
+{
+    uint64_t n = 0;
+    for (struct mem_region *r = regions; r; r = r->next)
+        if (r->kind == MEM_DEVICE && r->device == device)
+            n += r->bytes;
+    return n;
 }
 
 /* ---- allocation ---- */
@@ -284,7 +299,8 @@ static aclError check_operand(const char *call, const char *what, const void *p,
     if (ranges && r && !region_containing(p, count))
         return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "%s [%p, +%zu) runs past the end of its %zu-byte allocation",
                          what, p, count, r->bytes);
-    if (want_device && !is_device_kind(r))
+    /* registered host memory is device-accessible (host_memory.c) */
+    if (want_device && !is_device_kind(r) && !host_memory_is_registered(p, count))
         return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
                          "%s %p is not device memory (aclrtMalloc or an IPC import) but kind is %s", what, p,
                          kind_name(kind));
@@ -484,8 +500,10 @@ static int involves_pageable(aclrtMemcpyKind kind, void *dst, const void *src, c
 {
     if (kind == ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE || side[0] == side[1])
         return 0;
-    const struct mem_region *host = region_touching(side[0] ? src : dst);
-    return !host || host->kind != MEM_HOST;
+    const void *p = side[0] ? src : dst;
+    const struct mem_region *host = region_touching(p);
+    /* page-locked: aclrtMallocHost or registered (api_impl.cc:2606-2609 InsertPinnedMemory) */
+    return (!host || host->kind != MEM_HOST) && !host_memory_is_registered(p, 1);
 }
 
 /* CANN's pageable conversion (api_error.cc:2256-2270): synchronize the stream,

@@ -63,6 +63,10 @@ aclError memory_region_new(enum mem_kind kind, char *base, size_t bytes, int dev
 struct mem_region *memory_region_at(const void *p);
 /* The oldest live range of kind whose object has id, or NULL. */
 struct mem_region *memory_region_find(enum mem_kind kind, uint64_t id);
+/* The live range holding p, even if a range from p runs past its end, or NULL. */
+struct mem_region *memory_region_touching(const void *p);
+/* Bytes of this process's live aclrtMalloc memory on device (aclrtGetMemInfo). */
+uint64_t memory_device_bytes(int device);
 /* Unlists r and drops its reference (queued copies keep it mapped until they ran). */
 void memory_region_drop(struct mem_region *r);
 

@@ -367,3 +367,29 @@ void notify_reclaim_stale(void)
 {
     shm_reclaim_stale(SHM_NOTIFY_PREFIX, NULL);
 }
+
+/* notify.cpp:70-80 aclrtGetNotifyIdImpl: notify, notifyId NULL (100000); the handle
+ * (107017); ApiImpl::GetNotifyID (api_impl.cc:4945-4952): the current context (107002).
+ * The id is the low 32 bits of the notify's shared object id (stub rule): the
+ * creator and every importer see the same id, as processes sharing one hardware
+ * notify do. */
+STUB_EXPORT aclError aclrtGetNotifyId(aclrtNotify notify, uint32_t *notifyId)
+{
+    static const char *call = "aclrtGetNotifyId";
+    aclError rc = rt_enter(call);
+    if (rc)
+        return rc;
+    struct notify *n = NULL;
+    int d;
+    if (!notify)
+        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "notify is NULL");
+    else if (!notifyId)
+        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "notifyId is NULL");
+    else if (!(n = find_notify(notify)))
+        rc = stub_fail(ACL_ERROR_RT_INVALID_HANDLE, call,
+                       "notify %p is not a live notify (destroyed, or never created)", notify);
+    else if ((rc = rt_require_device(call, &d)) == ACL_SUCCESS)
+        *notifyId = (uint32_t)n->shm->id;
+    rt_leave();
+    return rc;
+}

@@ -6,8 +6,10 @@
 
 #include "config.h"
 #include "context.h"
+#include "device_ids.h"
 #include "event.h"
 #include "fault.h"
+#include "host_memory.h"
 #include "ipc_event.h"
 #include "memory.h"
 #include "notify.h"
@@ -16,6 +18,7 @@
 #include "platform.h"
 #include "shm.h"
 #include "stream.h"
+#include "stream_ext.h"
 #include "sync.h"
 #include "trace.h"
 
@@ -194,6 +197,8 @@ static void release_process_state_locked(void)
     rt.cleanup_pending = 0;
     notify_shutdown();
     memory_shutdown();
+    host_memory_shutdown();
+    stream_ext_shutdown();
     shm_detach_all();
 }
 
@@ -341,7 +346,10 @@ static aclError init_locked(const char *call, const char *configPath, uint32_t *
                            : strcmp(die, "1") == 0      ? SHM_TEST_DIE_IN_SLOT_RELEASE
                            : strcmp(die, "unlink") == 0 ? SHM_TEST_DIE_IN_UNLINK
                                                         : SHM_TEST_DIE_NEVER;
-    rt.device_count = count;
+    uint32_t visible = 0;
+    if (device_ids_configure(count, &visible, err, sizeof err) != 0)
+        return config_fail("%s", err);
+    rt.device_count = visible; /* the user ids of ASCEND_RT_VISIBLE_DEVICES (device_ids.c) */
     for (int d = 0; d < STUB_MAX_DEVICES; d++) {
         rt.devices[d].refcount = 0;
         rt.devices[d].primary = NULL;
@@ -354,7 +362,7 @@ static aclError init_locked(const char *call, const char *configPath, uint32_t *
         atexit_registered = 1;
         atexit(exit_cleanup);
     }
-    *count_out = count;
+    *count_out = visible;
     return ACL_SUCCESS;
 }
 

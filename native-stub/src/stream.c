@@ -22,6 +22,7 @@
 #include "runtime.h"
 #include "trace.h"
 #include "sync.h"
+#include "stream_ext.h"
 
 #include <signal.h>
 #include <assert.h>
@@ -41,6 +42,8 @@ const char *task_kind_name(enum task_kind kind)
     case TASK_MEMSET: return "memset";
     case TASK_NOTIFY_RECORD: return "notify_record";
     case TASK_NOTIFY_WAIT: return "notify_wait";
+    case TASK_VALUE_WRITE: return "value_write";
+    case TASK_VALUE_WAIT: return "value_wait";
     }
     return "?";
 }
@@ -170,6 +173,8 @@ static const char *run_task(struct stream *s, struct task *t, uint64_t *effect_n
     case TASK_MEMSET: memory_task_run(t); break;
     case TASK_NOTIFY_RECORD:
     case TASK_NOTIFY_WAIT: notify_task_run(s, t); break;
+    case TASK_VALUE_WRITE:
+    case TASK_VALUE_WAIT: note = value_task_run(s, t); break;
     }
     return note;
 }
@@ -307,6 +312,18 @@ void stream_cancel(struct stream *s)
     __atomic_store_n(&s->cancelled, 1, __ATOMIC_SEQ_CST);
     plat_wake_local_word(&s->cancelled); /* an executor blocked in an IPC wait */
     sync_cond_signal(&s->wake);
+    sync_cond_broadcast(&rt.progress);
+}
+
+void stream_abort_queued(struct stream *s)
+{
+    while (s->head) {
+        struct task *t = s->head;
+        s->head = t->next;
+        drop_task(s, t);
+        s->completed++; /* dropped, never run: a synchronize stops waiting for it */
+    }
+    s->tail = NULL;
     sync_cond_broadcast(&rt.progress);
 }
 

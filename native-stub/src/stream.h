@@ -24,6 +24,8 @@ enum task_kind {
     TASK_MEMSET,        /* aclrtMemsetAsync (memory.c) */
     TASK_NOTIFY_RECORD, /* aclrtRecordNotify (notify.c) */
     TASK_NOTIFY_WAIT,   /* aclrtWaitAndResetNotify (notify.c) */
+    TASK_VALUE_WRITE,   /* aclrtValueWrite (stream_ext.c) */
+    TASK_VALUE_WAIT,    /* aclrtValueWait (stream_ext.c) */
 };
 
 struct mem_region;
@@ -48,6 +50,8 @@ struct task {
     struct mem_region *regions[2];
     struct notify *notify;
     uint32_t timeout_s; /* notify wait: 0 = forever */
+    uint64_t word;      /* value write / wait: the value (dst is the word, regions[0] its range) */
+    uint32_t flag;      /* value wait: ACL_STREAM_WAIT_VALUE_* */
 };
 
 struct stream {
@@ -79,6 +83,7 @@ struct context;
 aclError stream_create(struct context *ctx, int is_default, struct stream **out);
 void stream_destroy(struct stream *s);   /* non-blocking */
 void stream_cancel(struct stream *s);    /* destroy + drop queued work + abort waits */
+void stream_abort_queued(struct stream *s); /* aclrtStreamAbort: drop queued work, the stream lives on */
 aclError stream_submit(struct stream *s, struct task *t); /* takes ownership of t */
 const char *task_kind_name(enum task_kind kind);
 

@@ -55,3 +55,8 @@ export const NotifyImportFlag = { DEFAULT: 0x0, ENABLE_PEER_ACCESS: 0x2 } as con
 
 /** Key buffers of aclrtIpcMemGetExportKey / aclrtNotifyGetExportKey: at most 64 characters + NUL. */
 export const IPC_KEY_BUFFER_SIZE = 65;
+
+/** aclrtValueWait flags (acl_rt.h ACL_STREAM_WAIT_VALUE_*). */
+export const ValueWaitFlag = { GEQ: 0x0, EQ: 0x1, AND: 0x2, NOR: 0x3 } as const;
+/** aclrtStreamStatus (acl_rt.h). */
+export const StreamStatus = { COMPLETE: 0, NOT_READY: 1 } as const;

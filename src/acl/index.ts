@@ -30,6 +30,8 @@ export {
   NotifyExportFlag,
   NotifyFlag,
   NotifyImportFlag,
+  StreamStatus,
+  ValueWaitFlag,
 } from './enums';
 export { IpcEventHandle, IpcHandleFileError, writeFileAtomic } from './ipc-handle';
 export {

@@ -187,6 +187,14 @@ export interface AclFunctions {
   aclrtNotifyGetExportKey(notify: Ptr, key: Uint8Array | null, len: number, flags: number): number;
   aclrtNotifyImportByKey(notify: [Ptr] | null, key: string | null, flags: number): number;
   aclrtNotifySetImportPid(notify: Ptr, pid: Int32Array | null, num: number): number;
+  // Streams and devices of issue 31 (docs/acl-contract.md section 11).
+  aclrtSynchronizeDevice(): number;
+  aclrtSynchronizeDeviceWithTimeout(timeout: number): number;
+  aclrtStreamQuery(stream: Ptr, status: [number] | null): number;
+  aclrtStreamGetId(stream: Ptr, streamId: [number] | null): number;
+  aclrtValueWrite(devAddr: Ptr, value: bigint, flag: number, stream: Ptr): number;
+  aclrtValueWait(devAddr: Ptr, value: bigint, flag: number, stream: Ptr): number;
+  aclrtGetSocName(): string | null;
 }
 
 export interface LoadedAcl {
@@ -208,6 +216,15 @@ export function loadAclLibrary(file: string): LoadedAcl {
     } catch {
       return () => {
         throw new Error(`${file} does not export ${name}: this CANN runtime is too old for device memory, IPC memory or notify scenarios`);
+      };
+    }
+  };
+  const optionalReturning = (name: string, args: (TypeSpec | ReturnType<typeof koffi.out>)[], result: TypeSpec) => {
+    try {
+      return f(name, args, result);
+    } catch {
+      return () => {
+        throw new Error(`${file} does not export ${name}: this CANN runtime is too old for it`);
       };
     }
   };
@@ -275,6 +292,13 @@ export function loadAclLibrary(file: string): LoadedAcl {
     aclrtNotifyGetExportKey: optional('aclrtNotifyGetExportKey', [voidPtr, voidPtr, 'size_t', 'uint64_t']),
     aclrtNotifyImportByKey: optional('aclrtNotifyImportByKey', [voidPtrOut, 'const char *', 'uint64_t']),
     aclrtNotifySetImportPid: optional('aclrtNotifySetImportPid', [voidPtr, voidPtr, 'size_t']),
+    aclrtSynchronizeDevice: optional('aclrtSynchronizeDevice', []),
+    aclrtSynchronizeDeviceWithTimeout: optional('aclrtSynchronizeDeviceWithTimeout', ['int32_t']),
+    aclrtStreamQuery: optional('aclrtStreamQuery', [voidPtr, out('int')]),
+    aclrtStreamGetId: optional('aclrtStreamGetId', [voidPtr, out('int32_t')]),
+    aclrtValueWrite: optional('aclrtValueWrite', [voidPtr, 'uint64_t', 'uint32_t', voidPtr]),
+    aclrtValueWait: optional('aclrtValueWait', [voidPtr, 'uint64_t', 'uint32_t', voidPtr]),
+    aclrtGetSocName: optionalReturning('aclrtGetSocName', [], 'const char *'),
   } as unknown as AclFunctions;
   return { fns, close: () => lib.unload() };
 }

@@ -166,6 +166,21 @@ export class AclRuntime implements Acl, RuntimeCore {
     this.check(this.raw.aclrtSetOpWaitTimeout(checkInt(ms, 'op wait timeout (ms)', 0, UINT32_MAX)), 'aclrtSetOpWaitTimeout', `timeout=${ms}`);
   }
 
+  synchronizeDevice(timeoutMs?: number): void {
+    if (timeoutMs === undefined) {
+      this.check(recordCall('aclrtSynchronizeDevice', '', () => this.raw.aclrtSynchronizeDevice()), 'aclrtSynchronizeDevice', '');
+    } else {
+      const args = `timeout=${timeoutMs}`;
+      checkInt(timeoutMs, 'device synchronize timeout (ms)', INT32_MIN, INT32_MAX);
+      const rc = recordCall('aclrtSynchronizeDeviceWithTimeout', args, () => this.raw.aclrtSynchronizeDeviceWithTimeout(timeoutMs));
+      this.check(rc, 'aclrtSynchronizeDeviceWithTimeout', args);
+    }
+  }
+
+  socName(): string | null {
+    return this.raw.aclrtGetSocName();
+  }
+
   monotonicNs(): bigint {
     return this.holdLibrary().monotonicNs();
   }

@@ -5,8 +5,9 @@ import { hex, Owned } from './owned';
 import { recordCall } from './call-record';
 import { releaseHostCopyTargetsOf } from './host-copies';
 import { LatchImpl } from './latch';
-import { checkInt, INT32_MAX, INT32_MIN, type RuntimeCore } from './core';
-import type { Event, Latch, Stream } from './types';
+import { checkInt, INT32_MAX, INT32_MIN, UINT32_MAX, type RuntimeCore } from './core';
+import { StreamStatus, ValueWaitFlag } from './enums';
+import type { DeviceBuffer, Event, Latch, Stream } from './types';
 
 export class StreamImpl extends Owned<RuntimeCore> implements Stream {
   readonly kind = 'stream';
@@ -68,6 +69,46 @@ export class StreamImpl extends Owned<RuntimeCore> implements Stream {
     const s = this.handleFor('aclrtLaunchHostFunc', args);
     const hold = this.rt.holdLibrary();
     this.rt.check(this.rt.raw.aclrtLaunchHostFunc(s, hold.sleepMsFn, BigInt(ms)), 'aclrtLaunchHostFunc', args);
+  }
+
+  query(): 'complete' | 'notReady' {
+    const args = this.describe();
+    const s = this.handleFor('aclrtStreamQuery', args);
+    const status: [number] = [-1];
+    this.rt.check(this.rt.raw.aclrtStreamQuery(s, status), 'aclrtStreamQuery', args);
+    return status[0] === StreamStatus.COMPLETE ? 'complete' : 'notReady';
+  }
+
+  id(): number {
+    const args = this.describe();
+    const s = this.handleFor('aclrtStreamGetId', args);
+    const id: [number] = [-1];
+    this.rt.check(this.rt.raw.aclrtStreamGetId(s, id), 'aclrtStreamGetId', args);
+    return id[0];
+  }
+
+  /** The address of the 8-byte word at offset in buffer (the call's range checks are the stub's). */
+  #word(buffer: DeviceBuffer, offset: number, call: string): bigint {
+    const last = buffer.bytes - 8;
+    if (!Number.isSafeInteger(offset) || offset < 0 || offset > last) {
+      throw new RangeError(`${call}: offset must be an integer in [0, ${last}] (an 8-byte word inside the buffer), got ${String(offset)}`);
+    }
+    return buffer.address + BigInt(offset);
+  }
+
+  valueWrite(buffer: DeviceBuffer, offset: number, value: bigint): void {
+    const addr = this.#word(buffer, offset, 'aclrtValueWrite');
+    const args = `devAddr=0x${addr.toString(16)}, value=${value}, flag=0, ${this.describe()}`;
+    const s = this.handleFor('aclrtValueWrite', args);
+    this.rt.check(this.rt.raw.aclrtValueWrite(addr, BigInt.asUintN(64, value), 0, s), 'aclrtValueWrite', args);
+  }
+
+  valueWait(buffer: DeviceBuffer, offset: number, value: bigint, flag: number = ValueWaitFlag.GEQ): void {
+    const addr = this.#word(buffer, offset, 'aclrtValueWait');
+    checkInt(flag, 'aclrtValueWait: flag', 0, UINT32_MAX);
+    const args = `devAddr=0x${addr.toString(16)}, value=${value}, flag=${flag}, ${this.describe()}`;
+    const s = this.handleFor('aclrtValueWait', args);
+    this.rt.check(this.rt.raw.aclrtValueWait(addr, BigInt.asUintN(64, value), flag, s), 'aclrtValueWait', args);
   }
 
   latch(): Latch {

@@ -56,6 +56,13 @@ export interface Acl {
   bareTgid(): number;
   /** aclrtDeviceCanAccessPeer. */
   canAccessPeer(deviceId: number, peerDeviceId: number): boolean;
+  /**
+   * aclrtSynchronizeDevice (no timeout) or aclrtSynchronizeDeviceWithTimeout (ms, -1 = forever): every
+   * stream of the current context, default stream included. Appears in hang reports while it blocks.
+   */
+  synchronizeDevice(timeoutMs?: number): void;
+  /** aclrtGetSocName: the SoC name (on the stub ACL_STUB_SOC_NAME), null when the runtime cannot tell. */
+  socName(): string | null;
   /** aclrtDeviceEnablePeerAccess(peer, 0). */
   enablePeerAccess(peerDeviceId: number): void;
   /** CLOCK_MONOTONIC in ns from the helper library (comparable across processes and with C traces). */
@@ -92,6 +99,17 @@ export interface Stream {
   hold(ms: number): void;
   /** Enqueue a native host function that blocks the stream until `release()`. */
   latch(): Latch;
+  /** aclrtStreamQuery: whether every task submitted so far has run. */
+  query(): 'complete' | 'notReady';
+  /** aclrtStreamGetId. */
+  id(): number;
+  /** aclrtValueWrite: a task storing the 64-bit `value` at `buffer` + `offset` (8-byte aligned). */
+  valueWrite(buffer: DeviceBuffer, offset: number, value: bigint): void;
+  /**
+   * aclrtValueWait: a task that holds the stream until the 64-bit word at `buffer` + `offset` meets
+   * `flag` (ValueWaitFlag; default GEQ: (int64)(word - value) >= 0), written by any stream or process.
+   */
+  valueWait(buffer: DeviceBuffer, offset: number, value: bigint, flag?: number): void;
   destroy(): void;
   [Symbol.dispose](): void;
 }

@@ -279,7 +279,7 @@ function pickBlockedHead(heads: Task[], args: string, unfinished: Task[]): Task 
   const eventId = stubHandleId(args, 'event');
   const record = eventId !== null ? unfinished.find((t) => t.submit.event === eventId && t.submit.kind.endsWith('record')) : undefined;
   if (record) return heads.find((h) => h.stream === record.stream);
-  const blocking = heads.filter((h) => isWait(h) || h.submit.kind === 'host_func' || h.submit.kind === 'notify_wait');
+  const blocking = heads.filter((h) => isWait(h) || h.submit.kind === 'host_func' || h.submit.kind === 'notify_wait' || h.submit.kind === 'value_wait');
   const pool = blocking.length ? blocking : heads;
   return pool.sort((a, b) => a.submit.t - b.submit.t)[0];
 }
@@ -332,6 +332,9 @@ function followTask(t: Task, view: StubView, byPid: Map<number, RoleState>, ctx:
     return [{ text: `queued behind a host function running on ${ownerName} ${where} (not a latch: it ends by itself)` }];
   }
   if (t.submit.kind === 'notify_wait') return [{ text: `queued behind a notify wait on ${ownerName} ${where} (its recorder is not traced)` }];
+  if (t.submit.kind === 'value_wait') {
+    return [{ text: `queued behind a value wait (aclrtValueWait) on ${ownerName} ${where}: it waits for a write to device memory, which is not traced` }];
+  }
   const state = t.started ? 'running' : 'queued';
   return [{ text: `queued behind ${t.submit.kind} (${state}) on ${ownerName} ${where}` }];
 }

@@ -55,3 +55,14 @@ test('two roles awaiting each other: one deadlock, printed once', () => {
   expect(g.deadlock).toBe(true);
   expect(g.chains.map((c) => c.text)).toEqual(['deadlock: a awaits signal "x" from b ← b awaits signal "y" from a ← (back to a)']);
 });
+
+test('a device synchronize stuck behind a value wait (aclrtValueWait) names it', () => {
+  const jsonl = [
+    line({ pid: 4, t: 1, op: 'submit', kind: 'value_wait', event: 0, task: 1 }),
+    line({ pid: 4, t: 2, op: 'start', kind: 'value_wait', event: 0, task: 1 }),
+    line({ pid: 4, t: 3, op: 'submit', kind: 'memset', event: 0, stream: 2, task: 1 }),
+  ].join('\n');
+  expect(texts([{ name: 'w', pid: 4, call: { name: 'aclrtSynchronizeDevice', args: '', sinceNs: '4000000000' }, openLatches: 0 }], [{ pid: 4, role: 'w', jsonl }])).toEqual([
+    'chain: w (aclrtSynchronizeDevice, for 1.0 s) ← queued behind a value wait (aclrtValueWait) on w stream 1: it waits for a write to device memory, which is not traced',
+  ]);
+});

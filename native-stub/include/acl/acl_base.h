@@ -34,6 +34,8 @@ typedef void *aclrtEvent;
 typedef void *aclrtContext;
 typedef void *aclrtNotify;
 
+/* acl_base_rt.h:64 of CANN; older programs write it instead of ACL_SUCCESS */
+static const int ACL_ERROR_NONE = 0;
 static const int ACL_SUCCESS = 0;
 
 static const int ACL_ERROR_INVALID_PARAM = 100000;
@@ -44,6 +46,9 @@ static const int ACL_ERROR_PARSE_FILE = 100006;
 static const int ACL_ERROR_REPEAT_FINALIZE = 100037;
 static const int ACL_ERROR_FEATURE_UNSUPPORTED = 200006;
 static const int ACL_ERROR_INTERNAL_ERROR = 500000;
+
+/* acl_base_rt.h:377 of CANN: the SoC name (the stub's: ACL_STUB_SOC_NAME), NULL before aclInit */
+ACL_FUNC_VISIBILITY const char *aclrtGetSocName(void);
 
 #ifdef __cplusplus
 }
