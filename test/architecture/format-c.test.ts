@@ -36,12 +36,13 @@ test('every C file of native-stub/ is clang-formatted (npm run check:format-c)',
 
 test('the check sees every C folder of the stub and no build output', () => {
   const files = listCFiles(REPO);
-  for (const dir of ['src', 'include/acl', 'test', 'hold', 'bench', 'samples/common']) {
+  for (const dir of ['src', 'include/acl', 'test', 'hold', 'bench', 'samples/common', 'kernels']) {
     expect(files.some((f) => f.startsWith(`native-stub/${dir}/`))).toBe(true);
   }
   expect(files).toContain('native-stub/src/sync.c');
   expect(files).toContain('native-stub/test/ctest.h');
-  expect(files.filter((f) => /\/build[^/]*\//.test(f) || !/\.[ch]$/.test(f))).toEqual([]);
+  expect(files).toContain('native-stub/kernels/cann_example_kernels.cpp'); // C++ kernel bodies are formatted too
+  expect(files.filter((f) => /\/build[^/]*\//.test(f) || !/\.(c|h|cpp)$/.test(f))).toEqual([]);
 });
 
 test('the first difference is the changed block only', () => {
