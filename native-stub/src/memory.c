@@ -63,8 +63,11 @@ static void region_unlist(struct mem_region *r)
 static void region_unref(struct mem_region *r)
 {
     assert(r->refs > 0);
-    if (--r->refs > 0)
+    if (--r->refs > 0) {
+        if (r->refs == 1 && r->unmap_waiters)
+            sync_cond_broadcast(&rt.progress); /* aclrtUnmapMem waits for this */
         return;
+    }
     if (r->kind == MEM_HOST)
         free(r->base);
     if (r->view)
@@ -118,9 +121,14 @@ static struct mem_region *region_touching(const void *p)
     return NULL;
 }
 
+struct mem_region *memory_region_containing(const void *p)
+{
+    return region_touching(p);
+}
+
 static int is_device_kind(const struct mem_region *r)
 {
-    return r && (r->kind == MEM_DEVICE || r->kind == MEM_IMPORTED);
+    return r && (r->kind == MEM_DEVICE || r->kind == MEM_IMPORTED || r->kind == MEM_MAPPED);
 }
 
 /* ---- allocation ---- */
@@ -281,9 +289,10 @@ static aclError check_operand(const char *call, const char *what, const void *p,
         return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "%s [%p, +%zu) runs past the end of its %zu-byte allocation",
                          what, p, count, r->bytes);
     if (want_device && !is_device_kind(r))
-        return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
-                         "%s %p is not device memory (aclrtMalloc or an IPC import) but kind is %s", what, p,
-                         kind_name(kind));
+        return stub_fail(
+            ACL_ERROR_RT_PARAM_INVALID, call,
+            "%s %p is not device memory (aclrtMalloc, an IPC import or an aclrtMapMem range) but kind is %s", what, p,
+            kind_name(kind));
     if (!want_device && is_device_kind(r))
         return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
                          "%s %p is device memory but kind %s says host memory: pick the kind that matches", what, p,

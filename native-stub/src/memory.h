@@ -35,6 +35,7 @@ enum mem_kind {
     MEM_DEVICE,   /* aclrtMalloc in this process */
     MEM_IMPORTED, /* aclrtIpcMemImportByKey */
     MEM_HOST,     /* aclrtMallocHost */
+    MEM_MAPPED,   /* aclrtMapMem: physical memory mapped into a reservation (vmm.c) */
 };
 
 /* A process-local address range (rt.lock guards the list and refs). */
@@ -48,6 +49,7 @@ struct mem_region {
     struct shm_object *shm;  /* device and imported memory */
     void *view;              /* imports: this import's own mapping of the object */
     size_t view_size;
+    int unmap_waiters;       /* aclrtUnmapMem waits for refs to drop to 1 (vmm.c) */
 };
 
 struct task;
@@ -63,6 +65,8 @@ aclError memory_region_new(enum mem_kind kind, char *base, size_t bytes, int dev
 struct mem_region *memory_region_at(const void *p);
 /* The oldest live range of kind whose object has id, or NULL. */
 struct mem_region *memory_region_find(enum mem_kind kind, uint64_t id);
+/* The live range holding p, or NULL. */
+struct mem_region *memory_region_containing(const void *p);
 /* Unlists r and drops its reference (queued copies keep it mapped until they ran). */
 void memory_region_drop(struct mem_region *r);
 

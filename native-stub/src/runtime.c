@@ -8,6 +8,7 @@
 #include "event.h"
 #include "fault.h"
 #include "ipc_event.h"
+#include "ipc_whitelist.h"
 #include "memory.h"
 #include "notify.h"
 #include "jitter.h"
@@ -17,6 +18,7 @@
 #include "stream.h"
 #include "sync.h"
 #include "trace.h"
+#include "vmm.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -212,6 +214,7 @@ static void shutdown_locked(uint64_t wait_ns)
         }
     }
     notify_shutdown();
+    vmm_shutdown();
     memory_shutdown();
     shm_detach_all();
     rt.shutting_down = 0;
@@ -233,6 +236,7 @@ STUB_EXPORT aclError aclInit(const char *configPath)
         return rc;
     ipc_reclaim_stale();
     memory_reclaim_stale();
+    vmm_reclaim_stale();
     notify_reclaim_stale();
     stub_log(LOG_INFO, "aclInit: %u device(s), pid %d", count, (int)getpid());
     return ACL_SUCCESS;
@@ -283,7 +287,8 @@ static aclError init_locked(const char *call, const char *configPath, uint32_t *
     char err[400];
     if (fault_configure(err, sizeof err) != 0 || mutant_configure(err, sizeof err) != 0 ||
         jitter_configure(err, sizeof err) != 0 || memory_configure(err, sizeof err) != 0 ||
-        shm_scope_configure(err, sizeof err) != 0 || trace_open(err, sizeof err) != 0)
+        shm_scope_configure(err, sizeof err) != 0 || ipc_pid_namespace_configure(err, sizeof err) != 0 ||
+        trace_open(err, sizeof err) != 0)
         return config_fail("%s", err);
     const char *die = getenv("ACL_STUB_TEST_DIE_IN_LOCK");
     shm_test_die_in_lock = !die                         ? SHM_TEST_DIE_NEVER
