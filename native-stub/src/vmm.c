@@ -624,7 +624,7 @@ STUB_EXPORT aclError aclrtMemRetainAllocationHandle(void *virPtr, aclrtDrvMemHan
     if (rc)
         return rc;
     struct vmm_mapping *m = virPtr ? mapping_at(virPtr) : NULL;
-    /* memory.cpp:1967-1977: NULLs; the driver: virPtr as given to aclrtMapMem (11-04:1227 area) */
+    /* memory.cpp:1967-1977: NULLs; the driver: virPtr as given to aclrtMapMem */
     if (!virPtr || !handle)
         rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "%s is NULL", !virPtr ? "virPtr" : "handle");
     else if (!m)
@@ -646,7 +646,7 @@ STUB_EXPORT aclError aclrtMemGetAddressRange(void *ptr, void **pbase, size_t *ps
         return rc;
     struct mem_region *r = ptr ? memory_region_containing(ptr) : NULL;
     /* memory.cpp:2057-2065: ptr NULL; npu_driver.cc:1618-1635 passes a NULL
-     * pbase on; the blocks are 11-04:1363-1365's (aclrtMalloc, aclrtMallocHost, mappings) */
+     * pbase on; the blocks are 11-04:1364-1366's (aclrtMalloc, aclrtMallocHost, mappings) */
     if (!ptr)
         rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "ptr is NULL");
     else if (!r)
@@ -681,7 +681,7 @@ static aclError export_handle(const char *call, aclrtDrvMemHandle handle, uint64
     if (!p)
         return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
                          "%p is not a live physical memory handle of this process (freed already?)", handle);
-    if (p->imported) /* 11-04:610 (the handle of aclrtMallocPhysical in this process) */
+    if (p->imported) /* 11-04:645 (the handle of aclrtMallocPhysical in this process) */
         return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
                          "%p is an imported handle: only the allocating process exports", handle);
     if (p->exported) /* 11-04:683: one shareable handle per handle; a second export fails */
@@ -873,7 +873,7 @@ static aclError import_handle(const char *call, uint64_t sh, int device, aclrtDr
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
                        "shareable handle 0x%llx was exported by this process: import it in another process",
                        (unsigned long long)sh);
-    else if (p) /* 11-04:808: one handle per shareable handle in a process */
+    else if (p) /* 11-04:807: one handle per shareable handle in a process */
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
                        "shareable handle 0x%llx is imported already in this process as %p: use that handle",
                        (unsigned long long)sh, handle_of(p));
