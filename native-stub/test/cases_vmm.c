@@ -763,3 +763,103 @@ CT_ROLE(pid_namespace_host)
     acl_down();
     return 0;
 }
+
+/* ------------------------------------------------------------ stream order across processes */
+
+/* vmm_ordered_reader DIR: maps the exporter's memory on device 0 and reads it in stream order,
+ * behind the exporter's IPC event (first) and notify (second). */
+CT_ROLE(vmm_ordered_reader)
+{
+    const char *dir = argv[0];
+    acl_up(0);
+    uint64_t sh = await_u64(dir, "shareable", PEER_TIMEOUT_MS);
+    aclrtIpcEventHandle eh;
+    CT_EQ(sizeof eh, await_file(dir, "event", &eh, sizeof eh, PEER_TIMEOUT_MS));
+    char nkey[EXPORT_KEY_LEN] = {0};
+    await_file(dir, "nkey", nkey, EXPORT_KEY_LEN - 1, PEER_TIMEOUT_MS);
+    aclrtDrvMemHandle h = NULL;
+    CT_OK(aclrtMemImportFromShareableHandle(sh, 0, &h));
+    char *va = reserve(MIB2);
+    CT_OK(aclrtMapMem(va, MIB2, 0, h, 0));
+    aclrtEvent e = ipc_open(eh);
+    aclrtNotify n = NULL;
+    CT_OK(aclrtNotifyImportByKey(&n, nkey, 0));
+    void *local = NULL;
+    CT_OK(aclrtMalloc(&local, MIB2, ACL_MEM_MALLOC_HUGE_FIRST));
+    aclrtStream t = stream_new();
+    CT_OK(aclrtStreamWaitEvent(t, e));
+    CT_OK(aclrtMemcpyAsync(local, MIB2, va, MIB2, ACL_MEMCPY_DEVICE_TO_DEVICE, t));
+    EXPECT_STREAM_BLOCKED(t); /* the exporter's memset is held behind its gate */
+    publish_flag(dir, "queued");
+    EXPECT_STREAM_DRAINS(t);
+    unsigned char *host = malloc(MIB2);
+    CT_TRUE(host != NULL);
+    CT_OK(aclrtMemcpy(host, MIB2, local, MIB2, ACL_MEMCPY_DEVICE_TO_HOST));
+    for (size_t i = 0; i < MIB2; i++)
+        if (host[i] != 0x77)
+            CT_FAIL("byte %zu is 0x%02x after the event: the copy ran before the exporter's memset", i, host[i]);
+    CT_OK(aclrtWaitAndResetNotify(n, t, 10));
+    CT_OK(aclrtMemcpyAsync(local, MIB2, va, MIB2, ACL_MEMCPY_DEVICE_TO_DEVICE, t));
+    publish_flag(dir, "waiting");
+    EXPECT_STREAM_DRAINS(t);
+    CT_OK(aclrtMemcpy(host, MIB2, local, MIB2, ACL_MEMCPY_DEVICE_TO_HOST));
+    for (size_t i = 0; i < MIB2; i++)
+        if (host[i] != 0x55)
+            CT_FAIL("byte %zu is 0x%02x after the notify: the copy ran before the exporter's memset", i, host[i]);
+    free(host);
+    CT_OK(aclrtDestroyStream(t));
+    CT_OK(aclrtDestroyNotify(n));
+    CT_OK(aclrtDestroyEvent(e));
+    CT_OK(aclrtFree(local));
+    CT_OK(aclrtUnmapMem(va));
+    CT_OK(aclrtReleaseMemAddress(va));
+    CT_OK(aclrtFreePhysical(h));
+    acl_down();
+    return 0;
+}
+
+CT_CASE(vmm_mapped_memory_in_stream_order_with_ipc_events_and_notifies)
+{
+    const char *dir = case_dir();
+    acl_up(0);
+    aclrtDrvMemHandle h = phys_new(0, MIB2);
+    char *va = reserve(MIB2);
+    CT_OK(aclrtMapMem(va, MIB2, 0, h, 0));
+    uint64_t sh = 0;
+    CT_OK(aclrtMemExportToShareableHandle(h, ACL_MEM_HANDLE_TYPE_NONE, ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION,
+                                          &sh));
+    declare_vmm_owned(sh);
+    aclrtStream s = stream_new();
+    aclrtEvent e = ipc_event_new();
+    aclrtNotify n = NULL;
+    CT_OK(aclrtCreateNotify(&n, 0));
+    char nkey[EXPORT_KEY_LEN] = {0};
+    CT_OK(aclrtNotifyGetExportKey(n, nkey, EXPORT_KEY_LEN, ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+    declare_key_owned(nkey);
+    struct gate *g = gate_hold(s);
+    CT_OK(aclrtMemsetAsync(va, MIB2, 0x77, MIB2, s));
+    CT_OK(aclrtRecordEvent(e, s));
+    aclrtIpcEventHandle eh = handle_of(e);
+    publish_u64(dir, "shareable", sh);
+    publish_bytes(dir, "event", &eh, sizeof eh);
+    publish_bytes(dir, "nkey", nkey, strlen(nkey));
+    const char *args[] = {dir, NULL};
+    pid_t child = spawn_role("vmm_ordered_reader", args, NULL);
+    await_flag(dir, "queued", PEER_TIMEOUT_MS);
+    gate_release(g);
+    EXPECT_STREAM_DRAINS(s);
+    await_flag(dir, "waiting", PEER_TIMEOUT_MS);
+    sleep_ms(BLOCK_PROBE_MS); /* the reader's copy waits on the notify meanwhile */
+    CT_OK(aclrtMemsetAsync(va, MIB2, 0x55, MIB2, s));
+    CT_OK(aclrtRecordNotify(n, s));
+    EXPECT_STREAM_DRAINS(s);
+    expect_exit(child, 0, PEER_TIMEOUT_MS);
+    CT_OK(aclrtDestroyNotify(n));
+    CT_OK(aclrtDestroyEvent(e));
+    CT_OK(aclrtDestroyStream(s));
+    CT_OK(aclrtUnmapMem(va));
+    CT_OK(aclrtReleaseMemAddress(va));
+    CT_OK(aclrtFreePhysical(h));
+    CT_TRUE(!vmm_object_exists(sh));
+    acl_down();
+}
