@@ -67,6 +67,7 @@ struct vmm_mapping {
     struct vmm_phys *phys;
     struct mem_region *region; /* the MEM_MAPPED range of memory.c */
     int unmapping;             /* an aclrtUnmapMem waits for its copies: no longer a live mapping */
+    int finished;              /* aclFinalize unmapped it while that aclrtUnmapMem waited */
 };
 
 static struct vmm_phys *handles;            /* rt.lock */
@@ -539,29 +540,37 @@ STUB_EXPORT aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, aclrt
     return rc;
 }
 
-/* Unmaps m (rt.lock held; released while queued copies that touch it run:
- * the range can be mapped again at once, so nothing may still use it). */
-static void unmap(struct vmm_mapping *m)
+/* Takes m out of every list and puts the reservation back (rt.lock held; nothing uses the range). */
+static void finish_unmap(struct vmm_mapping *m)
 {
-    struct mem_region *region = m->region;
-    m->unmapping = 1;
-    region->unmap_waiters++;
-    while (region->refs > 1 && rt.initialized)
-        rt_wait_progress(0);
-    region->unmap_waiters--;
     for (struct vmm_mapping **pp = &mappings; *pp; pp = &(*pp)->next) {
         if (*pp == m) {
             *pp = m->next;
             break;
         }
     }
-    char *va = region->base;
-    size_t size = region->bytes;
-    memory_region_drop(region);
+    char *va = m->region->base;
+    size_t size = m->region->bytes;
+    memory_region_drop(m->region);
     plat_vm_unmap_shm(va, size);
     m->res->mappings--;
     m->phys->maps--;
     phys_unref_check(m->phys);
+}
+
+/* aclrtUnmapMem of m (rt.lock held; released while queued copies that touch it run: the range
+ * can be mapped again at once, so nothing may still use it). An aclFinalize meanwhile finishes
+ * the unmap itself (vmm_shutdown) and leaves m to be freed here. */
+static void unmap(struct vmm_mapping *m)
+{
+    m->unmapping = 1;
+    m->region->unmap_waiters++;
+    while (!m->finished && m->region->refs > 1 && rt.initialized)
+        rt_wait_progress(0);
+    if (!m->finished) {
+        m->region->unmap_waiters--;
+        finish_unmap(m);
+    }
     free(m);
 }
 
@@ -951,8 +960,14 @@ STUB_EXPORT aclError aclrtMemImportFromShareableHandleV2(void *shareableHandle, 
 
 void vmm_shutdown(void)
 {
-    while (mappings)
-        unmap(mappings);
+    while (mappings) {
+        struct vmm_mapping *m = mappings;
+        finish_unmap(m);
+        if (m->unmapping)
+            m->finished = 1; /* its aclrtUnmapMem frees it when it wakes */
+        else
+            free(m);
+    }
     while (reservations) {
         struct vmm_reservation *r = reservations;
         reservations = r->next;

@@ -863,3 +863,32 @@ CT_CASE(vmm_mapped_memory_in_stream_order_with_ipc_events_and_notifies)
     CT_TRUE(!vmm_object_exists(sh));
     acl_down();
 }
+
+/* An aclrtUnmapMem that waits for a queued copy while another thread finalizes: both return, the
+ * waiter's mapping is torn down once (ASan sees no use after free), nothing is left in /dev/shm. */
+CT_CASE(vmm_unmap_waiting_while_acl_finalize_runs)
+{
+    acl_up(0);
+    aclrtDrvMemHandle h = phys_new(0, MIB2);
+    char *va = reserve(MIB2);
+    CT_OK(aclrtMapMem(va, MIB2, 0, h, 0));
+    uint64_t sh = 0;
+    CT_OK(aclrtMemExportToShareableHandle(h, ACL_MEM_HANDLE_TYPE_NONE, 1, &sh));
+    declare_vmm_owned(sh);
+    aclrtStream s = stream_new();
+    aclrtNotify n = NULL; /* never recorded: the stream waits until aclFinalize abandons the wait */
+    CT_OK(aclrtCreateNotify(&n, 0));
+    CT_OK(aclrtWaitAndResetNotify(n, s, 0));
+    void *dst = NULL;
+    CT_OK(aclrtMalloc(&dst, MIB2, ACL_MEM_MALLOC_HUGE_FIRST));
+    CT_OK(aclrtMemcpyAsync(dst, MIB2, va, MIB2, ACL_MEMCPY_DEVICE_TO_DEVICE, s));
+    struct unmapper u = {.va = va, .rc = -1};
+    pthread_t t;
+    CT_TRUE(pthread_create(&t, NULL, unmap_thread, &u) == 0);
+    sleep_ms(BLOCK_PROBE_MS);
+    CT_TRUE(__atomic_load_n(&u.returned_at, __ATOMIC_ACQUIRE) == 0);
+    acl_down(); /* abandons the wait and drops the copy */
+    CT_TRUE(pthread_join(t, NULL) == 0);
+    CT_TRUE(u.rc == ACL_SUCCESS || u.rc == ACL_ERROR_UNINITIALIZE);
+    CT_TRUE(!vmm_object_exists(sh));
+}
