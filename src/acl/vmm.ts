@@ -8,6 +8,7 @@
  * in the host's byte order, as acl_rt.h defines them.
  */
 import { endianness } from 'node:os';
+import { recordCall } from './call-record';
 import { checkInt, INT32_MAX, INT32_MIN } from './core';
 import { MEM_FABRIC_HANDLE_SIZE, MemAccessFlags, MemAttr, MemcpyKind, MemGranularity, MemLocationType, MemSharedHandleType, VmmExportFlag } from './enums';
 import type { AclFunctions, Ptr } from './native';
@@ -129,7 +130,9 @@ export function createVmm(rt: VmmRuntime): Vmm {
     },
     unmap(address) {
       const a = checkAddress(address, 'aclrtUnmapMem: virPtr');
-      call('aclrtUnmapMem', `virPtr=${hex(a)}`, () => rt.raw.aclrtUnmapMem(a), () => undefined);
+      const args = `virPtr=${hex(a)}`;
+      // blocks on the stub until the queued copies on the reservation ran: a hang report names it
+      call('aclrtUnmapMem', args, () => recordCall('aclrtUnmapMem', args, () => rt.raw.aclrtUnmapMem(a)), () => undefined);
     },
     setAccess(address, bytes, device, flags = MemAccessFlags.READWRITE) {
       const a = checkAddress(address, 'aclrtMemSetAccess: virPtr');
