@@ -104,17 +104,18 @@ aclError ipc_export_add_pids(struct shm_object *obj, struct ipc_export_state st,
 static aclError check_import(const char *call, struct shm_object *obj, struct ipc_export_state st, const char *key,
                              const struct key_kind *k)
 {
-    int32_t self = (int32_t)getpid();
+    /* the whitelist holds bare tgids (aclrtDeviceGetBareTgid); the creator is known by its own pid */
+    int32_t self = ipc_bare_tgid();
     shm_lock(obj);
     uint32_t exported = *st.exported;
-    int allowed = ipc_whitelist_allows(st.whitelist, self, obj->hdr->creator.pid);
+    int allowed = ipc_whitelist_allows(st.whitelist, self) || obj->hdr->creator.pid == (int32_t)getpid();
     shm_unlock(obj);
     if (!exported)
         return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "key \"%.64s\" %s", key, k->not_exported);
     if (!allowed)
         return stub_fail(ACL_ERROR_RT_NO_PERMISSION, call,
-                         "pid %d is not on the whitelist of %s key \"%.64s\": its exporter must call %s with this "
-                         "pid (aclrtDeviceGetBareTgid), or export with %s",
+                         "bare tgid %d is not on the whitelist of %s key \"%.64s\": its exporter must call %s with "
+                         "this process's aclrtDeviceGetBareTgid (not its getpid()), or export with %s",
                          (int)self, k->noun, key, k->set_pid_call, k->no_check_flag);
     return ACL_SUCCESS;
 }

@@ -6,6 +6,7 @@
  * On the CPU every device can reach every other one, so peer access is
  * always possible; the calls only check their arguments as CANN does.
  */
+#include "ipc_whitelist.h"
 #include "runtime.h"
 #include "stream.h"
 #include "sync.h"
@@ -73,7 +74,7 @@ STUB_EXPORT aclError aclrtDeviceGetBareTgid(int32_t *pid)
     if (!pid)
         rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "pid is NULL");
     else
-        *pid = (int32_t)getpid(); /* the whitelists of IPC memory and notify hold these */
+        *pid = ipc_bare_tgid(); /* the whitelists of IPC memory, notify and VMM hold these */
     rt_leave();
     return rc;
 }

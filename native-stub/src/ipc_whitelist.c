@@ -4,6 +4,37 @@
 #include "ipc_whitelist.h"
 
 #include "errors.h"
+#include "platform.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Set by aclInit before any call can read it. */
+static int in_container;
+
+int ipc_pid_namespace_configure(char *err, size_t len)
+{
+    const char *v = getenv("ACL_STUB_PID_NAMESPACE");
+    if (!v || !*v || strcmp(v, "host") == 0)
+        in_container = 0;
+    else if (strcmp(v, "container") == 0)
+        in_container = 1;
+    else {
+        snprintf(err, len,
+                 "ACL_STUB_PID_NAMESPACE=%.40s is invalid: use host (the default: bare tgid = getpid()) or container "
+                 "(bare tgid = getpid() + %d, as on an NPU in a container)",
+                 v, IPC_CONTAINER_TGID_OFFSET);
+        return -1;
+    }
+    return 0;
+}
+
+int32_t ipc_bare_tgid(void)
+{
+    int32_t pid = (int32_t)plat_process_id();
+    return in_container ? pid + IPC_CONTAINER_TGID_OFFSET : pid;
+}
 
 static int listed(const struct ipc_whitelist *wl, int32_t pid)
 {
@@ -30,7 +61,7 @@ aclError ipc_whitelist_add(struct ipc_whitelist *wl, const char *call, const int
     return ACL_SUCCESS;
 }
 
-int ipc_whitelist_allows(const struct ipc_whitelist *wl, int32_t pid, int32_t exporter_pid)
+int ipc_whitelist_allows(const struct ipc_whitelist *wl, int32_t pid)
 {
-    return !wl->enabled || pid == exporter_pid || listed(wl, pid);
+    return !wl->enabled || listed(wl, pid);
 }

@@ -24,7 +24,17 @@ struct ipc_whitelist {
  * the bad entry). */
 aclError ipc_whitelist_add(struct ipc_whitelist *wl, const char *call, const int32_t *pids, size_t num);
 
-/* Whether process pid may import an object exported by exporter_pid. */
-int ipc_whitelist_allows(const struct ipc_whitelist *wl, int32_t pid, int32_t exporter_pid);
+/* ACL_STUB_PID_NAMESPACE (read at aclInit): "host" (unset, the default) or
+ * "container". A process in a container has a pid namespace of its own: its
+ * bare tgid (aclrtDeviceGetBareTgid, the host's pid of it) is not getpid().
+ * "container" models that with a fixed offset. Returns 0, or -1 with err set. */
+#define IPC_CONTAINER_TGID_OFFSET 1000000000
+int ipc_pid_namespace_configure(char *err, size_t len);
+/* This process's bare tgid: getpid(), plus IPC_CONTAINER_TGID_OFFSET in
+ * "container" mode. Whitelists hold and are checked against these. */
+int32_t ipc_bare_tgid(void);
+
+/* Whether the process of bare tgid pid passes the whitelist (off, or pid listed). */
+int ipc_whitelist_allows(const struct ipc_whitelist *wl, int32_t pid);
 
 #endif

@@ -35,6 +35,7 @@ enum mem_kind {
     MEM_DEVICE,   /* aclrtMalloc in this process */
     MEM_IMPORTED, /* aclrtIpcMemImportByKey */
     MEM_HOST,     /* aclrtMallocHost */
+    MEM_MAPPED,   /* aclrtMapMem: physical memory mapped into a reservation (vmm.c) */
 };
 
 /* A process-local address range (rt.lock guards the list and refs). */
@@ -48,6 +49,7 @@ struct mem_region {
     struct shm_object *shm;  /* device and imported memory */
     void *view;              /* imports: this import's own mapping of the object */
     size_t view_size;
+    const void *group; /* MEM_MAPPED: its reservation; contiguous ranges of one group are one block for copies */
 };
 
 struct task;

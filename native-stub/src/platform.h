@@ -118,6 +118,19 @@ int plat_shm_unlink(const char *name);
  * prefix (names passed with their leading '/'). */
 void plat_shm_for_each(const char *prefix, void (*fn)(const char *name, void *ctx), void *ctx);
 
+/* Address-space reservations (VMM, vmm.c). plat_vm_reserve reserves size
+ * bytes (a multiple of the page) of inaccessible address space: anywhere,
+ * aligned to align (a power of two), when at is NULL; exactly at at
+ * otherwise, failing (NULL, errno EEXIST) when something is mapped there.
+ * plat_vm_map_shm maps bytes [offset, offset + size) of the named object (a
+ * regular file of this user, else EINVAL) read-write and shared over
+ * [addr, addr + size) of a reservation;
+ * plat_vm_unmap_shm puts the reservation back there. 0 or -1 (errno). */
+void *plat_vm_reserve(void *at, size_t size, size_t align);
+int plat_vm_release(void *addr, size_t size);
+int plat_vm_map_shm(void *addr, size_t size, const char *name, size_t offset);
+int plat_vm_unmap_shm(void *addr, size_t size);
+
 /* 64 random bits (for object ids). */
 uint64_t plat_random_u64(void);
 

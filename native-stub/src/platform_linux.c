@@ -458,3 +458,71 @@ uint64_t plat_random_u64(void)
     }
     return v;
 }
+
+/* ---- address-space reservations (VMM) ---- */
+
+#define VM_RESERVE_FLAGS (MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE)
+
+void *plat_vm_reserve(void *at, size_t size, size_t align)
+{
+    if (at) {
+        void *p = mmap(at, size, PROT_NONE, VM_RESERVE_FLAGS | MAP_FIXED_NOREPLACE, -1, 0);
+        if (p == MAP_FAILED)
+            return NULL;
+        if (p != at) { /* a kernel older than 4.17 takes the flag as a hint */
+            munmap(p, size);
+            errno = EEXIST;
+            return NULL;
+        }
+        return p;
+    }
+    if (size > SIZE_MAX - align) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    char *raw = mmap(NULL, size + align, PROT_NONE, VM_RESERVE_FLAGS, -1, 0);
+    if (raw == MAP_FAILED)
+        return NULL;
+    char *base = (char *)(((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1));
+    if (base > raw)
+        munmap(raw, (size_t)(base - raw));
+    size_t tail = (size_t)(raw + size + align - (base + size));
+    if (tail > 0)
+        munmap(base + size, tail);
+    return base;
+}
+
+int plat_vm_release(void *addr, size_t size)
+{
+    return munmap(addr, size);
+}
+
+int plat_vm_map_shm(void *addr, size_t size, const char *name, size_t offset)
+{
+    int fd = shm_open(name, O_RDWR | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    int rc = -1;
+    if (fstat(fd, &st) != 0)
+        goto out;
+    /* the name was checked when this process opened the object (shm.c); what is there now must
+     * still be ours, and large enough */
+    if (st.st_uid != geteuid() || !S_ISREG(st.st_mode) || (size_t)st.st_size < offset ||
+        (size_t)st.st_size - offset < size) {
+        errno = EINVAL;
+        goto out;
+    }
+    if (mmap(addr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, (off_t)offset) != MAP_FAILED)
+        rc = 0;
+out:;
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return rc;
+}
+
+int plat_vm_unmap_shm(void *addr, size_t size)
+{
+    return mmap(addr, size, PROT_NONE, VM_RESERVE_FLAGS | MAP_FIXED, -1, 0) == MAP_FAILED ? -1 : 0;
+}

@@ -11,6 +11,7 @@
 #include "fault.h"
 #include "host_memory.h"
 #include "ipc_event.h"
+#include "ipc_whitelist.h"
 #include "memory.h"
 #include "notify.h"
 #include "jitter.h"
@@ -21,6 +22,7 @@
 #include "stream_ext.h"
 #include "sync.h"
 #include "trace.h"
+#include "vmm.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -196,6 +198,7 @@ static void release_process_state_locked(void)
 {
     rt.cleanup_pending = 0;
     notify_shutdown();
+    vmm_shutdown();
     memory_shutdown();
     host_memory_shutdown();
     stream_ext_shutdown();
@@ -286,6 +289,7 @@ STUB_EXPORT aclError aclInit(const char *configPath)
         return rc;
     ipc_reclaim_stale();
     memory_reclaim_stale();
+    vmm_reclaim_stale();
     notify_reclaim_stale();
     stub_log(LOG_INFO, "aclInit: %u device(s), pid %d", count, (int)getpid());
     return ACL_SUCCESS;
@@ -339,7 +343,8 @@ static aclError init_locked(const char *call, const char *configPath, uint32_t *
     char err[400];
     if (fault_configure(err, sizeof err) != 0 || mutant_configure(err, sizeof err) != 0 ||
         jitter_configure(err, sizeof err) != 0 || memory_configure(err, sizeof err) != 0 ||
-        shm_scope_configure(err, sizeof err) != 0 || trace_open(err, sizeof err) != 0)
+        shm_scope_configure(err, sizeof err) != 0 || ipc_pid_namespace_configure(err, sizeof err) != 0 ||
+        trace_open(err, sizeof err) != 0)
         return config_fail("%s", err);
     const char *die = getenv("ACL_STUB_TEST_DIE_IN_LOCK");
     shm_test_die_in_lock = !die                         ? SHM_TEST_DIE_NEVER

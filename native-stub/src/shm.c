@@ -275,7 +275,10 @@ enum shm_open_result shm_open_by_id(const char *prefix, uint64_t id, size_t size
     if (!map)
         return errno == ENOENT ? SHM_NOT_FOUND : (errno == EINVAL ? SHM_NOT_OURS : SHM_SYSTEM_ERROR);
     struct shm_header *hdr = map;
-    if (actual != size || hdr->magic != SHM_MAGIC || hdr->id != id || !__atomic_load_n(&hdr->ready, __ATOMIC_ACQUIRE)) {
+    /* size 0: any size, as long as the header says the same (VMM handles name no size) */
+    size_t want = size ? size : (size_t)hdr->size;
+    if (actual != want || actual < sizeof *hdr || hdr->magic != SHM_MAGIC || hdr->id != id ||
+        !__atomic_load_n(&hdr->ready, __ATOMIC_ACQUIRE)) {
         plat_shm_unmap(map, actual);
         return SHM_NOT_OURS;
     }

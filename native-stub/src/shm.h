@@ -74,7 +74,8 @@ enum shm_open_result {
  * the payload before the object becomes visible as ready. */
 int shm_create(const char *prefix, size_t size, void (*init)(struct shm_header *), shm_repair_fn repair,
                struct shm_object **out);
-/* Attaches to an existing object by id (reusing this process's mapping). */
+/* Attaches to an existing object by id (reusing this process's mapping).
+ * size 0 accepts any size that the object's header states. */
 enum shm_open_result shm_open_by_id(const char *prefix, uint64_t id, size_t size, shm_repair_fn repair,
                                     struct shm_object **out);
 const char *shm_open_result_text(enum shm_open_result r);

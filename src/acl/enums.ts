@@ -60,3 +60,27 @@ export const IPC_KEY_BUFFER_SIZE = 65;
 export const ValueWaitFlag = { GEQ: 0x0, EQ: 0x1, AND: 0x2, NOR: 0x3 } as const;
 /** aclrtStreamStatus (acl_rt.h). */
 export const StreamStatus = { COMPLETE: 0, NOT_READY: 1 } as const;
+/** aclrtMemAttr (acl_rt.h): the physical memory attributes aclrtMallocPhysical takes. */
+export const MemAttr = {
+  HBM_MEM_HUGE: 4,
+  HBM_MEM_NORMAL: 5,
+  HBM_MEM_HUGE1G: 10,
+  MEM_NORMAL: 12,
+  MEM_HUGE: 13,
+  MEM_HUGE1G: 14,
+  MEM_P2P_NORMAL: 15,
+  MEM_P2P_HUGE: 16,
+  MEM_P2P_HUGE1G: 17,
+} as const;
+
+/** aclrtMemLocationType, aclrtMemAccessFlags, aclrtMemGranularityOptions, aclrtMemSharedHandleType (acl_rt.h). */
+export const MemLocationType = { HOST: 0, DEVICE: 1, HOST_NUMA: 4 } as const;
+export const MemAccessFlags = { NONE: 0x0, READ: 0x1, READWRITE: 0x3 } as const;
+export const MemGranularity = { MINIMUM: 0, RECOMMENDED: 1 } as const;
+export const MemSharedHandleType = { DEFAULT: 0x1, FABRIC: 0x2 } as const;
+
+/** aclrtMemExportToShareableHandle flags: 0 keeps the pid whitelist on. */
+export const VmmExportFlag = { DEFAULT: 0x0, DISABLE_PID_VALIDATION: 0x1 } as const;
+
+/** sizeof(aclrtMemFabricHandle). */
+export const MEM_FABRIC_HANDLE_SIZE = 128;

@@ -32,6 +32,13 @@ export {
   NotifyImportFlag,
   StreamStatus,
   ValueWaitFlag,
+  MEM_FABRIC_HANDLE_SIZE,
+  MemAccessFlags,
+  MemAttr,
+  MemGranularity,
+  MemLocationType,
+  MemSharedHandleType,
+  VmmExportFlag,
 } from './enums';
 export { IpcEventHandle, IpcHandleFileError, writeFileAtomic } from './ipc-handle';
 export {
@@ -49,7 +56,7 @@ export { reclaimStubLeftovers } from './reclaim';
 export { RoundBarrier, RoundBarrierBrokenError, reseedStubJitter } from './round-barrier';
 export { parseLiveView } from './live-view';
 export type { LiveStream, LiveTask, LiveView, LiveViewAnswer } from './live-view';
-export type { Acl, Context, DeviceBuffer, Event, Latch, Notify, Stream } from './types';
+export type { Acl, Context, DeviceBuffer, Event, FabricHandle, Latch, Notify, PhysicalHandle, Stream, Vmm } from './types';
 export type { AclFunctions } from './native';
 
 /** The library exists but dlopen refused it (wrong architecture, missing dependency, ...). */

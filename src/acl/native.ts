@@ -195,6 +195,25 @@ export interface AclFunctions {
   aclrtValueWrite(devAddr: Ptr, value: bigint, flag: number, stream: Ptr): number;
   aclrtValueWait(devAddr: Ptr, value: bigint, flag: number, stream: Ptr): number;
   aclrtGetSocName(): string | null;
+  // Virtual memory management (docs/acl-contract.md section 12). Structs (aclrtPhysicalMemProp,
+  // aclrtMemAccessDesc, aclrtMemFabricHandle) are passed as byte arrays laid out by vmm.ts.
+  aclrtMemGetAllocationGranularity(prop: Uint8Array | null, option: number, granularity: [number] | null): number;
+  aclrtMallocPhysical(handle: [Ptr] | null, size: number, prop: Uint8Array | null, flags: number): number;
+  aclrtFreePhysical(handle: Ptr): number;
+  aclrtReserveMemAddress(virPtr: [Ptr] | null, size: number, alignment: number, expectPtr: Ptr, flags: number): number;
+  aclrtReserveMemAddressNoUCMemory(virPtr: [Ptr] | null, size: number, alignment: number, expectPtr: Ptr, flags: number): number;
+  aclrtReleaseMemAddress(virPtr: Ptr): number;
+  aclrtMapMem(virPtr: Ptr, size: number, offset: number, handle: Ptr, flags: number): number;
+  aclrtUnmapMem(virPtr: Ptr): number;
+  aclrtMemSetAccess(virPtr: Ptr, size: number, desc: Uint8Array | null, count: number): number;
+  aclrtMemRetainAllocationHandle(virPtr: Ptr, handle: [Ptr] | null): number;
+  aclrtMemGetAddressRange(ptr: Ptr, pbase: [Ptr] | null, psize: [number] | null): number;
+  aclrtMemExportToShareableHandle(handle: Ptr, handleType: number, flags: number | bigint, shareableHandle: BigUint64Array | null): number;
+  aclrtMemExportToShareableHandleV2(handle: Ptr, flags: number | bigint, shareType: number, shareableHandle: Uint8Array | null): number;
+  aclrtMemImportFromShareableHandle(shareableHandle: bigint, deviceId: number, handle: [Ptr] | null): number;
+  aclrtMemImportFromShareableHandleV2(shareableHandle: Uint8Array | null, shareType: number, flags: number, handle: [Ptr] | null): number;
+  aclrtMemSetPidToShareableHandle(shareableHandle: bigint, pid: Int32Array | null, pidNum: number): number;
+  aclrtMemSetPidToShareableHandleV2(shareableHandle: Uint8Array | null, shareType: number, pid: Int32Array | null, pidNum: number): number;
 }
 
 export interface LoadedAcl {
@@ -215,7 +234,7 @@ export function loadAclLibrary(file: string): LoadedAcl {
       return f(name, args);
     } catch {
       return () => {
-        throw new Error(`${file} does not export ${name}: this CANN runtime is too old for device memory, IPC memory or notify scenarios`);
+        throw new Error(`${file} does not export ${name}: this CANN runtime is too old for device memory, IPC memory, notify or VMM scenarios`);
       };
     }
   };
@@ -299,6 +318,24 @@ export function loadAclLibrary(file: string): LoadedAcl {
     aclrtValueWrite: optional('aclrtValueWrite', [voidPtr, 'uint64_t', 'uint32_t', voidPtr]),
     aclrtValueWait: optional('aclrtValueWait', [voidPtr, 'uint64_t', 'uint32_t', voidPtr]),
     aclrtGetSocName: optionalReturning('aclrtGetSocName', [], 'const char *'),
+    aclrtMemGetAllocationGranularity: optional('aclrtMemGetAllocationGranularity', [voidPtr, 'int', out('size_t')]),
+    aclrtMallocPhysical: optional('aclrtMallocPhysical', [voidPtrOut, 'size_t', voidPtr, 'uint64_t']),
+    aclrtFreePhysical: optional('aclrtFreePhysical', [voidPtr]),
+    aclrtReserveMemAddress: optional('aclrtReserveMemAddress', [voidPtrOut, 'size_t', 'size_t', voidPtr, 'uint64_t']),
+    aclrtReserveMemAddressNoUCMemory: optional('aclrtReserveMemAddressNoUCMemory', [voidPtrOut, 'size_t', 'size_t', voidPtr, 'uint64_t']),
+    aclrtReleaseMemAddress: optional('aclrtReleaseMemAddress', [voidPtr]),
+    aclrtMapMem: optional('aclrtMapMem', [voidPtr, 'size_t', 'size_t', voidPtr, 'uint64_t']),
+    aclrtUnmapMem: optional('aclrtUnmapMem', [voidPtr]),
+    aclrtMemSetAccess: optional('aclrtMemSetAccess', [voidPtr, 'size_t', voidPtr, 'size_t']),
+    aclrtMemRetainAllocationHandle: optional('aclrtMemRetainAllocationHandle', [voidPtr, voidPtrOut]),
+    aclrtMemGetAddressRange: optional('aclrtMemGetAddressRange', [voidPtr, voidPtrOut, out('size_t')]),
+    // The uint64_t output is a typed array (all 64 bits), as for aclrtEventGetTimestamp.
+    aclrtMemExportToShareableHandle: optional('aclrtMemExportToShareableHandle', [voidPtr, 'int', 'uint64_t', koffi.pointer('uint64_t')]),
+    aclrtMemExportToShareableHandleV2: optional('aclrtMemExportToShareableHandleV2', [voidPtr, 'uint64_t', 'int', voidPtr]),
+    aclrtMemImportFromShareableHandle: optional('aclrtMemImportFromShareableHandle', ['uint64_t', 'int32_t', voidPtrOut]),
+    aclrtMemImportFromShareableHandleV2: optional('aclrtMemImportFromShareableHandleV2', [voidPtr, 'int', 'uint64_t', voidPtrOut]),
+    aclrtMemSetPidToShareableHandle: optional('aclrtMemSetPidToShareableHandle', ['uint64_t', voidPtr, 'size_t']),
+    aclrtMemSetPidToShareableHandleV2: optional('aclrtMemSetPidToShareableHandleV2', [voidPtr, 'int', voidPtr, 'size_t']),
   } as unknown as AclFunctions;
   return { fns, close: () => lib.unload() };
 }

@@ -20,7 +20,8 @@ import { forgetAtExit, releaseAtExit, type LatchImpl } from './latch';
 import { StreamImpl } from './stream';
 import { EventImpl } from './event';
 import { ContextImpl } from './context';
-import type { Acl, Context, DeviceBuffer, Event, Notify, Stream } from './types';
+import type { Acl, Context, DeviceBuffer, Event, Notify, Stream, Vmm } from './types';
+import { createVmm } from './vmm';
 
 export class AclRuntime implements Acl, RuntimeCore {
   #initialized = false;
@@ -258,6 +259,13 @@ export class AclRuntime implements Acl, RuntimeCore {
 
   importNotify(key: string, opts?: { peerAccess?: boolean }): Notify {
     return importNotify(this, key, opts);
+  }
+
+  #vmm: Vmm | undefined;
+
+  get vmm(): Vmm {
+    this.#vmm ??= createVmm(this);
+    return this.#vmm;
   }
 
   bareTgid(): number {

@@ -54,6 +54,8 @@ export interface Acl {
   importNotify(key: string, opts?: { peerAccess?: boolean }): Notify;
   /** aclrtDeviceGetBareTgid: the pid an exporter puts on its whitelist for this process. */
   bareTgid(): number;
+  /** Virtual memory management: physical handles, reservations, mappings, shareable handles (vmm.ts). */
+  readonly vmm: Vmm;
   /** aclrtDeviceCanAccessPeer. */
   canAccessPeer(deviceId: number, peerDeviceId: number): boolean;
   /**
@@ -200,4 +202,44 @@ export interface Notify {
   allowImporters(pids: number[]): void;
   destroy(): void;
   [Symbol.dispose](): void;
+}
+
+/** A physical memory handle of this process (aclrtDrvMemHandle). */
+export type PhysicalHandle = bigint & { readonly __physicalHandle: true };
+
+/** A fabric shareable handle (aclrtMemFabricHandle, 128 bytes). */
+export type FabricHandle = Uint8Array;
+
+export interface Vmm {
+  /** aclrtMemGetAllocationGranularity for device memory of memAttr (default HBM_MEM_NORMAL). */
+  granularity(device: number, opts?: { memAttr?: number; recommended?: boolean }): number;
+  /** aclrtMallocPhysical on device (memAttr default HBM_MEM_NORMAL). */
+  mallocPhysical(bytes: number, device: number, opts?: { memAttr?: number }): PhysicalHandle;
+  /** aclrtFreePhysical. */
+  freePhysical(handle: PhysicalHandle): void;
+  /** aclrtReserveMemAddress (at: a fixed address in [16T, 24T), default anywhere). */
+  reserve(bytes: number, opts?: { at?: bigint }): bigint;
+  /** aclrtReleaseMemAddress. */
+  release(address: bigint): void;
+  /** aclrtMapMem(address, bytes, 0, handle, 0). */
+  map(address: bigint, bytes: number, handle: PhysicalHandle): void;
+  /** aclrtUnmapMem: on the stub, returns once the copies queued on the reservation ran (hang reports name it). */
+  unmap(address: bigint): void;
+  /** aclrtMemSetAccess with one descriptor: device, flags (default READWRITE). */
+  setAccess(address: bigint, bytes: number, device: number, flags?: number): void;
+  /** aclrtMemRetainAllocationHandle: the mapping's handle, one more free to call. */
+  retain(address: bigint): PhysicalHandle;
+  /** aclrtMemGetAddressRange: the block that holds address. */
+  addressRange(address: bigint): { base: bigint; bytes: number };
+  /** aclrtMemExportToShareableHandle (pidValidation default true). */
+  exportHandle(handle: PhysicalHandle, opts?: { pidValidation?: boolean }): bigint;
+  /** aclrtMemExportToShareableHandleV2 with ACL_MEM_SHARE_HANDLE_TYPE_FABRIC. */
+  exportFabric(handle: PhysicalHandle, opts?: { pidValidation?: boolean }): FabricHandle;
+  /** aclrtMemSetPidToShareableHandle(V2): pids are bare tgids (Acl.bareTgid of the importers). */
+  setPids(shareable: bigint | FabricHandle, pids: number[]): void;
+  /** aclrtMemImportFromShareableHandle (a bigint) on device, or V2 (a fabric handle) on the current device. */
+  importHandle(shareable: bigint | FabricHandle, device?: number): PhysicalHandle;
+  /** aclrtMemcpy host to device / device to host at a mapped address. */
+  write(address: bigint, data: Uint8Array): void;
+  read(address: bigint, length: number): Uint8Array;
 }

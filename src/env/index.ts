@@ -43,6 +43,7 @@ const VARIABLES_BY_KEY = {
   stubScope: { name: 'ACL_STUB_SCOPE', setBy: 'user', readInC: true, doc: "a name in every stub object's name; the stub reclaims only objects of its own scope (unset: every object)" },
   stubPageable: { name: 'ACL_STUB_PAGEABLE', setBy: 'user', readInC: true, doc: 'sync (default) or async: async copies of malloc memory wait for their stream, or are queued' },
   stubSocName: { name: 'ACL_STUB_SOC_NAME', setBy: 'user', readInC: true, doc: 'what aclrtGetSocName answers (default Ascend910B1, an Atlas A2 SoC)' },
+  stubPidNamespace: { name: 'ACL_STUB_PID_NAMESPACE', setBy: 'user', readInC: true, doc: 'host (default) or container: in container, aclrtDeviceGetBareTgid is getpid() + 1000000000 and every pid whitelist is checked against it' },
   role: { name: 'CANN_HARNESS_ROLE', setBy: 'harness', doc: "a device process's role name (the stub's jitter also mixes it in)" },
   device: { name: 'CANN_HARNESS_DEVICE', setBy: 'harness', doc: "a device process's device" },
   index: { name: 'CANN_HARNESS_INDEX', setBy: 'harness', doc: "a device process's role index" },

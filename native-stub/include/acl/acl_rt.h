@@ -232,6 +232,11 @@ typedef struct {
 } aclrtMallocConfig;
 
 /* acl_rt.h:227 */
+/* ---- Virtual memory management (VMM): acl_rt.h of CANN, names and values as there ---- */
+
+#define ACL_RT_VMM_EXPORT_FLAG_DEFAULT 0x0UL
+#define ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION 0x1UL
+
 typedef enum aclrtMemAttr {
     ACL_DDR_MEM,
     ACL_HBM_MEM,
@@ -253,9 +258,6 @@ typedef enum aclrtMemAttr {
     ACL_MEM_P2P_HUGE1G,
 } aclrtMemAttr;
 
-#ifndef ACL_STUB_HAVE_MEM_LOCATION /* shared with the VMM block: whichever comes first defines it */
-#define ACL_STUB_HAVE_MEM_LOCATION
-/* acl_rt.h:314 */
 typedef enum aclrtMemLocationType {
     ACL_MEM_LOCATION_TYPE_HOST = 0,
     ACL_MEM_LOCATION_TYPE_DEVICE,
@@ -268,7 +270,6 @@ typedef struct aclrtMemLocation {
     uint32_t id;
     aclrtMemLocationType type;
 } aclrtMemLocation;
-#endif
 
 /* acl_rt.h:327 */
 typedef struct aclrtPtrAttributes {
@@ -324,6 +325,85 @@ ACL_FUNC_VISIBILITY aclError aclrtGetLogicDevIdByPhyDevId(const int32_t phyDevId
 ACL_FUNC_VISIBILITY aclError aclrtGetPhyDevIdByLogicDevId(const int32_t logicDevId, int32_t *const phyDevId);
 
 /* ---- end of the issue-31 host/stream block ---- */
+
+typedef enum aclrtMemAllocationType {
+    ACL_MEM_ALLOCATION_TYPE_PINNED = 0,
+} aclrtMemAllocationType;
+
+typedef enum aclrtMemHandleType {
+    ACL_MEM_HANDLE_TYPE_NONE = 0,
+    ACL_MEM_HANDLE_TYPE_POSIX = 2,
+} aclrtMemHandleType;
+
+typedef enum aclrtMemSharedHandleType {
+    ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT = 0x1,
+    ACL_MEM_SHARE_HANDLE_TYPE_FABRIC = 0x2,
+} aclrtMemSharedHandleType;
+
+typedef struct aclrtMemFabricHandle {
+    uint8_t data[128];
+} aclrtMemFabricHandle;
+
+typedef struct aclrtPhysicalMemProp {
+    aclrtMemHandleType handleType;
+    aclrtMemAllocationType allocationType;
+    aclrtMemAttr memAttr;
+    aclrtMemLocation location;
+    uint64_t reserve;
+} aclrtPhysicalMemProp;
+
+typedef enum aclrtMemGranularityOptions {
+    ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM,
+    ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED,
+    ACL_RT_MEM_ALLOC_GRANULARITY_UNDEF = 0xFFFF,
+} aclrtMemGranularityOptions;
+
+typedef void *aclrtDrvMemHandle;
+
+typedef enum {
+    ACL_RT_MEM_ACCESS_FLAGS_NONE = 0x0,
+    ACL_RT_MEM_ACCESS_FLAGS_READ = 0x1,
+    ACL_RT_MEM_ACCESS_FLAGS_READWRITE = 0x3,
+} aclrtMemAccessFlags;
+
+typedef struct {
+    aclrtMemAccessFlags flags;
+    aclrtMemLocation location;
+    uint8_t rsv[12];
+} aclrtMemAccessDesc;
+
+ACL_FUNC_VISIBILITY aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *prop,
+                                                              aclrtMemGranularityOptions option, size_t *granularity);
+ACL_FUNC_VISIBILITY aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size,
+                                                 const aclrtPhysicalMemProp *prop, uint64_t flags);
+ACL_FUNC_VISIBILITY aclError aclrtFreePhysical(aclrtDrvMemHandle handle);
+ACL_FUNC_VISIBILITY aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment, void *expectPtr,
+                                                    uint64_t flags);
+ACL_FUNC_VISIBILITY aclError aclrtReserveMemAddressNoUCMemory(void **virPtr, size_t size, size_t alignment,
+                                                              void *expectPtr, uint64_t flags);
+ACL_FUNC_VISIBILITY aclError aclrtReleaseMemAddress(void *virPtr);
+ACL_FUNC_VISIBILITY aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, aclrtDrvMemHandle handle,
+                                         uint64_t flags);
+ACL_FUNC_VISIBILITY aclError aclrtUnmapMem(void *virPtr);
+ACL_FUNC_VISIBILITY aclError aclrtMemSetAccess(void *virPtr, size_t size, aclrtMemAccessDesc *desc, size_t count);
+ACL_FUNC_VISIBILITY aclError aclrtMemRetainAllocationHandle(void *virPtr, aclrtDrvMemHandle *handle);
+ACL_FUNC_VISIBILITY aclError aclrtMemGetAddressRange(void *ptr, void **pbase, size_t *psize);
+ACL_FUNC_VISIBILITY aclError aclrtMemExportToShareableHandle(aclrtDrvMemHandle handle, aclrtMemHandleType handleType,
+                                                             uint64_t flags, uint64_t *shareableHandle);
+ACL_FUNC_VISIBILITY aclError aclrtMemExportToShareableHandleV2(aclrtDrvMemHandle handle, uint64_t flags,
+                                                               aclrtMemSharedHandleType shareType,
+                                                               void *shareableHandle);
+ACL_FUNC_VISIBILITY aclError aclrtMemImportFromShareableHandle(uint64_t shareableHandle, int32_t deviceId,
+                                                               aclrtDrvMemHandle *handle);
+ACL_FUNC_VISIBILITY aclError aclrtMemImportFromShareableHandleV2(void *shareableHandle,
+                                                                 aclrtMemSharedHandleType shareType, uint64_t flags,
+                                                                 aclrtDrvMemHandle *handle);
+ACL_FUNC_VISIBILITY aclError aclrtMemSetPidToShareableHandle(uint64_t shareableHandle, int32_t *pid, size_t pidNum);
+ACL_FUNC_VISIBILITY aclError aclrtMemSetPidToShareableHandleV2(void *shareableHandle,
+                                                               aclrtMemSharedHandleType shareType, int32_t *pid,
+                                                               size_t pidNum);
+
+/* ---- end of VMM ---- */
 
 #ifdef __cplusplus
 }
