@@ -881,7 +881,9 @@ CT_CASE(vmm_mapped_memory_in_stream_order_with_ipc_events_and_notifies)
 }
 
 /* An aclrtUnmapMem that waits for a queued copy while another thread finalizes: both return, the
- * waiter's mapping is torn down once (ASan sees no use after free), nothing is left in /dev/shm. */
+ * waiter's mapping is torn down once (ASan sees no use after free). aclFinalize cancels nothing
+ * (CANN acl.cpp:547-627, contract S18): the copy stays queued behind the wait until the next aclInit
+ * drops it, and after that nothing is left in /dev/shm. */
 CT_CASE(vmm_unmap_waiting_while_acl_finalize_runs)
 {
     acl_up(0);
@@ -892,7 +894,7 @@ CT_CASE(vmm_unmap_waiting_while_acl_finalize_runs)
     CT_OK(aclrtMemExportToShareableHandle(h, ACL_MEM_HANDLE_TYPE_NONE, 1, &sh));
     declare_vmm_owned(sh);
     aclrtStream s = stream_new();
-    aclrtNotify n = NULL; /* never recorded: the stream waits until aclFinalize abandons the wait */
+    aclrtNotify n = NULL; /* never recorded: the stream waits until the next aclInit drops its work */
     CT_OK(aclrtCreateNotify(&n, 0));
     CT_OK(aclrtWaitAndResetNotify(n, s, 0));
     void *dst = NULL;
@@ -903,10 +905,12 @@ CT_CASE(vmm_unmap_waiting_while_acl_finalize_runs)
     CT_TRUE(pthread_create(&t, NULL, unmap_thread, &u) == 0);
     sleep_ms(BLOCK_PROBE_MS);
     CT_TRUE(__atomic_load_n(&u.returned_at, __ATOMIC_ACQUIRE) == 0);
-    acl_down(); /* abandons the wait and drops the copy */
+    acl_down(); /* the wait and the copy stay queued (S18) */
     CT_TRUE(pthread_join(t, NULL) == 0);
     CT_TRUE(u.rc == ACL_SUCCESS || u.rc == ACL_ERROR_UNINITIALIZE);
+    acl_up(0); /* drops the queued work of the finalized runtime and releases its objects */
     CT_TRUE(!vmm_object_exists(sh));
+    acl_down();
 }
 
 /* vmm_importer_dies DIR: imports and maps the exporter's memory, says so, waits to be killed. */
