@@ -174,6 +174,7 @@ void ctx_shutdown(int cancel)
         ctx_teardown(rt.contexts, cancel);
 }
 
+/* CANN: src/acl/aclrt_impl/context.cpp:29 */
 STUB_EXPORT aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId)
 {
     static const char *call = "aclrtCreateContext";
@@ -201,6 +202,7 @@ STUB_EXPORT aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId)
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/context.cpp:50 */
 STUB_EXPORT aclError aclrtDestroyContext(aclrtContext context)
 {
     static const char *call = "aclrtDestroyContext";
@@ -226,6 +228,7 @@ STUB_EXPORT aclError aclrtDestroyContext(aclrtContext context)
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/context.cpp:63 */
 STUB_EXPORT aclError aclrtSetCurrentContext(aclrtContext context)
 {
     static const char *call = "aclrtSetCurrentContext";
@@ -246,6 +249,7 @@ STUB_EXPORT aclError aclrtSetCurrentContext(aclrtContext context)
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/context.cpp:74 */
 STUB_EXPORT aclError aclrtGetCurrentContext(aclrtContext *context)
 {
     static const char *call = "aclrtGetCurrentContext";

@@ -22,6 +22,7 @@ static aclError check_device_id(const char *call, int32_t id)
     return ACL_SUCCESS;
 }
 
+/* CANN: src/acl/aclrt_impl/device.cpp:55 */
 STUB_EXPORT aclError aclrtSetDevice(int32_t deviceId)
 {
     static const char *call = "aclrtSetDevice";
@@ -62,16 +63,19 @@ static aclError reset_device(const char *call, int32_t deviceId, int force)
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/device.cpp:90 */
 STUB_EXPORT aclError aclrtResetDevice(int32_t deviceId)
 {
     return reset_device("aclrtResetDevice", deviceId, 0);
 }
 
+/* CANN: src/acl/aclrt_impl/device.cpp:101 */
 STUB_EXPORT aclError aclrtResetDeviceForce(int32_t deviceId)
 {
     return reset_device("aclrtResetDeviceForce", deviceId, 1);
 }
 
+/* CANN: src/acl/aclrt_impl/device.cpp:131 */
 STUB_EXPORT aclError aclrtGetDevice(int32_t *deviceId)
 {
     static const char *call = "aclrtGetDevice";
@@ -95,6 +99,7 @@ STUB_EXPORT aclError aclrtGetDevice(int32_t *deviceId)
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/device.cpp:221 */
 STUB_EXPORT aclError aclrtGetDeviceCount(uint32_t *count)
 {
     static const char *call = "aclrtGetDeviceCount";

@@ -181,6 +181,7 @@ static aclError check_logic(const char *call, uint32_t logic, const char *what)
     return ACL_SUCCESS;
 }
 
+/* CANN: src/acl/aclrt_impl/device.cpp:515 */
 STUB_EXPORT aclError aclrtGetLogicDevIdByUserDevId(const int32_t userDevid, int32_t *const logicDevId)
 {
     static const char *call = "aclrtGetLogicDevIdByUserDevId";
@@ -196,6 +197,7 @@ STUB_EXPORT aclError aclrtGetLogicDevIdByUserDevId(const int32_t userDevid, int3
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/device.cpp:526 */
 STUB_EXPORT aclError aclrtGetUserDevIdByLogicDevId(const int32_t logicDevId, int32_t *const userDevid)
 {
     static const char *call = "aclrtGetUserDevIdByLogicDevId";
@@ -212,6 +214,7 @@ STUB_EXPORT aclError aclrtGetUserDevIdByLogicDevId(const int32_t logicDevId, int
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/device.cpp:548 */
 STUB_EXPORT aclError aclrtGetPhyDevIdByLogicDevId(const int32_t logicDevId, int32_t *const phyDevId)
 {
     static const char *call = "aclrtGetPhyDevIdByLogicDevId";
@@ -228,6 +231,7 @@ STUB_EXPORT aclError aclrtGetPhyDevIdByLogicDevId(const int32_t logicDevId, int3
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/device.cpp:537 */
 STUB_EXPORT aclError aclrtGetLogicDevIdByPhyDevId(const int32_t phyDevId, int32_t *const logicDevId)
 {
     static const char *call = "aclrtGetLogicDevIdByPhyDevId";
@@ -244,6 +248,7 @@ STUB_EXPORT aclError aclrtGetLogicDevIdByPhyDevId(const int32_t phyDevId, int32_
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/acl_rt_impl_base.cpp:189 */
 STUB_EXPORT const char *aclrtGetSocName(void)
 {
     /* acl_rt_impl_base.cpp:189-199: NULL when the SoC is unknown; on the stub, before aclInit */

@@ -37,6 +37,7 @@ void stub_record_failure(aclError code, const char *call, const char *fmt, va_li
     stub_log(LOG_ERROR, "%s", recent_message);
 }
 
+/* CANN: src/acl/aclrt_impl/acl.cpp:1292 */
 STUB_EXPORT const char *aclGetRecentErrMsg(void)
 {
     return has_recent_message ? recent_message : NULL;

@@ -196,16 +196,19 @@ out:
  * legacy create (src/runtime/api/api_c_event.cc). */
 #define STUB_EVENT_DEFAULT_FLAGS 0xEu
 
+/* CANN: src/acl/aclrt_impl/event.cpp:28 */
 STUB_EXPORT aclError aclrtCreateEvent(aclrtEvent *event)
 {
     return new_event("aclrtCreateEvent", event, STUB_EVENT_DEFAULT_FLAGS, NULL, 0, NULL, NULL);
 }
 
+/* CANN: src/acl/aclrt_impl/event.cpp:44 */
 STUB_EXPORT aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag)
 {
     return new_event("aclrtCreateEventWithFlag", event, flag, legacy_flag_rule, 0, NULL, NULL);
 }
 
+/* CANN: src/acl/aclrt_impl/event.cpp:58 */
 STUB_EXPORT aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag)
 {
     return new_event("aclrtCreateEventExWithFlag", event, flag, ex_flag_rule, 1,
@@ -357,6 +360,7 @@ static aclError enter_with_event_and_stream(const char *call, aclrtEvent event, 
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/event.cpp:72 */
 STUB_EXPORT aclError aclrtDestroyEvent(aclrtEvent event)
 {
     struct event *ev = NULL;
@@ -368,6 +372,7 @@ STUB_EXPORT aclError aclrtDestroyEvent(aclrtEvent event)
     return ACL_SUCCESS;
 }
 
+/* CANN: src/acl/aclrt_impl/event.cpp:85 */
 STUB_EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
 {
     static const char *call = "aclrtRecordEvent";
@@ -411,6 +416,7 @@ out:
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/event.cpp:113 */
 STUB_EXPORT aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
 {
     static const char *call = "aclrtResetEvent";
@@ -445,6 +451,7 @@ static int local_complete(const struct event *ev)
     return ev->done_gen >= ev->record_gen;
 }
 
+/* CANN: src/acl/aclrt_impl/event.cpp:124 */
 STUB_EXPORT aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)
 {
     struct event *ev = NULL;
@@ -456,6 +463,7 @@ STUB_EXPORT aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)
     return ACL_SUCCESS;
 }
 
+/* CANN: src/acl/aclrt_impl/event.cpp:141 */
 STUB_EXPORT aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status)
 {
     struct event *ev = NULL;
@@ -470,6 +478,7 @@ STUB_EXPORT aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedS
     return ACL_SUCCESS;
 }
 
+/* CANN: src/acl/aclrt_impl/event.cpp:157 */
 STUB_EXPORT aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status)
 {
     struct event *ev = NULL;
@@ -537,11 +546,13 @@ out:
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/event.cpp:173 */
 STUB_EXPORT aclError aclrtSynchronizeEvent(aclrtEvent event)
 {
     return synchronize_event("aclrtSynchronizeEvent", event, -1);
 }
 
+/* CANN: src/acl/aclrt_impl/event.cpp:184 */
 STUB_EXPORT aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout)
 {
     static const char *call = "aclrtSynchronizeEventWithTimeout";
@@ -551,6 +562,7 @@ STUB_EXPORT aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t 
     return synchronize_event(call, event, timeout);
 }
 
+/* CANN: src/acl/aclrt_impl/event.cpp:202 */
 STUB_EXPORT aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, aclrtEvent endEvent)
 {
     static const char *call = "aclrtEventElapsedTime";
@@ -580,6 +592,7 @@ STUB_EXPORT aclError aclrtEventElapsedTime(float *ms, aclrtEvent startEvent, acl
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/event.cpp:214 */
 STUB_EXPORT aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp)
 {
     static const char *call = "aclrtEventGetTimestamp";
@@ -598,6 +611,7 @@ STUB_EXPORT aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestam
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/event.cpp:355 */
 STUB_EXPORT aclError aclrtGetEventId(aclrtEvent event, uint32_t *eventId)
 {
     struct event *ev = NULL;
@@ -616,6 +630,7 @@ STUB_EXPORT aclError aclrtGetEventId(aclrtEvent event, uint32_t *eventId)
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/event.cpp:226 */
 STUB_EXPORT aclError aclrtSetOpWaitTimeout(uint32_t timeout)
 {
     aclError rc = rt_enter("aclrtSetOpWaitTimeout");
@@ -626,6 +641,7 @@ STUB_EXPORT aclError aclrtSetOpWaitTimeout(uint32_t timeout)
     return ACL_SUCCESS;
 }
 
+/* CANN: src/acl/aclrt_impl/event.cpp:455 */
 STUB_EXPORT aclError aclrtIpcGetEventHandle(aclrtEvent event, aclrtIpcEventHandle *handle)
 {
     static const char *call = "aclrtIpcGetEventHandle";
@@ -642,6 +658,7 @@ STUB_EXPORT aclError aclrtIpcGetEventHandle(aclrtEvent event, aclrtIpcEventHandl
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/event.cpp:468 */
 STUB_EXPORT aclError aclrtIpcOpenEventHandle(aclrtIpcEventHandle handle, aclrtEvent *event)
 {
     return new_event("aclrtIpcOpenEventHandle", event, ACL_EVENT_IPC, NULL, 1, bind_opened_ipc_state,

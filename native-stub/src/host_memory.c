@@ -95,6 +95,7 @@ static aclError add_range(const char *call, void *ptr, uint64_t size, int mapped
     return ACL_SUCCESS;
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:488 */
 STUB_EXPORT aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegisterType type, void **devPtr)
 {
     static const char *call = "aclrtHostRegister";
@@ -124,6 +125,7 @@ STUB_EXPORT aclError aclrtHostRegister(void *ptr, uint64_t size, aclrtHostRegist
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:500 */
 STUB_EXPORT aclError aclrtHostRegisterV2(void *ptr, uint64_t size, uint32_t flag)
 {
     static const char *call = "aclrtHostRegisterV2";
@@ -153,6 +155,7 @@ STUB_EXPORT aclError aclrtHostRegisterV2(void *ptr, uint64_t size, uint32_t flag
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:521 */
 STUB_EXPORT aclError aclrtHostUnregister(void *ptr)
 {
     static const char *call = "aclrtHostUnregister";
@@ -185,6 +188,7 @@ STUB_EXPORT aclError aclrtHostUnregister(void *ptr)
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:510 */
 STUB_EXPORT aclError aclrtHostGetDevicePointer(void *pHost, void **pDevice, uint32_t flag)
 {
     static const char *call = "aclrtHostGetDevicePointer";
@@ -229,6 +233,7 @@ void host_memory_attributes(const void *ptr, aclrtPtrAttributes *out)
     *out = a;
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:446 */
 STUB_EXPORT aclError aclrtPointerGetAttributes(const void *ptr, aclrtPtrAttributes *attributes)
 {
     static const char *call = "aclrtPointerGetAttributes";
@@ -247,6 +252,7 @@ STUB_EXPORT aclError aclrtPointerGetAttributes(const void *ptr, aclrtPtrAttribut
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:434 */
 STUB_EXPORT aclError aclrtMallocHostWithCfg(void **ptr, uint64_t size, aclrtMallocConfig *cfg)
 {
     static const char *call = "aclrtMallocHostWithCfg";
@@ -278,6 +284,7 @@ STUB_EXPORT aclError aclrtMallocHostWithCfg(void **ptr, uint64_t size, aclrtMall
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:383 */
 STUB_EXPORT aclError aclrtMallocAlign32(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
 {
     static const char *call = "aclrtMallocAlign32";
@@ -308,6 +315,7 @@ STUB_EXPORT aclError aclrtMallocAlign32(void **devPtr, size_t size, aclrtMemMall
 /* The emulated device's memory (stub rule): 64 GiB, as an Atlas A2 HBM. */
 #define STUB_DEVICE_MEMORY_BYTES (64ull << 30)
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:963 */
 STUB_EXPORT aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total)
 {
     static const char *call = "aclrtGetMemInfo";

@@ -32,6 +32,7 @@ static int parse_key(const char *key, uint64_t *id, size_t *size)
     return 0;
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:1775 */
 STUB_EXPORT aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *key, size_t len, uint64_t flags)
 {
     static const char *call = "aclrtIpcMemGetExportKey";
@@ -82,6 +83,7 @@ STUB_EXPORT aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *ke
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:1860 */
 STUB_EXPORT aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num)
 {
     static const char *call = "aclrtIpcMemSetImportPid";
@@ -111,6 +113,7 @@ STUB_EXPORT aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:1795 */
 STUB_EXPORT aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64_t flags)
 {
     static const char *call = "aclrtIpcMemImportByKey";
@@ -160,6 +163,7 @@ out:
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:1786 */
 STUB_EXPORT aclError aclrtIpcMemClose(const char *key)
 {
     static const char *call = "aclrtIpcMemClose";

@@ -24,6 +24,7 @@ static aclError check_device_id(const char *call, const char *what, int32_t id)
     return ACL_SUCCESS;
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:881 */
 STUB_EXPORT aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t deviceId, int32_t peerDeviceId)
 {
     static const char *call = "aclrtDeviceCanAccessPeer";
@@ -46,6 +47,7 @@ STUB_EXPORT aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t de
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:906 */
 STUB_EXPORT aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags)
 {
     static const char *call = "aclrtDeviceEnablePeerAccess";
@@ -65,6 +67,7 @@ STUB_EXPORT aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t 
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:1353 */
 STUB_EXPORT aclError aclrtDeviceGetBareTgid(int32_t *pid)
 {
     static const char *call = "aclrtDeviceGetBareTgid";
@@ -113,6 +116,7 @@ static aclError flush_and_cancel(const char *call, struct stream *s)
     return ACL_SUCCESS;
 }
 
+/* CANN: src/acl/aclrt_impl/stream.cpp:108 */
 STUB_EXPORT aclError aclrtDestroyStreamForce(aclrtStream stream)
 {
     static const char *call = "aclrtDestroyStreamForce";

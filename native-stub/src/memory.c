@@ -185,6 +185,7 @@ static size_t malloc_append_size(aclrtMemMallocPolicy policy)
     return huge1g ? 32u : 64u;
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:376 */
 STUB_EXPORT aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
 {
     static const char *call = "aclrtMalloc";
@@ -227,6 +228,7 @@ STUB_EXPORT aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolic
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:565 */
 STUB_EXPORT aclError aclrtFree(void *devPtr)
 {
     static const char *call = "aclrtFree";
@@ -249,6 +251,7 @@ STUB_EXPORT aclError aclrtFree(void *devPtr)
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:577 */
 STUB_EXPORT aclError aclrtMallocHost(void **hostPtr, size_t size)
 {
     static const char *call = "aclrtMallocHost";
@@ -275,6 +278,7 @@ STUB_EXPORT aclError aclrtMallocHost(void **hostPtr, size_t size)
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:616 */
 STUB_EXPORT aclError aclrtFreeHost(void *hostPtr)
 {
     static const char *call = "aclrtFreeHost";
@@ -455,6 +459,7 @@ static void run_here(struct task *t)
     memory_task_release(t);
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:650 */
 STUB_EXPORT aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind)
 {
     static const char *call = "aclrtMemcpy";
@@ -545,6 +550,7 @@ static aclError pageable_copy(const char *call, aclrtStream stream, struct task 
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:684 */
 STUB_EXPORT aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
                                       aclrtStream stream)
 {
@@ -592,6 +598,7 @@ static aclError check_memset_range(const char *call, void *devPtr, size_t count,
     return ACL_SUCCESS;
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:738 */
 STUB_EXPORT aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream)
 {
     static const char *call = "aclrtMemsetAsync";
@@ -619,6 +626,7 @@ STUB_EXPORT aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t val
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:670 */
 STUB_EXPORT aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
 {
     static const char *call = "aclrtMemset";

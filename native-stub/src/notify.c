@@ -94,6 +94,7 @@ static aclError enter_with_notify(const char *call, aclrtNotify notify, struct n
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/notify.cpp:25 */
 STUB_EXPORT aclError aclrtCreateNotify(aclrtNotify *notify, uint64_t flag)
 {
     static const char *call = "aclrtCreateNotify";
@@ -124,6 +125,7 @@ STUB_EXPORT aclError aclrtCreateNotify(aclrtNotify *notify, uint64_t flag)
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/notify.cpp:37 */
 STUB_EXPORT aclError aclrtDestroyNotify(aclrtNotify notify)
 {
     static const char *call = "aclrtDestroyNotify";
@@ -179,6 +181,7 @@ static aclError submit_notify_task(const char *call, struct notify *n, aclrtStre
     return ACL_SUCCESS;
 }
 
+/* CANN: src/acl/aclrt_impl/notify.cpp:49 */
 STUB_EXPORT aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream)
 {
     static const char *call = "aclrtRecordNotify";
@@ -191,6 +194,7 @@ STUB_EXPORT aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream)
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/notify.cpp:59 */
 STUB_EXPORT aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream stream, uint32_t timeout)
 {
     static const char *call = "aclrtWaitAndResetNotify";
@@ -255,6 +259,7 @@ static struct ipc_export_state export_state(struct shm_header *hdr)
     return (struct ipc_export_state){.exported = &sh->exported, .whitelist = &sh->whitelist};
 }
 
+/* CANN: src/acl/aclrt_impl/notify.cpp:94 */
 STUB_EXPORT aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size_t len, uint64_t flags)
 {
     static const char *call = "aclrtNotifyGetExportKey";
@@ -291,6 +296,7 @@ STUB_EXPORT aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/notify.cpp:120 */
 STUB_EXPORT aclError aclrtNotifySetImportPid(aclrtNotify notify, int32_t *pid, size_t num)
 {
     static const char *call = "aclrtNotifySetImportPid";
@@ -317,6 +323,7 @@ STUB_EXPORT aclError aclrtNotifySetImportPid(aclrtNotify notify, int32_t *pid, s
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/notify.cpp:107 */
 STUB_EXPORT aclError aclrtNotifyImportByKey(aclrtNotify *notify, const char *key, uint64_t flags)
 {
     static const char *call = "aclrtNotifyImportByKey";
@@ -373,6 +380,7 @@ void notify_reclaim_stale(void)
  * The id is the low 32 bits of the notify's shared object id (stub rule): the
  * creator and every importer see the same id, as processes sharing one hardware
  * notify do. */
+/* CANN: src/acl/aclrt_impl/notify.cpp:70 */
 STUB_EXPORT aclError aclrtGetNotifyId(aclrtNotify notify, uint32_t *notifyId)
 {
     static const char *call = "aclrtGetNotifyId";

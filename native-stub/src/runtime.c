@@ -274,6 +274,7 @@ static void shutdown_locked(uint64_t wait_ns, int drop_work)
         release_process_state_locked();
 }
 
+/* CANN: src/acl/aclrt_impl/acl.cpp:382 */
 STUB_EXPORT aclError aclInit(const char *configPath)
 {
     static const char *call = "aclInit";
@@ -371,6 +372,7 @@ static aclError init_locked(const char *call, const char *configPath, uint32_t *
     return ACL_SUCCESS;
 }
 
+/* CANN: src/acl/aclrt_impl/acl.cpp:630 */
 STUB_EXPORT aclError aclFinalize(void)
 {
     static const char *call = "aclFinalize";

@@ -413,6 +413,7 @@ aclError stream_check_context(const char *call, struct stream *s)
     return ACL_SUCCESS;
 }
 
+/* CANN: src/acl/aclrt_impl/stream.cpp:38 */
 STUB_EXPORT aclError aclrtCreateStream(aclrtStream *stream)
 {
     static const char *call = "aclrtCreateStream";
@@ -456,6 +457,7 @@ static void wait_queued_tasks(struct stream *s)
     sync_cond_broadcast(&rt.progress); /* the executor waits for the waiters to leave */
 }
 
+/* CANN: src/acl/aclrt_impl/stream.cpp:95 */
 STUB_EXPORT aclError aclrtDestroyStream(aclrtStream stream)
 {
     static const char *call = "aclrtDestroyStream";
@@ -561,11 +563,13 @@ aclError stream_drain(const char *call, struct stream *s)
     return wait_drained(call, s, -1, 1, &task, &pending);
 }
 
+/* CANN: src/acl/aclrt_impl/stream.cpp:121 */
 STUB_EXPORT aclError aclrtSynchronizeStream(aclrtStream stream)
 {
     return synchronize_stream("aclrtSynchronizeStream", stream, -1);
 }
 
+/* CANN: src/acl/aclrt_impl/stream.cpp:137 */
 STUB_EXPORT aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout)
 {
     static const char *call = "aclrtSynchronizeStreamWithTimeout";
@@ -637,11 +641,13 @@ out:
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/stream.cpp:229 */
 STUB_EXPORT aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event)
 {
     return stream_wait_event("aclrtStreamWaitEvent", stream, event, ACL_ERROR_INVALID_PARAM, 0);
 }
 
+/* CANN: src/acl/aclrt_impl/event.cpp:444 */
 STUB_EXPORT aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEvent event, int32_t timeout)
 {
     static const char *call = "aclrtStreamWaitEventWithTimeout";
@@ -653,6 +659,7 @@ STUB_EXPORT aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEv
     return stream_wait_event(call, stream, event, ACL_ERROR_RT_PARAM_INVALID, (int64_t)timeout * 1000);
 }
 
+/* CANN: src/acl/aclrt_impl/callback.cpp:174 */
 STUB_EXPORT aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args)
 {
     static const char *call = "aclrtLaunchHostFunc";

@@ -86,6 +86,7 @@ void stream_ext_shutdown(void)
 
 /* ---- streams ---- */
 
+/* CANN: src/acl/aclrt_impl/stream.cpp:53 */
 STUB_EXPORT aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uint32_t flag)
 {
     static const char *call = "aclrtCreateStreamWithConfig";
@@ -123,6 +124,7 @@ STUB_EXPORT aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t p
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/stream.cpp:295 */
 STUB_EXPORT aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId)
 {
     static const char *call = "aclrtStreamGetId";
@@ -141,6 +143,7 @@ STUB_EXPORT aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId)
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/stream.cpp:167 */
 STUB_EXPORT aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status)
 {
     static const char *call = "aclrtStreamQuery";
@@ -179,6 +182,7 @@ static void abort_stream(struct stream *s)
     }
 }
 
+/* CANN: src/acl/aclrt_impl/stream.cpp:285 */
 STUB_EXPORT aclError aclrtStreamAbort(aclrtStream stream)
 {
     static const char *call = "aclrtStreamAbort";
@@ -201,6 +205,7 @@ STUB_EXPORT aclError aclrtStreamAbort(aclrtStream stream)
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/stream.cpp:258 */
 STUB_EXPORT aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode)
 {
     static const char *call = "aclrtSetStreamFailureMode";
@@ -290,12 +295,14 @@ static aclError synchronize_device(const char *call, int32_t timeout_ms)
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/device.cpp:159 */
 STUB_EXPORT aclError aclrtSynchronizeDevice(void)
 {
     /* device.cpp:159-166: rtDeviceSynchronize, no timeout */
     return synchronize_device("aclrtSynchronizeDevice", -1);
 }
 
+/* CANN: src/acl/aclrt_impl/device.cpp:168 */
 STUB_EXPORT aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout)
 {
     static const char *call = "aclrtSynchronizeDeviceWithTimeout";
@@ -308,6 +315,7 @@ STUB_EXPORT aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout)
 #define STUB_CUBE_CORES 24u
 #define STUB_VECTOR_CORES 48u
 
+/* CANN: src/acl/aclrt_impl/device.cpp:492 */
 STUB_EXPORT aclError aclrtGetResInCurrentThread(aclrtDevResLimitType type, uint32_t *value)
 {
     static const char *call = "aclrtGetResInCurrentThread";
@@ -330,6 +338,7 @@ STUB_EXPORT aclError aclrtGetResInCurrentThread(aclrtDevResLimitType type, uint3
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:935 */
 STUB_EXPORT aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId)
 {
     static const char *call = "aclrtDeviceDisablePeerAccess";
@@ -416,11 +425,13 @@ static aclError submit_value_task(const char *call, void *devAddr, uint64_t valu
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:1441 */
 STUB_EXPORT aclError aclrtValueWrite(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream)
 {
     return submit_value_task("aclrtValueWrite", devAddr, value, flag, stream, TASK_VALUE_WRITE);
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:1451 */
 STUB_EXPORT aclError aclrtValueWait(void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream)
 {
     return submit_value_task("aclrtValueWait", devAddr, value, flag, stream, TASK_VALUE_WAIT);
@@ -540,6 +551,7 @@ static aclError check_side(const char *call, size_t i, const char *side, const v
     return ACL_SUCCESS;
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:1814 */
 STUB_EXPORT aclError aclrtMemcpyBatch(void **dsts, size_t *destMaxs, void **srcs, size_t *sizes, size_t numBatches,
                                       aclrtMemcpyBatchAttr *attrs, size_t *attrsIndexes, size_t numAttrs,
                                       size_t *failIndex)

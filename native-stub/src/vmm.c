@@ -176,6 +176,7 @@ static aclError check_device_location(const char *call, const aclrtPhysicalMemPr
     return ACL_SUCCESS;
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:1299 */
 STUB_EXPORT aclError aclrtMemGetAllocationGranularity(aclrtPhysicalMemProp *prop, aclrtMemGranularityOptions option,
                                                       size_t *granularity)
 {
@@ -218,6 +219,7 @@ static aclError new_handle(struct shm_object *obj, int imported, int device, siz
     return ACL_SUCCESS;
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:1073 */
 STUB_EXPORT aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size, const aclrtPhysicalMemProp *prop,
                                          uint64_t flags)
 {
@@ -284,6 +286,7 @@ static void end_export(struct vmm_phys *p)
     shm_unlock(p->shm);
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:1148 */
 STUB_EXPORT aclError aclrtFreePhysical(aclrtDrvMemHandle handle)
 {
     static const char *call = "aclrtFreePhysical";
@@ -370,6 +373,7 @@ static aclError reserve(const char *call, void **virPtr, size_t size, size_t ali
     return ACL_SUCCESS;
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:1044 */
 STUB_EXPORT aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment, void *expectPtr,
                                             uint64_t flags)
 {
@@ -395,6 +399,7 @@ STUB_EXPORT aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t a
 }
 
 /* Bit 9 of the flags: CANN's FLAG_START_DYNAMIC_ALLOC_MEM (memory.cpp:2051). */
+/* CANN: src/acl/aclrt_impl/memory.cpp:2040 */
 STUB_EXPORT aclError aclrtReserveMemAddressNoUCMemory(void **virPtr, size_t size, size_t alignment, void *expectPtr,
                                                       uint64_t flags)
 {
@@ -416,6 +421,7 @@ STUB_EXPORT aclError aclrtReserveMemAddressNoUCMemory(void **virPtr, size_t size
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:1061 */
 STUB_EXPORT aclError aclrtReleaseMemAddress(void *virPtr)
 {
     static const char *call = "aclrtReleaseMemAddress";
@@ -498,6 +504,7 @@ static aclError check_map(const char *call, char *va, size_t size, size_t offset
     return ACL_SUCCESS;
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:1160 */
 STUB_EXPORT aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, aclrtDrvMemHandle handle, uint64_t flags)
 {
     static const char *call = "aclrtMapMem";
@@ -582,6 +589,7 @@ static void unmap(struct vmm_mapping *m)
     free(m);
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:1175 */
 STUB_EXPORT aclError aclrtUnmapMem(void *virPtr)
 {
     static const char *call = "aclrtUnmapMem";
@@ -601,6 +609,7 @@ STUB_EXPORT aclError aclrtUnmapMem(void *virPtr)
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:1956 */
 STUB_EXPORT aclError aclrtMemSetAccess(void *virPtr, size_t size, aclrtMemAccessDesc *desc, size_t count)
 {
     static const char *call = "aclrtMemSetAccess";
@@ -634,6 +643,7 @@ STUB_EXPORT aclError aclrtMemSetAccess(void *virPtr, size_t size, aclrtMemAccess
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:1967 */
 STUB_EXPORT aclError aclrtMemRetainAllocationHandle(void *virPtr, aclrtDrvMemHandle *handle)
 {
     static const char *call = "aclrtMemRetainAllocationHandle";
@@ -655,6 +665,7 @@ STUB_EXPORT aclError aclrtMemRetainAllocationHandle(void *virPtr, aclrtDrvMemHan
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:2057 */
 STUB_EXPORT aclError aclrtMemGetAddressRange(void *ptr, void **pbase, size_t *psize)
 {
     static const char *call = "aclrtMemGetAddressRange";
@@ -715,6 +726,7 @@ static aclError export_handle(const char *call, aclrtDrvMemHandle handle, uint64
     return ACL_SUCCESS;
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:1215 */
 STUB_EXPORT aclError aclrtMemExportToShareableHandle(aclrtDrvMemHandle handle, aclrtMemHandleType handleType,
                                                      uint64_t flags, uint64_t *shareableHandle)
 {
@@ -776,6 +788,7 @@ static uint64_t share_decode(const void *in, aclrtMemSharedHandleType t)
     return sh;
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:1229 */
 STUB_EXPORT aclError aclrtMemExportToShareableHandleV2(aclrtDrvMemHandle handle, uint64_t flags,
                                                        aclrtMemSharedHandleType shareType, void *shareableHandle)
 {
@@ -824,6 +837,7 @@ static aclError set_pids(const char *call, uint64_t sh, int32_t *pid, size_t pid
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:1275 */
 STUB_EXPORT aclError aclrtMemSetPidToShareableHandle(uint64_t shareableHandle, int32_t *pid, size_t pidNum)
 {
     static const char *call = "aclrtMemSetPidToShareableHandle";
@@ -841,6 +855,7 @@ STUB_EXPORT aclError aclrtMemSetPidToShareableHandle(uint64_t shareableHandle, i
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:1285 */
 STUB_EXPORT aclError aclrtMemSetPidToShareableHandleV2(void *shareableHandle, aclrtMemSharedHandleType shareType,
                                                        int32_t *pid, size_t pidNum)
 {
@@ -924,6 +939,7 @@ static aclError check_import_device(const char *call, int32_t deviceId)
     return ACL_SUCCESS;
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:1243 */
 STUB_EXPORT aclError aclrtMemImportFromShareableHandle(uint64_t shareableHandle, int32_t deviceId,
                                                        aclrtDrvMemHandle *handle)
 {
@@ -940,6 +956,7 @@ STUB_EXPORT aclError aclrtMemImportFromShareableHandle(uint64_t shareableHandle,
     return rc;
 }
 
+/* CANN: src/acl/aclrt_impl/memory.cpp:1254 */
 STUB_EXPORT aclError aclrtMemImportFromShareableHandleV2(void *shareableHandle, aclrtMemSharedHandleType shareType,
                                                          uint64_t flags, aclrtDrvMemHandle *handle)
 {
