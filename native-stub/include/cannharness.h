@@ -9,8 +9,13 @@
  * Every call reads its settings from the environment the harness gives a
  * role: CANN_HARNESS_DIR (the scenario directory; required),
  * CANN_HARNESS_ROLE (required by cannharness_mark) and
- * CANN_HARNESS_DEADLINE_NS (absolute CLOCK_MONOTONIC ns of the scenario
- * deadline: awaits give up there; unset = no deadline, e.g. a manual run).
+ * CANN_HARNESS_DEADLINE_NS (absolute CLOCK_MONOTONIC ns where awaits give
+ * up; unset = no deadline, e.g. a manual run). The harness sets it after its
+ * own deadline, hang report and grace period: it owns the deadline, so a role
+ * still waiting at the scenario's deadline is stopped and reported as a
+ * timeout, its wait named in the wait-for graph. While an await blocks under
+ * the harness (LD_PRELOAD of libcannharness_preload.so), the hang report sees
+ * it: "awaits signal "<name>"" and, when the run tells, from which role.
  *
  * Names (values, signals, marks' roles) follow the rendezvous rules: 1-200
  * characters from A-Z a-z 0-9 _ - . @, not starting with '.'. Mark names are

@@ -9,7 +9,7 @@ import { checkHappensBefore, formatHappensBefore } from '../trace/happens-before
 import { formatTextTimeline } from '../trace/text-timeline';
 import { RoleProcess, checkDeviceProcessScript } from './role-process';
 import { groupsEmptied } from './native-role';
-import { collectWaitGraph } from './hang-report';
+import { collectWaitGraph, HANG_REPORT_MAX_MS } from './hang-report';
 import { progressFile } from './progress-file';
 import { createRoundBarrierFile } from '../wire/round-barrier-file';
 import type { WaitGraph } from './wait-graph';
@@ -22,6 +22,19 @@ import type { RunEvent, RunOptions, RunResult } from './types';
 import { ENV, envOff } from '../env';
 
 export const DEFAULT_GRACE_MS = 2000;
+/** Room for a late deadline timer on a loaded machine (see nativeDeadlineNs). */
+const LATE_TIMER_MS = 2000;
+
+/**
+ * The deadline a native role is given (CANN_HARNESS_DEADLINE_NS: where the C API's awaits give up):
+ * after the harness's own deadline, its hang report and the roles' grace period. The harness owns
+ * the deadline: a role still waiting is stopped (and the wait-for graph says what it waited for)
+ * before its own wait could give up and turn a hang into a role's failure, whichever came first.
+ * What a native role's wait still sees is only a backstop, e.g. for a harness that stopped answering.
+ */
+export function nativeDeadlineNs(startNs: bigint, timeoutMs: number, graceMs: number): bigint {
+  return startNs + BigInt(Math.round((timeoutMs + HANG_REPORT_MAX_MS + graceMs + LATE_TIMER_MS) * 1e6));
+}
 
 /**
  * For a run made with `deferRemoval` that passed: keep its directory (with logs, result.json and
@@ -69,7 +82,7 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   const dir = createScenarioDir();
   if (opts.roundBarrierParties) createRoundBarrierFile(dir, opts.roundBarrierParties);
   const roles = opts.roles.map(
-    (spec, i) => new RoleProcess({ spec, index: spec.index ?? i, dir, mode, echo: opts.echo ?? false, emit, deadlineNs: startNs + BigInt(Math.round(opts.timeoutMs * 1e6)), deviceBundle }),
+    (spec, i) => new RoleProcess({ spec, index: spec.index ?? i, dir, mode, echo: opts.echo ?? false, emit, deadlineNs: nativeDeadlineNs(startNs, opts.timeoutMs, graceMs), deviceBundle }),
   );
   let dirRemoved = false;
   const teardown: Teardown = {

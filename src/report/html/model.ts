@@ -307,6 +307,13 @@ function waitGraphModel(g: NonNullable<ScenarioRecord['run']['waitGraph']>): Wai
   };
   for (const c of g.chains) {
     c.roles.forEach((r) => node(r, c.deadlock));
+    const inCycle = (from: string, to: string) => c.deadlock && c.roles.includes(from) && c.roles.includes(to);
+    // Each step's "waits for": the roles followed and those it waits on without following (a record's owner).
+    for (const e of c.edges ?? []) {
+      node(e.to, false);
+      edge(e.from, e.to, inCycle(e.from, e.to));
+    }
+    // Records of older versions have no edges: the path itself.
     for (let i = 0; i + 1 < c.roles.length; i++) edge(c.roles[i], c.roles[i + 1], c.deadlock);
     if (c.deadlock && c.roles.length > 0) edge(c.roles[c.roles.length - 1], c.roles[0], true);
     // A chain into another chain's cycle: "(into the deadlock of X)".
