@@ -14,7 +14,7 @@
  * names the round, its seed and how many rounds passed.
  */
 import * as path from 'node:path';
-import { RoundBarrier, reseedStubJitter, type Stream } from '../../src/acl';
+import { RoundBarrier, RoundBarrierMismatchError, describeCrossing, reseedStubJitter, type Crossing, type Stream } from '../../src/acl';
 import type { RoleContext } from '../../src/wire/types';
 import { ROUND_BARRIER_FILE } from '../../src/wire/round-barrier-file';
 import { roundsUnsupported } from '../../src/scenario/rounds-plan';
@@ -65,7 +65,15 @@ export async function runScenarioRounds(
   }
   // Worker threads: started once, each a party of ctx.barrier() (thread-rounds.ts).
   const threads = role.thread ? new RoundThreads({ args: args!, mode: acl.library.mode, device: base.device, index: base.index, dir: base.dir, threads: role.threads, deadline }, role) : undefined;
-  const meet = (what: string) => (threads ? threads.meet(what, waitMs(), () => barrier.wait(what, waitMs())) : barrier.wait(what, waitMs()));
+  // Every crossing is tagged with what this role meets there (the round, its k-th ctx.barrier() or
+  // the round's end): a role that calls ctx.barrier() fewer times than another is caught at once.
+  let barrierCalls = 0;
+  const at = (crossing: Crossing) => ({ crossing, party });
+  const cross = (what: string, crossing: Crossing) => barrier.wait(what, waitMs(), at(crossing));
+  const meet = (what: string) => {
+    const crossing: Crossing = { round, call: ++barrierCalls };
+    return threads ? threads.meet(what, waitMs(), () => cross(what, crossing)) : cross(what, crossing);
+  };
   let stream: Stream | undefined;
   const runStream = () => (stream && !stream.destroyed ? stream : (stream = acl.createStream()));
 
@@ -99,7 +107,11 @@ export async function runScenarioRounds(
   let value: unknown;
   let threadResult: { values: unknown[]; marks: ScenarioMark[] } | undefined;
   const fail = (e: unknown, what: string): never => {
-    noteRoleFailure(); // before the barrier breaks: the roles it stops fail after this one
+    const mismatch = e instanceof RoundBarrierMismatchError ? e : undefined;
+    // Before the barrier breaks: the roles it stops fail after this one. The role that called
+    // ctx.barrier() fewer times failed when it went on to the wrong crossing.
+    noteRoleFailure(mismatch?.selfBehind ? mismatch.arrivedAtNs.toString() : undefined);
+    if (mismatch) e = new Error(mismatchText(mismatch, (p) => plan.roles[p - 1]?.name ?? `party ${p}`));
     barrier.break(party);
     const err = e instanceof Error ? e : new Error(String(e));
     const seedText = seed !== undefined ? `, jitter seed ${seed}` : '';
@@ -115,7 +127,7 @@ export async function runScenarioRounds(
    */
   const checkRoundEnd = (t: TraceTail) => {
     try {
-      barrier.hold(`round ${round} end`, waitMs());
+      barrier.hold(`round ${round} end`, waitMs(), at({ round, call: 'end' }));
     } catch (e) {
       fail(e, 'round end');
     }
@@ -156,12 +168,13 @@ export async function runScenarioRounds(
       }
       if (round === 1) {
         try {
-          barrier.wait('round 1 start', waitMs());
+          barrier.wait('round 1 start', waitMs(), at({ round: 0, call: 'end' }));
         } catch (e) {
           fail(e, 'round start');
         }
       }
       rdv.setRound(round);
+      barrierCalls = 0;
       marks = [];
       // The thread bodies (opened first: the run body may block in ctx.barrier() at once) and the run body, together.
       const threadsDone = threads?.runRound(round, waitMs());
@@ -174,7 +187,7 @@ export async function runScenarioRounds(
       if (tail) checkRoundEnd(tail);
       else {
         try {
-          barrier.wait(`round ${round} end`, waitMs());
+          barrier.wait(`round ${round} end`, waitMs(), at({ round, call: 'end' }));
         } catch (e) {
           fail(e, 'round end');
         }
@@ -216,6 +229,20 @@ function runOneRound(
 ): Promise<unknown> {
   const owned = createScenarioContext(base, plan, role, deadline, { round, rounds, setup, barrier, stream: runStream });
   return runRoundBody(owned, role.name, role.run!, runStream, deadline);
+}
+
+/** The verdict on unequal ctx.barrier() calls: which role called it fewer times, in which round. */
+function mismatchText(e: RoundBarrierMismatchError, name: (party: number) => string): string {
+  const other = name(e.otherParty);
+  const where = e.mine.round === 0 ? 'setup' : `round ${e.mine.round}`;
+  const calls = (c: Crossing) => (c.call === 'end' ? 'went on to' : 'was at');
+  const head = e.selfBehind
+    ? `this role called ctx.barrier() fewer times than role "${other}" in ${where}`
+    : `role "${other}" called ctx.barrier() fewer times than this role in ${where}`;
+  return (
+    `${head}: this role ${calls(e.mine)} ${describeCrossing(e.mine)} while "${other}" ${calls(e.theirs)} ${describeCrossing(e.theirs)}. ` +
+    'Every role must call ctx.barrier() the same number of times in each round (and in setup)'
+  );
 }
 
 function quietly(fn: () => unknown): void {

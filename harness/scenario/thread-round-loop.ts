@@ -39,7 +39,12 @@ export async function runThreadRounds(task: ThreadTask): Promise<ThreadOutcome> 
     const { RoundBarrier } = require('../../src/acl') as typeof import('../../src/acl');
     barrier = RoundBarrier.attach(path.join(task.dir, ROUND_BARRIER_FILE));
     party = plan.roles.findIndex((r) => r.name === role.name) + 1;
-    const meet = (what: string) => gate.meet(`thread ${t}: ${what}`, waitMs(), () => barrier!.wait(`thread ${t}: ${what}`, waitMs()));
+    // Tagged as rounds.ts tags the main thread's crossings: the k-th ctx.barrier() of the round.
+    let calls = 0;
+    const meet = (what: string) => {
+      const at = { crossing: { round, call: ++calls }, party };
+      gate.meet(`thread ${t}: ${what}`, waitMs(), () => barrier!.wait(`thread ${t}: ${what}`, waitMs(), at));
+    };
     const runStream = () => (stream && !stream.destroyed ? stream : (stream = acl.createStream()));
 
     failedIn = 'setup';
@@ -60,6 +65,7 @@ export async function runThreadRounds(task: ThreadTask): Promise<ThreadOutcome> 
       rdv.removeRoundNames();
       if (next === null) break;
       round = next;
+      calls = 0;
       rdv.setRound(round);
       marks = [];
       const part: RoundPart = { round, rounds: total, setup: state, barrier: () => meet(`round ${round}: ctx.barrier()`), stream: runStream };

@@ -44,7 +44,7 @@ export {
 import { ENV, modeFromEnv } from '../env';
 export type { AclMode, LibraryChoice, ResolveOptions } from './resolve';
 export { reclaimStubLeftovers } from './reclaim';
-export { RoundBarrier, RoundBarrierBrokenError, reseedStubJitter } from './round-barrier';
+export { RoundBarrier, RoundBarrierBrokenError, RoundBarrierMismatchError, describeCrossing, type Crossing, reseedStubJitter } from './round-barrier';
 export { parseLiveView } from './live-view';
 export type { LiveStream, LiveTask, LiveView, LiveViewAnswer } from './live-view';
 export type { Acl, Context, DeviceBuffer, Event, Latch, Notify, Stream } from './types';
