@@ -44,6 +44,7 @@ export {
 import { ENV, modeFromEnv } from '../env';
 export type { AclMode, LibraryChoice, ResolveOptions } from './resolve';
 export { reclaimStubLeftovers } from './reclaim';
+export { ensureRunStubScope, defaultScopeOwner, scopeOfObject } from './stub-scope';
 export { RoundBarrier, RoundBarrierBrokenError, RoundBarrierMismatchError, describeCrossing, type Crossing, reseedStubJitter } from './round-barrier';
 export { parseLiveView } from './live-view';
 export type { LiveStream, LiveTask, LiveView, LiveViewAnswer } from './live-view';

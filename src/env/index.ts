@@ -39,7 +39,7 @@ const VARIABLES_BY_KEY = {
   stubMutant: { name: 'ACL_STUB_MUTANT', setBy: 'user', readInC: true, doc: 'a deliberately broken stub (wait-noop, record-instant, wait-latest, sync-noop)' },
   stubJitter: { name: 'ACL_STUB_JITTER', setBy: 'user', readInC: true, doc: '<seed>:<max_us>: seeded delays before stream tasks' },
   stubFault: { name: 'ACL_STUB_FAULT', setBy: 'user', readInC: true, doc: '<call>:<code>[:<nth>]: fault injection' },
-  stubScope: { name: 'ACL_STUB_SCOPE', setBy: 'user', readInC: true, doc: "a name in every stub object's name; the stub reclaims only objects of its own scope (unset: every object)" },
+  stubScope: { name: 'ACL_STUB_SCOPE', setBy: 'user', readInC: true, doc: "a name in every stub object's name; the stub reclaims only objects of its own scope (unset: the harness gives each run harness-<pid>)" },
   stubPageable: { name: 'ACL_STUB_PAGEABLE', setBy: 'user', readInC: true, doc: 'sync (default) or async: async copies of malloc memory wait for their stream, or are queued' },
   role: { name: 'CANN_HARNESS_ROLE', setBy: 'harness', doc: "a device process's role name (the stub's jitter also mixes it in)" },
   device: { name: 'CANN_HARNESS_DEVICE', setBy: 'harness', doc: "a device process's device" },

@@ -3,7 +3,7 @@
  * deadline and failures -> collect results -> remove (or keep) the directory. Never leaves a
  * process or a directory behind, even when the parent itself is interrupted (see live-runs.ts).
  */
-import { reclaimStubLeftovers } from '../acl';
+import { ensureRunStubScope, reclaimStubLeftovers } from '../acl';
 import { assignBlame } from './blame';
 import { checkHappensBefore, formatHappensBefore } from '../trace/happens-before';
 import { formatTextTimeline } from '../trace/text-timeline';
@@ -62,6 +62,7 @@ function keepPostMortem(result: RunResult, label: string, endNs?: bigint): void 
 
 export async function runRoles(opts: RunOptions): Promise<RunResult> {
   validateRunOptions(opts);
+  ensureRunStubScope(); // a run that sets no stub scope gets one of its own (src/acl/stub-scope.ts)
   const deviceBundle = checkDeviceProcessScript();
   const mode = checkMode(opts.mode, 'runRoles'); // validated above; this only narrows the type
   const failFast = opts.failFast ?? true;
