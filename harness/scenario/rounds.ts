@@ -19,7 +19,7 @@ import type { RoleContext } from '../../src/wire/types';
 import { ROUND_BARRIER_FILE } from '../../src/wire/round-barrier-file';
 import { roundsUnsupported } from '../../src/scenario/rounds-plan';
 import { nextRoundSeed } from '../../src/scenario/round-seed';
-import type { PlannedRole, RoleEntryArgs, RoleEnvelope, RoundsArgs, ScenarioMark, ScenarioPlan } from '../../src/scenario/types';
+import type { PlannedRole, RoleEntryArgs, RoleEnvelope, RoundsArgs, RoundsCheckedStats, ScenarioMark, ScenarioPlan } from '../../src/scenario/types';
 import { checkHappensBefore, formatHappensBefore } from '../../src/trace/happens-before';
 import { TraceTail } from '../../src/trace/trace-tail';
 import { ENV, envOff } from '../../src/env';
@@ -125,6 +125,7 @@ export async function runScenarioRounds(
    * the next's: the files hold exactly this round while the checker takes them. Only then may the
    * others start the next round; a violation breaks the barrier instead, as any failure does.
    */
+  const checked: RoundsCheckedStats = { rounds: 0, tasks: 0, waits: 0, blockedWaits: 0, noopWaits: 0, syncs: 0 };
   const checkRoundEnd = (t: TraceTail) => {
     try {
       barrier.hold(`round ${round} end`, waitMs(), at({ round, call: 'end' }));
@@ -138,7 +139,13 @@ export async function runScenarioRounds(
       return fail(e, 'reading the stub trace');
     }
     if (!report.ok) fail(new Error(formatHappensBefore(report)), 'happens-before check of the stub trace');
-    t.discard(); // checked: a failing round's trace stays in the files instead
+    // Checked: a failing round's trace stays in the files instead, and so does the last round's
+    // (the report's timeline and the run's own check show it; the figures of the others add up here).
+    if (round < total) {
+      t.discard();
+      checked.rounds++;
+      for (const k of ['tasks', 'waits', 'blockedWaits', 'noopWaits', 'syncs'] as const) checked[k] += report.stats[k];
+    }
     barrier.release();
   };
   try {
@@ -210,6 +217,7 @@ export async function runScenarioRounds(
   const unsendable = unsendablePart(value, `the value returned by role ${role.name} (last round)`);
   if (unsendable) throw new Error(`${unsendable}, which JSON cannot carry to the parent: return plain data`);
   const envelope: RoleEnvelope = { __scenarioEnvelope: 1, threadMarks: threadResult ? [...marks, ...threadResult.marks] : marks };
+  envelope.rounds = { done: total, total, ...(tail ? { checked } : {}) };
   if (value !== undefined) envelope.value = value;
   if (threadResult) envelope.threadValues = threadResult.values;
   return envelope;

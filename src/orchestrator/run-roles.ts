@@ -12,7 +12,7 @@ import { groupsEmptied } from './native-role';
 import { collectWaitGraph, HANG_REPORT_MAX_MS } from './hang-report';
 import { progressFile } from './progress-file';
 import { createRoundBarrierFile } from '../wire/round-barrier-file';
-import type { WaitGraph } from './wait-graph';
+import { cApiWait, type WaitGraph } from './wait-graph';
 import { registerLive, unregisterLive, type Teardown } from './live-runs';
 import { createScenarioDir, keepRequested, readCancelledTasks, readTraces, removeScenarioDir, writePostMortem } from './scenario-dir';
 import { summarize } from './summary';
@@ -135,8 +135,8 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
         collected();
       }
       for (const r of roles.filter((x) => x.alive)) {
-        const w = r.currentWait;
         const call = waitGraph?.calls[r.name];
+        const w = r.currentWait ?? cApiWait(call); // a C role blocked in cannharness_await*: the name it awaits
         const waiting = w ? `; it was waiting for ${w.what}${w.from ? ` from role "${w.from}"` : ''}` : call ? `; it was in ${call.name}(${call.args})` : '';
         r.stop('timeout', `still running when ${why}${waiting}`, graceMs);
       }

@@ -39,6 +39,13 @@ function taskName(l: StubTraceLine): string {
 export interface ChromeTraceOptions {
   /** CLOCK_MONOTONIC ns at which the run was stopped (its deadline): unfinished tasks end there. */
   endNs?: number;
+  /** What endNs is, for unfinished tasks' names (default: 'the deadline'). */
+  endLabel?: string;
+  /**
+   * The deadline of a run that timed out: a wait that ended after it ended because its role was
+   * stopped, not because a record released it (no release arrow).
+   */
+  deadlineNs?: number;
 }
 
 export function toChromeTrace(traces: TraceSource[], marks: MarkSource[] = [], opts: ChromeTraceOptions = {}): { traceEvents: ChromeEvent[] } {
@@ -91,7 +98,7 @@ export function toChromeTrace(traces: TraceSource[], marks: MarkSource[] = [], o
     // Started but never ended (the hang, or a process killed inside the task): up to the run's
     // deadline when known, else to the process's last line, and labelled so.
     const lastT = opts.endNs ?? (lines.length ? lines[lines.length - 1].t : origin);
-    const unfinished = opts.endNs !== undefined ? 'unfinished at the deadline' : 'unfinished';
+    const unfinished = opts.endNs !== undefined ? `unfinished at ${opts.endLabel ?? 'the deadline'}` : 'unfinished';
     for (const [stream, pending] of open) {
       for (const { start } of pending) {
         events.push({
@@ -102,7 +109,7 @@ export function toChromeTrace(traces: TraceSource[], marks: MarkSource[] = [], o
     }
   }
 
-  events.push(...releaseFlows(parsed, us));
+  events.push(...releaseFlows(parsed, us, opts.deadlineNs));
 
   for (const m of marks) {
     const pid = m.pid ?? 0;
@@ -129,7 +136,7 @@ function recordKey(pid: number, l: StubTraceLine): string | null {
  * Flow arrows from each record to the waits it released (a wait that ended normally after its
  * record took effect), so the timeline shows who woke whom across processes.
  */
-function releaseFlows(parsed: { source: TraceSource; lines: StubTraceLine[] }[], us: (ns: number) => number): ChromeEvent[] {
+function releaseFlows(parsed: { source: TraceSource; lines: StubTraceLine[] }[], us: (ns: number) => number, deadlineNs?: number): ChromeEvent[] {
   const recordEnds = new Map<string, { pid: number; l: StubTraceLine }>();
   for (const { source, lines } of parsed) {
     for (const l of lines) {
@@ -143,6 +150,7 @@ function releaseFlows(parsed: { source: TraceSource; lines: StubTraceLine[] }[],
   for (const { source, lines } of parsed) {
     for (const l of lines) {
       if (l.op !== 'end' || (l.kind !== 'ipc_wait' && l.kind !== 'wait') || l.note) continue;
+      if (deadlineNs !== undefined && l.t > deadlineNs) continue; // ended by the stop after the deadline, not by its record
       const key = recordKey(source.pid, l);
       const rec = key ? recordEnds.get(key) : undefined;
       if (!rec) continue;
