@@ -8,7 +8,13 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { RunResult } from '../../orchestrator';
-import type { RoundsSummary } from '../../scenario/types';
+
+/** A soak-rounds run's rounds (the scenario layer's RoundsSummary, which src/report may not import). */
+export interface RecordedRounds {
+  total: number;
+  done: number;
+  failedRound: number | null;
+}
 import { ENV, envOn } from '../../env';
 
 export const HTML_RECORD_SCHEMA = 'cann-harness/html-record@1';
@@ -28,7 +34,7 @@ export interface ScenarioRecord {
   /** Set when verify() (or a declared interval) failed after every role passed. */
   verifyError?: string;
   /** A soak-rounds run: its rounds (the timeline shows the failing round, else the last). */
-  rounds?: RoundsSummary;
+  rounds?: RecordedRounds;
   /** It passed with every wait a no-op (the terminal's "all waits were no-ops"): a pass that proves nothing. */
   noopWaits?: number;
   /** The run without role values (user data, maybe large) and, for a passing run without --trace, without traces. */
@@ -48,7 +54,7 @@ export function htmlWantsTraces(env: NodeJS.ProcessEnv = process.env): boolean {
 }
 
 export function recordScenarioRun(
-  entry: Omit<ScenarioRecord, 'schema' | 'run' | 'writtenAt'> & { run: RunResult & { rounds?: RoundsSummary } },
+  entry: Omit<ScenarioRecord, 'schema' | 'run' | 'writtenAt'> & { run: RunResult & { rounds?: RecordedRounds } },
   env: NodeJS.ProcessEnv = process.env,
 ): void {
   const dir = htmlDataDir(env);
