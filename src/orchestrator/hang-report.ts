@@ -67,7 +67,7 @@ export async function collectWaitGraph(roles: RoleProcess[], dir: string): Promi
 }
 
 /** IPC event id (as the stub traces it: handle bytes 0..7 in hex) -> the name it was published under. */
-function sharedEventNames(dir: string): Map<string, string> {
+export function sharedEventNames(dir: string): Map<string, string> {
   const out = new Map<string, string>();
   const handles = path.join(dir, LAYOUT.handles);
   let names: string[] = [];

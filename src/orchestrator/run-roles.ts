@@ -9,7 +9,7 @@ import { checkHappensBefore, formatHappensBefore } from '../trace/happens-before
 import { formatTextTimeline } from '../trace/text-timeline';
 import { RoleProcess, checkDeviceProcessScript } from './role-process';
 import { groupsEmptied } from './native-role';
-import { collectWaitGraph, HANG_REPORT_MAX_MS } from './hang-report';
+import { collectWaitGraph, HANG_REPORT_MAX_MS, sharedEventNames } from './hang-report';
 import { progressFile } from './progress-file';
 import { createRoundBarrierFile } from '../wire/round-barrier-file';
 import { cApiWait, type WaitGraph } from './wait-graph';
@@ -187,7 +187,11 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   if (timeline.length) summary += `\n${timeline.join('\n')}`;
   const result: RunResult = { ok, dir, kept, timedOut, durationMs, startNs: startNs.toString(), roles: results, summary };
   if (first) result.firstFailure = first;
-  if (opts.collectTraces) result.traces = traces;
+  if (opts.collectTraces) {
+    result.traces = traces;
+    const names = sharedEventNames(dir);
+    if (names.size) result.ipcNames = Object.fromEntries(names);
+  }
   if (happensBefore) result.happensBefore = happensBefore;
   if (waitGraph) result.waitGraph = waitGraph;
   if (deadlineNs !== undefined) result.deadlineNs = deadlineNs.toString();

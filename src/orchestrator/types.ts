@@ -169,6 +169,8 @@ export interface RunResult {
   firstFailure?: FirstFailure;
   /** Only with RunOptions.collectTraces. */
   traces?: TraceFile[];
+  /** With the traces: the name each IPC event was shared under (rendezvous), by its trace id (`ipc`), so reports name it once. */
+  ipcNames?: Record<string, string>;
   /** Only with RunOptions.checkHappensBefore. */
   happensBefore?: HappensBeforeReport;
   /** With RunOptions.deferRemoval: the passing run's directory is still there (settleDeferredRun). */

@@ -30,7 +30,10 @@ interface ChromeEvent {
 
 const MARKS_TRACK = 0; // stream ids start at 1
 
-function taskName(l: StubTraceLine): string {
+function taskName(l: StubTraceLine, ipcNames?: Record<string, string>): string {
+  // An IPC event by the name it was shared under (as the wait-for graph names it), else the process's event id.
+  const shared = l.ipc ? ipcNames?.[l.ipc] : undefined;
+  if (shared !== undefined) return `${l.kind} "${shared}"${l.slot === null ? '' : ` slot ${l.slot}`}`;
   // Memory and notify tasks (memcpy, memset, notify_record, notify_wait) carry no event id.
   const what = l.kind === 'host_func' ? 'host func' : l.event ? `${l.kind} ev${l.event}` : l.kind.replace('_', ' ');
   return l.slot === null ? what : `${what} slot ${l.slot}`;
@@ -46,6 +49,8 @@ export interface ChromeTraceOptions {
    * stopped, not because a record released it (no release arrow).
    */
   deadlineNs?: number;
+  /** IPC event trace id -> the name it was shared under (RunResult.ipcNames). */
+  ipcNames?: Record<string, string>;
 }
 
 export function toChromeTrace(traces: TraceSource[], marks: MarkSource[] = [], opts: ChromeTraceOptions = {}): { traceEvents: ChromeEvent[] } {
@@ -76,7 +81,7 @@ export function toChromeTrace(traces: TraceSource[], marks: MarkSource[] = [], o
       const args = { device: l.device, stream: l.stream, event: l.event, slot: l.slot, ipc: l.ipc, tid: l.tid };
       if (l.op === 'submit') {
         if (l.note === 'noop') {
-          events.push({ name: `${taskName(l)} (no-op)`, ph: 'i', s: 't', pid: source.pid, tid: l.stream, ts: us(l.t), cat: 'submit', args });
+          events.push({ name: `${taskName(l, opts.ipcNames)} (no-op)`, ph: 'i', s: 't', pid: source.pid, tid: l.stream, ts: us(l.t), cat: 'submit', args });
         } else {
           submitted.set(key(l), [...(submitted.get(key(l)) ?? []), l.t]);
         }
@@ -88,11 +93,11 @@ export function toChromeTrace(traces: TraceSource[], marks: MarkSource[] = [], o
         if (!started) continue;
         const queuedUs = started.submitT === undefined ? undefined : (started.start.t - started.submitT) / 1000;
         events.push({
-          name: taskName(l), ph: 'X', pid: source.pid, tid: l.stream, ts: us(started.start.t),
+          name: taskName(l, opts.ipcNames), ph: 'X', pid: source.pid, tid: l.stream, ts: us(started.start.t),
           dur: (l.t - started.start.t) / 1000, cat: l.kind, args: { ...args, queuedUs },
         });
       } else if (l.op === 'cancel' || l.op === 'sync') {
-        events.push({ name: l.op === 'sync' ? `synchronize ${l.kind} (rc ${l.rc})` : `${taskName(l)} cancelled`, ph: 'i', s: 't', pid: source.pid, tid: l.stream, ts: us(l.t), cat: l.op, args });
+        events.push({ name: l.op === 'sync' ? `synchronize ${l.kind} (rc ${l.rc})` : `${taskName(l, opts.ipcNames)} cancelled`, ph: 'i', s: 't', pid: source.pid, tid: l.stream, ts: us(l.t), cat: l.op, args });
       }
     }
     // Started but never ended (the hang, or a process killed inside the task): up to the run's
@@ -102,7 +107,7 @@ export function toChromeTrace(traces: TraceSource[], marks: MarkSource[] = [], o
     for (const [stream, pending] of open) {
       for (const { start } of pending) {
         events.push({
-          name: `${taskName(start)} (${unfinished})`, ph: 'X', pid: source.pid, tid: stream, ts: us(start.t),
+          name: `${taskName(start, opts.ipcNames)} (${unfinished})`, ph: 'X', pid: source.pid, tid: stream, ts: us(start.t),
           dur: Math.max(0, lastT - start.t) / 1000, cat: start.kind, args: { unfinished: true },
         });
       }

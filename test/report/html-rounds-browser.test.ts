@@ -94,6 +94,10 @@ browserTest('the page of a passing rounds run shows its rounds, the figures over
   const step = values[1] - values[0];
   expect([1, 2, 5]).toContain(Number((step / 10 ** Math.floor(Math.log10(step))).toFixed(6)));
   expect(await page.textContent('.legend')).toContain('host function');
+  // One name per IPC event: the one it was shared under (as the wait-for graph names it), not the process's event id.
+  const names = await page.$eval('#scenario-data', (d) => (JSON.parse(d.textContent ?? '{}').timeline.bars as unknown[][]).map((b) => String(b[5])));
+  expect(names.filter((n) => n.startsWith('ipc_')).length).toBeGreaterThan(0);
+  for (const n of names.filter((x) => x.startsWith('ipc_'))) expect(n).toMatch(/^ipc_(record|wait) "[^"]+"/);
   await page.locator('#timeline').screenshot({ path: path.join(screenshots, 'rounds-timeline.png'), timeout: WORK_TIMEOUT_MS });
   expect(errors).toEqual([]);
 });

@@ -243,7 +243,7 @@ function timelineModel(run: NonNullable<ScenarioRecord['run']>, traces: NonNulla
     run.deadlineNs !== undefined ? [run.deadlineNs, 'the deadline'] : failureNs !== undefined ? [failureNs, 'the first failure'] : [runEndNs, 'the end of the run'];
   const endNs = endAt !== undefined ? Number(BigInt(endAt)) : undefined;
   const deadlineNs = run.deadlineNs !== undefined ? Number(BigInt(run.deadlineNs)) : undefined;
-  const chrome = toChromeTrace(traces, marks, { endNs, endLabel: unfinishedUntil, deadlineNs }).traceEvents;
+  const chrome = toChromeTrace(traces, marks, { endNs, endLabel: unfinishedUntil, deadlineNs, ipcNames: run.ipcNames }).traceEvents;
   // toChromeTrace's origin: the earliest trace line or mark (its µs count from there).
   const allNs = [...traces.flatMap((t) => parseTraceLines(t.jsonl).map((l) => l.t)), ...marks.flatMap((m) => m.marks.map((k) => Number(BigInt(k.tNs))))];
   const origin = allNs.length ? Math.min(...allNs) : 0;
