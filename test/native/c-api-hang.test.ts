@@ -8,9 +8,13 @@
  */
 import { rmSync } from 'node:fs';
 import { runRoles, type RoleSpec, type RunEvent, type RunResult } from '../../src/orchestrator';
-import { nativeRoleProgram, requireBuilt } from './native-role-program';
+import * as path from 'node:path';
+import { repoRoot, requireBuilt } from './native-role-program';
 import { killGroups, survivors, waitUntil } from '../support/leftovers';
 
+// The release build's program whatever CANN_STUB_FLAVOR says: runRoles preloads the release
+// build's libraries, which an ASan-built program refuses (its runtime must come first).
+const nativeRoleProgram = path.join(repoRoot, 'native-stub', 'build', 'test-programs', 'native_role');
 const pids = new Set<number>();
 const track = (e: RunEvent) => {
   if (e.type === 'started') pids.add(e.pid);
