@@ -14,7 +14,8 @@
  * names the round, its seed and how many rounds passed.
  */
 import * as path from 'node:path';
-import { RoundBarrier, RoundBarrierMismatchError, describeCrossing, reseedStubJitter, type Crossing, type Stream } from '../../src/acl';
+import { RoundBarrier, RoundBarrierMismatchError, reseedStubJitter, type Crossing, type Stream } from '../../src/acl';
+import { mismatchText } from './round-mismatch';
 import type { RoleContext } from '../../src/wire/types';
 import { ROUND_BARRIER_FILE } from '../../src/wire/round-barrier-file';
 import { roundsUnsupported } from '../../src/scenario/rounds-plan';
@@ -67,6 +68,7 @@ export async function runScenarioRounds(
   const threads = role.thread ? new RoundThreads({ args: args!, mode: acl.library.mode, device: base.device, index: base.index, dir: base.dir, threads: role.threads, deadline }, role) : undefined;
   // Every crossing is tagged with what this role meets there (the round, its k-th ctx.barrier() or
   // the round's end): a role that calls ctx.barrier() fewer times than another is caught at once.
+  let round = 0; // 0: setup
   let barrierCalls = 0;
   const at = (crossing: Crossing) => ({ crossing, party });
   const cross = (what: string, crossing: Crossing) => barrier.wait(what, waitMs(), at(crossing));
@@ -102,7 +104,6 @@ export async function runScenarioRounds(
   const pids = new Map<number, string>();
   const tail = hbWanted ? new TraceTail(path.join(base.dir, 'trace'), (pid) => pids.get(pid) ?? null) : undefined;
 
-  let round = 0;
   let seed = rounds.jitter?.seed;
   let value: unknown;
   let threadResult: { values: unknown[]; marks: ScenarioMark[] } | undefined;
@@ -237,20 +238,6 @@ function runOneRound(
 ): Promise<unknown> {
   const owned = createScenarioContext(base, plan, role, deadline, { round, rounds, setup, barrier, stream: runStream });
   return runRoundBody(owned, role.name, role.run!, runStream, deadline);
-}
-
-/** The verdict on unequal ctx.barrier() calls: which role called it fewer times, in which round. */
-function mismatchText(e: RoundBarrierMismatchError, name: (party: number) => string): string {
-  const other = name(e.otherParty);
-  const where = e.mine.round === 0 ? 'setup' : `round ${e.mine.round}`;
-  const calls = (c: Crossing) => (c.call === 'end' ? 'went on to' : 'was at');
-  const head = e.selfBehind
-    ? `this role called ctx.barrier() fewer times than role "${other}" in ${where}`
-    : `role "${other}" called ctx.barrier() fewer times than this role in ${where}`;
-  return (
-    `${head}: this role ${calls(e.mine)} ${describeCrossing(e.mine)} while "${other}" ${calls(e.theirs)} ${describeCrossing(e.theirs)}. ` +
-    'Every role must call ctx.barrier() the same number of times in each round (and in setup)'
-  );
 }
 
 function quietly(fn: () => unknown): void {
