@@ -14,6 +14,9 @@
  *   share-notify NAME KEY         cannharness_share_notify
  *   await-notify NAME   cannharness_await_notify, prints "notify NAME KEY"
  *   publish-pid PID     cannharness_publish_pid
+ *   export-memory NAME BYTES      aclInit, BYTES of device memory filled with 0x5a, its export
+ *                       key (no pid validation) shared with cannharness_share_memory; freed,
+ *                       with the device and ACL, after the last step
  *   block-in-sync       aclInit, a stream held forever by a host function,
  *                       prints "blocking", then aclrtSynchronizeStream (never returns)
  *
@@ -52,6 +55,24 @@ static int block_in_sync(void)
     printf("blocking\n");
     aclrtSynchronizeStream(stream);
     return 9; /* never */
+}
+
+/* export-memory: the device memory a TypeScript role imports (freed at the end of main). */
+static void *exported;
+
+static int export_memory(const char *name, size_t bytes)
+{
+    char key[256];
+    const char *device = getenv("CANN_HARNESS_DEVICE");
+    if (aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(device ? atoi(device) : 0) != ACL_SUCCESS ||
+        aclrtMalloc(&exported, bytes, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS ||
+        aclrtMemset(exported, bytes, 0x5a, bytes) != ACL_SUCCESS ||
+        aclrtIpcMemGetExportKey(exported, bytes, key, sizeof key, ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION) !=
+            ACL_SUCCESS) {
+        printf("native_role: export-memory: %s\n", aclGetRecentErrMsg());
+        return CANNHARNESS_ESYS;
+    }
+    return cannharness_share_memory(name, key, bytes);
 }
 
 int main(int argc, char **argv)
@@ -98,6 +119,8 @@ int main(int argc, char **argv)
             rc = cannharness_await_notify(name, value, sizeof value);
             if (rc == CANNHARNESS_OK)
                 printf("notify %s %s\n", name, value);
+        } else if (strcmp(step, "export-memory") == 0 && i + 1 < argc) {
+            rc = export_memory(name, (size_t)strtoull(argv[++i], NULL, 10));
         } else if (strcmp(step, "publish-pid") == 0) {
             rc = cannharness_publish_pid(atoi(name));
         } else {
@@ -108,6 +131,11 @@ int main(int argc, char **argv)
             printf("native_role: %s %s: %s\n", step, name, cannharness_err_name(rc));
             return -rc;
         }
+    }
+    if (exported) {
+        aclrtFree(exported);
+        aclrtResetDevice(getenv("CANN_HARNESS_DEVICE") ? atoi(getenv("CANN_HARNESS_DEVICE")) : 0);
+        aclFinalize();
     }
     return 0;
 }
