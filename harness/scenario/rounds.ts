@@ -14,12 +14,13 @@
  * names the round, its seed and how many rounds passed.
  */
 import * as path from 'node:path';
-import { RoundBarrier, reseedStubJitter, type Stream } from '../../src/acl';
+import { RoundBarrier, RoundBarrierMismatchError, reseedStubJitter, type Crossing, type Stream } from '../../src/acl';
+import { mismatchText } from './round-mismatch';
 import type { RoleContext } from '../../src/wire/types';
 import { ROUND_BARRIER_FILE } from '../../src/wire/round-barrier-file';
 import { roundsUnsupported } from '../../src/scenario/rounds-plan';
 import { nextRoundSeed } from '../../src/scenario/round-seed';
-import type { PlannedRole, RoleEntryArgs, RoleEnvelope, RoundsArgs, ScenarioMark, ScenarioPlan } from '../../src/scenario/types';
+import type { PlannedRole, RoleEntryArgs, RoleEnvelope, RoundsArgs, RoundsCheckedStats, ScenarioMark, ScenarioPlan } from '../../src/scenario/types';
 import { checkHappensBefore, formatHappensBefore } from '../../src/trace/happens-before';
 import { TraceTail } from '../../src/trace/trace-tail';
 import { ENV, envOff } from '../../src/env';
@@ -65,7 +66,16 @@ export async function runScenarioRounds(
   }
   // Worker threads: started once, each a party of ctx.barrier() (thread-rounds.ts).
   const threads = role.thread ? new RoundThreads({ args: args!, mode: acl.library.mode, device: base.device, index: base.index, dir: base.dir, threads: role.threads, deadline }, role) : undefined;
-  const meet = (what: string) => (threads ? threads.meet(what, waitMs(), () => barrier.wait(what, waitMs())) : barrier.wait(what, waitMs()));
+  // Every crossing is tagged with what this role meets there (the round, its k-th ctx.barrier() or
+  // the round's end): a role that calls ctx.barrier() fewer times than another is caught at once.
+  let round = 0; // 0: setup
+  let barrierCalls = 0;
+  const at = (crossing: Crossing) => ({ crossing, party });
+  const cross = (what: string, crossing: Crossing) => barrier.wait(what, waitMs(), at(crossing));
+  const meet = (what: string) => {
+    const crossing: Crossing = { round, call: ++barrierCalls };
+    return threads ? threads.meet(what, waitMs(), () => cross(what, crossing)) : cross(what, crossing);
+  };
   let stream: Stream | undefined;
   const runStream = () => (stream && !stream.destroyed ? stream : (stream = acl.createStream()));
 
@@ -94,12 +104,15 @@ export async function runScenarioRounds(
   const pids = new Map<number, string>();
   const tail = hbWanted ? new TraceTail(path.join(base.dir, 'trace'), (pid) => pids.get(pid) ?? null) : undefined;
 
-  let round = 0;
   let seed = rounds.jitter?.seed;
   let value: unknown;
   let threadResult: { values: unknown[]; marks: ScenarioMark[] } | undefined;
   const fail = (e: unknown, what: string): never => {
-    noteRoleFailure(); // before the barrier breaks: the roles it stops fail after this one
+    const mismatch = e instanceof RoundBarrierMismatchError ? e : undefined;
+    // Before the barrier breaks: the roles it stops fail after this one. The role that called
+    // ctx.barrier() fewer times failed when it went on to the wrong crossing.
+    noteRoleFailure(mismatch?.selfBehind ? mismatch.arrivedAtNs.toString() : undefined);
+    if (mismatch) e = new Error(mismatchText(mismatch, (p) => plan.roles[p - 1]?.name ?? `party ${p}`));
     barrier.break(party);
     const err = e instanceof Error ? e : new Error(String(e));
     const seedText = seed !== undefined ? `, jitter seed ${seed}` : '';
@@ -113,9 +126,10 @@ export async function runScenarioRounds(
    * the next's: the files hold exactly this round while the checker takes them. Only then may the
    * others start the next round; a violation breaks the barrier instead, as any failure does.
    */
+  const checked: RoundsCheckedStats = { rounds: 0, tasks: 0, waits: 0, blockedWaits: 0, noopWaits: 0, syncs: 0 };
   const checkRoundEnd = (t: TraceTail) => {
     try {
-      barrier.hold(`round ${round} end`, waitMs());
+      barrier.hold(`round ${round} end`, waitMs(), at({ round, call: 'end' }));
     } catch (e) {
       fail(e, 'round end');
     }
@@ -126,7 +140,13 @@ export async function runScenarioRounds(
       return fail(e, 'reading the stub trace');
     }
     if (!report.ok) fail(new Error(formatHappensBefore(report)), 'happens-before check of the stub trace');
-    t.discard(); // checked: a failing round's trace stays in the files instead
+    // Checked: a failing round's trace stays in the files instead, and so does the last round's
+    // (the report's timeline and the run's own check show it; the figures of the others add up here).
+    if (round < total) {
+      t.discard();
+      checked.rounds++;
+      for (const k of ['tasks', 'waits', 'blockedWaits', 'noopWaits', 'syncs'] as const) checked[k] += report.stats[k];
+    }
     barrier.release();
   };
   try {
@@ -156,12 +176,13 @@ export async function runScenarioRounds(
       }
       if (round === 1) {
         try {
-          barrier.wait('round 1 start', waitMs());
+          barrier.wait('round 1 start', waitMs(), at({ round: 0, call: 'end' }));
         } catch (e) {
           fail(e, 'round start');
         }
       }
       rdv.setRound(round);
+      barrierCalls = 0;
       marks = [];
       // The thread bodies (opened first: the run body may block in ctx.barrier() at once) and the run body, together.
       const threadsDone = threads?.runRound(round, waitMs());
@@ -174,7 +195,7 @@ export async function runScenarioRounds(
       if (tail) checkRoundEnd(tail);
       else {
         try {
-          barrier.wait(`round ${round} end`, waitMs());
+          barrier.wait(`round ${round} end`, waitMs(), at({ round, call: 'end' }));
         } catch (e) {
           fail(e, 'round end');
         }
@@ -197,6 +218,7 @@ export async function runScenarioRounds(
   const unsendable = unsendablePart(value, `the value returned by role ${role.name} (last round)`);
   if (unsendable) throw new Error(`${unsendable}, which JSON cannot carry to the parent: return plain data`);
   const envelope: RoleEnvelope = { __scenarioEnvelope: 1, threadMarks: threadResult ? [...marks, ...threadResult.marks] : marks };
+  envelope.rounds = { done: total, total, ...(tail ? { checked } : {}) };
   if (value !== undefined) envelope.value = value;
   if (threadResult) envelope.threadValues = threadResult.values;
   return envelope;

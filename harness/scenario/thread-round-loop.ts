@@ -18,6 +18,7 @@ import { roundRendezvous } from './round-rendezvous';
 import { loadThreadBase } from './thread-base';
 import { ThreadGate, threadParty, type FailedIn } from './thread-gate';
 import type { ThreadOutcome, ThreadTask } from './threads';
+import { mismatchText } from './round-mismatch';
 
 
 export async function runThreadRounds(task: ThreadTask): Promise<ThreadOutcome> {
@@ -33,13 +34,22 @@ export async function runThreadRounds(task: ThreadTask): Promise<ThreadOutcome> 
   let stream: Stream | undefined;
   let setupOwned: OwnedContext<unknown> | undefined;
   let round = 0;
+  let roleNames: string[] = [];
+  let MismatchError: typeof import('../../src/acl').RoundBarrierMismatchError | undefined;
   try {
     const { acl, plan, role, base } = loadThreadBase(task, mark);
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { RoundBarrier } = require('../../src/acl') as typeof import('../../src/acl');
+    const { RoundBarrier, RoundBarrierMismatchError } = require('../../src/acl') as typeof import('../../src/acl');
+    MismatchError = RoundBarrierMismatchError;
+    roleNames = plan.roles.map((r) => r.name);
     barrier = RoundBarrier.attach(path.join(task.dir, ROUND_BARRIER_FILE));
     party = plan.roles.findIndex((r) => r.name === role.name) + 1;
-    const meet = (what: string) => gate.meet(`thread ${t}: ${what}`, waitMs(), () => barrier!.wait(`thread ${t}: ${what}`, waitMs()));
+    // Tagged as rounds.ts tags the main thread's crossings: the k-th ctx.barrier() of the round.
+    let calls = 0;
+    const meet = (what: string) => {
+      const at = { crossing: { round, call: ++calls }, party };
+      gate.meet(`thread ${t}: ${what}`, waitMs(), () => barrier!.wait(`thread ${t}: ${what}`, waitMs(), at));
+    };
     const runStream = () => (stream && !stream.destroyed ? stream : (stream = acl.createStream()));
 
     failedIn = 'setup';
@@ -60,6 +70,7 @@ export async function runThreadRounds(task: ThreadTask): Promise<ThreadOutcome> 
       rdv.removeRoundNames();
       if (next === null) break;
       round = next;
+      calls = 0;
       rdv.setRound(round);
       marks = [];
       const part: RoundPart = { round, rounds: total, setup: state, barrier: () => meet(`round ${round}: ctx.barrier()`), stream: runStream };
@@ -68,9 +79,13 @@ export async function runThreadRounds(task: ThreadTask): Promise<ThreadOutcome> 
     }
     return { ok: true, value, marks };
   } catch (e) {
-    const error = toRoleError(e instanceof Error ? e : new Error(String(e)));
+    // Unequal ctx.barrier() calls: the verdict names the role that called it fewer times, which
+    // failed when it went on to the wrong crossing.
+    const mismatch = MismatchError && e instanceof MismatchError ? e : undefined;
+    const thrown = mismatch ? new Error(mismatchText(mismatch, (p) => roleNames[p - 1] ?? `party ${p}`)) : e;
+    const error = toRoleError(thrown instanceof Error ? thrown : new Error(String(thrown)));
     // The error first (the main thread reads it as soon as the gate breaks), then the other roles.
-    if (gate.fail(threadParty(t), failedIn, error)) barrier?.break(party);
+    if (gate.fail(threadParty(t), failedIn, error, mismatch?.selfBehind ? mismatch.arrivedAtNs.toString() : undefined)) barrier?.break(party);
     return { ok: false, error, marks };
   } finally {
     setupOwned?.drain?.(Math.min(ROUND_DRAIN_MS, Math.max(0, task.deadline - Date.now())));

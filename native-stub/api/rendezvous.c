@@ -9,6 +9,7 @@
  * name would hang a plain open), and refused unless it is a regular file of
  * this user.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -201,6 +202,27 @@ static int watch_dir(int ino, int fd, uint32_t mask)
     return inotify_add_watch(ino, self, mask | IN_ONLYDIR);
 }
 
+/* The preload's record of a wait in progress (hold/preload.c), looked up once: NULL without it. */
+typedef void (*wait_begin_fn)(const char *call, const char *name);
+typedef void (*wait_end_fn)(void);
+static struct {
+    int looked; /* 0: not yet; 1: done (the pointers below are final) */
+    wait_begin_fn begin;
+    wait_end_fn end;
+} wait_record;
+
+static void find_wait_record(void)
+{
+    if (__atomic_load_n(&wait_record.looked, __ATOMIC_ACQUIRE))
+        return;
+    /* Idempotent: two threads that race here store the same pointers. */
+    wait_begin_fn begin = (wait_begin_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "cannharness_preload_wait_begin");
+    wait_end_fn end = (wait_end_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "cannharness_preload_wait_end");
+    __atomic_store_n(&wait_record.begin, begin && end ? begin : NULL, __ATOMIC_RELAXED);
+    __atomic_store_n(&wait_record.end, begin && end ? end : NULL, __ATOMIC_RELAXED);
+    __atomic_store_n(&wait_record.looked, 1, __ATOMIC_RELEASE);
+}
+
 static int await_file(const struct await_target *t)
 {
     int rc, dirfd = -1, subfd = -1, ino = -1, has_deadline, found = 0;
@@ -225,20 +247,29 @@ static int await_file(const struct await_target *t)
     rc = api_open_subdir(dirfd, t->sub, t->call, t->name, &subfd);
     if (rc != CANNHARNESS_OK)
         goto out;
+    /* Already there (the common case of a value published before it is awaited): done, without an
+     * inotify instance, whose close(2) waits out a kernel grace period (~9 ms measured). */
+    rc = look_once(t, subfd, &found);
+    if (rc != CANNHARNESS_OK || found)
+        goto out;
     /* Watch first, then look: a file that appears in between is seen by the look or wakes the poll. */
     ino = api_fault(FAULT_INOTIFY) ? (errno = EMFILE, -1) : inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
     if (ino >= 0 && (watch_dir(ino, subfd, IN_CREATE | IN_MOVED_TO) < 0 || watch_dir(ino, dirfd, IN_DELETE) < 0)) {
         close(ino);
         ino = -1; /* e.g. out of inotify watches: the re-check below still works */
     }
+    find_wait_record();
+    wait_begin_fn begin = __atomic_load_n(&wait_record.begin, __ATOMIC_RELAXED);
+    if (begin)
+        begin(t->call, t->name);
     for (;;) {
         rc = look_once(t, subfd, &found);
         if (rc != CANNHARNESS_OK || found)
-            goto out;
+            goto end_record;
         if (api_dir_removed(subfd)) {
             rc = api_report(CANNHARNESS_EREMOVED, t->call, t->name,
                             "%s/ was removed while waiting for %s (the scenario is over)", t->sub, t->name);
-            goto out;
+            goto end_record;
         }
         uint64_t now = api_monotonic_ns();
         if (has_deadline && now >= deadline_ns) {
@@ -247,7 +278,7 @@ static int await_file(const struct await_target *t)
                             "scenario deadline (CANN_HARNESS_DEADLINE_NS) passed",
                             (unsigned long long)((now - started) / 1000000u), t->buf || t->len ? "value" : "signal",
                             t->name, t->sub, t->name);
-            goto out;
+            goto end_record;
         }
         int wait_ms = -1;
         if (has_deadline) {
@@ -264,6 +295,9 @@ static int await_file(const struct await_target *t)
         if (poll(&p, 1, wait_ms) > 0)
             drain_events(ino);
     }
+end_record:
+    if (begin)
+        __atomic_load_n(&wait_record.end, __ATOMIC_RELAXED)();
 out:
     if (ino >= 0)
         close(ino);

@@ -33,6 +33,10 @@ struct barrier {
     uint32_t generation;
     uint32_t broken;
     uint32_t held; /* 1 while a holder waits for the others at this crossing */
+    /* The crossing's tag as its first arriver gave it (low 32 bits) and that party (high); 0: none yet. */
+    uint64_t crossing;
+    /* Set once, by the party that found a tag unlike the crossing's: {first's tag, first's party, its tag, its party}. */
+    uint32_t mismatch[4];
 };
 _Static_assert(sizeof(struct barrier) <= CANNHARNESS_BARRIER_BYTES, "layout fits the file");
 
@@ -151,6 +155,7 @@ static int sleep_until(struct barrier *b, enum wait_until until, uint32_t gen, u
  * next barrier counts there. */
 static void release(struct barrier *b, uint32_t gen)
 {
+    __atomic_store_n(&b->crossing, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&b->arrived, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&b->generation, gen + 1, __ATOMIC_RELEASE);
     futex(&b->generation, FUTEX_WAKE, INT32_MAX, NULL);
@@ -164,10 +169,53 @@ static int usable(struct barrier *b)
     return __atomic_load_n(&b->broken, __ATOMIC_ACQUIRE) ? -EPIPE : 0;
 }
 
+/*
+ * A tagged arrival: the first party of a crossing sets its tag, every later
+ * one must bring the same (0: untagged, not checked). Checked before the
+ * arrival counts: a party with another tag records both, breaks the barrier
+ * and gets -EPROTO; the others wake with -EPIPE and read the mismatch.
+ */
+static int check_tag(struct barrier *b, uint32_t tag, int party)
+{
+    if (!tag)
+        return 0;
+    uint64_t mine = (uint64_t)(uint32_t)party << 32 | tag;
+    uint64_t seen = 0;
+    if (__atomic_compare_exchange_n(&b->crossing, &seen, mine, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) ||
+        (uint32_t)seen == tag)
+        return 0;
+    uint32_t none = 0;
+    if (__atomic_compare_exchange_n(&b->mismatch[3], &none, (uint32_t)party, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        __atomic_store_n(&b->mismatch[0], (uint32_t)seen, __ATOMIC_RELAXED);
+        __atomic_store_n(&b->mismatch[1], (uint32_t)(seen >> 32), __ATOMIC_RELAXED);
+        __atomic_store_n(&b->mismatch[2], tag, __ATOMIC_RELEASE);
+    }
+    cannharness_barrier_break(b, party);
+    return -EPROTO;
+}
+
+HOLD_EXPORT int cannharness_barrier_mismatch(void *barrier, unsigned int out[4])
+{
+    struct barrier *b = barrier;
+    if (!b || !out || !__atomic_load_n(&b->mismatch[3], __ATOMIC_ACQUIRE))
+        return 0;
+    /* The recorder stores [0..2] before its break (release), which every reader saw first. */
+    for (int i = 0; i < 4; i++)
+        out[i] = __atomic_load_n(&b->mismatch[i], __ATOMIC_ACQUIRE);
+    return out[2] != 0;
+}
+
 HOLD_EXPORT int cannharness_barrier_wait(void *barrier, int timeout_ms)
+{
+    return cannharness_barrier_wait_tagged(barrier, 0, 0, timeout_ms);
+}
+
+HOLD_EXPORT int cannharness_barrier_wait_tagged(void *barrier, unsigned int tag, int party, int timeout_ms)
 {
     struct barrier *b = barrier;
     int rc = usable(b);
+    if (rc == 0)
+        rc = check_tag(b, tag, party);
     if (rc != 0)
         return rc;
     uint32_t parties = __atomic_load_n(&b->parties, __ATOMIC_ACQUIRE);
@@ -185,8 +233,15 @@ HOLD_EXPORT int cannharness_barrier_wait(void *barrier, int timeout_ms)
 
 HOLD_EXPORT int cannharness_barrier_hold(void *barrier, int timeout_ms)
 {
+    return cannharness_barrier_hold_tagged(barrier, 0, 0, timeout_ms);
+}
+
+HOLD_EXPORT int cannharness_barrier_hold_tagged(void *barrier, unsigned int tag, int party, int timeout_ms)
+{
     struct barrier *b = barrier;
     int rc = usable(b);
+    if (rc == 0)
+        rc = check_tag(b, tag, party);
     if (rc != 0)
         return rc;
     uint32_t parties = __atomic_load_n(&b->parties, __ATOMIC_ACQUIRE);

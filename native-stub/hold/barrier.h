@@ -10,7 +10,8 @@
  * the orchestrator writes magic and parties, the rest starts zeroed):
  *   0 magic, 1 parties, 2 arrived, 3 generation, 4 broken (0, or the
  *   1-based index of the party that broke it), 5 held (1 while a holder
- *   waits for the others).
+ *   waits for the others), 6-7 the crossing's tag and first party (a
+ *   uint64), 8-11 a tag mismatch (see cannharness_barrier_wait_tagged).
  */
 #ifndef CANNHARNESS_BARRIER_H
 #define CANNHARNESS_BARRIER_H
@@ -46,6 +47,17 @@ int cannharness_barrier_wait(void *barrier, int timeout_ms);
  * cannharness_barrier_wait; after -ETIMEDOUT the caller breaks the barrier.
  */
 int cannharness_barrier_hold(void *barrier, int timeout_ms);
+/*
+ * As wait and hold, with the crossing's tag (what the caller meets, e.g. the
+ * round and the how-manieth ctx.barrier() of it; 0: not checked) and the
+ * caller's party (1-based): every party of a crossing must bring the first
+ * one's tag. One that brings another breaks the barrier and gets -EPROTO;
+ * the others get -EPIPE; cannharness_barrier_mismatch says who met what.
+ */
+int cannharness_barrier_wait_tagged(void *barrier, unsigned int tag, int party, int timeout_ms);
+int cannharness_barrier_hold_tagged(void *barrier, unsigned int tag, int party, int timeout_ms);
+/* 1 and out = {first arriver's tag, its party, the other tag, its party} after a tag mismatch, else 0. */
+int cannharness_barrier_mismatch(void *barrier, unsigned int out[4]);
 /* Ends a crossing held by cannharness_barrier_hold: every party goes on. */
 void cannharness_barrier_release(void *barrier);
 /* Breaks the barrier for good (party: 1-based, who broke it) and wakes every waiter. */

@@ -105,6 +105,23 @@ static void record_end(void)
         __atomic_store_n(word(rec, 1), 0, __ATOMIC_RELEASE);
 }
 
+/*
+ * For libcannharness.so (native-stub/api/rendezvous.c): a C API wait in
+ * progress is recorded like a blocking ACL call, with the call's name and
+ * name="<what it awaits>", so that the hang report says what a C role waits
+ * for. Found with dlsym(RTLD_DEFAULT) once per process: without the preload
+ * (a manual run) nothing is recorded.
+ */
+PRELOAD_EXPORT void cannharness_preload_wait_begin(const char *call, const char *name)
+{
+    record_begin(call, "name=\"%s\"", name);
+}
+
+PRELOAD_EXPORT void cannharness_preload_wait_end(void)
+{
+    record_end();
+}
+
 /* The next definition of an ACL call (the library the program loaded). A
  * wrapper only runs when we precede that library, so a miss is a broken set-up. */
 static void *next_definition(const char *name, void **cache)

@@ -9,8 +9,13 @@
  * Every call reads its settings from the environment the harness gives a
  * role: CANN_HARNESS_DIR (the scenario directory; required),
  * CANN_HARNESS_ROLE (required by cannharness_mark) and
- * CANN_HARNESS_DEADLINE_NS (absolute CLOCK_MONOTONIC ns of the scenario
- * deadline: awaits give up there; unset = no deadline, e.g. a manual run).
+ * CANN_HARNESS_DEADLINE_NS (absolute CLOCK_MONOTONIC ns where awaits give
+ * up; unset = no deadline, e.g. a manual run). The harness sets it after its
+ * own deadline, hang report and grace period: it owns the deadline, so a role
+ * still waiting at the scenario's deadline is stopped and reported as a
+ * timeout, its wait named in the wait-for graph. While an await blocks under
+ * the harness (LD_PRELOAD of libcannharness_preload.so), the hang report sees
+ * it: "awaits signal "<name>"" and, when the run tells, from which role.
  *
  * Names (values, signals, marks' roles) follow the rendezvous rules: 1-200
  * characters from A-Z a-z 0-9 _ - . @, not starting with '.'. Mark names are
@@ -86,6 +91,36 @@ int cannharness_await_signal(const char *name);
  * for the happens-before check and toHaveMarkOrder.
  */
 int cannharness_mark(const char *name);
+
+/*
+ * IPC memory and notify keys, shared with TypeScript roles both ways (a
+ * TypeScript role's ctx.openSharedMemory / openSharedNotify reads what these
+ * publish, and these read what ctx.shareMemory / shareNotify publish). The
+ * record under <name> is one format, defined once (src/wire/shared-record.ts):
+ *
+ *   cann-harness shared 1\n
+ *   kind memory\n            (or: kind notify)
+ *   key <export key>\n       (as aclrtIpcMemGetExportKey / aclrtNotifyGetExportKey wrote it)
+ *   bytes <size>\n           (memory only: the importer's buffer size)
+ *   from <role>\n            (CANN_HARNESS_ROLE of the exporter)
+ *
+ * Share: the key is 1-1024 bytes without control characters (EINVAL).
+ * Await: blocks like cannharness_await; copies the key (NUL-terminated) into
+ * key (key_cap bytes: CANNHARNESS_E2BIG if it does not fit) and the size
+ * into *bytes (may be NULL); EINVAL when <name> holds something else.
+ *
+ * Whitelists: a TypeScript exporter (pid validation on, the default) awaits
+ * the pid of each importer under "@pid.<role>": a C importer publishes it
+ * with cannharness_publish_pid(<aclrtDeviceGetBareTgid's pid>) before it
+ * awaits the key. A C exporter reads a TypeScript importer's pid with
+ * cannharness_await("@pid.<role>", ...) (decimal text).
+ */
+int cannharness_share_memory(const char *name, const char *key, size_t bytes);
+int cannharness_await_memory(const char *name, char *key, size_t key_cap, size_t *bytes);
+int cannharness_share_notify(const char *name, const char *key);
+int cannharness_await_notify(const char *name, char *key, size_t key_cap);
+/* Publishes pid (decimal) as "@pid.<CANN_HARNESS_ROLE>" (ENOENV without a role). */
+int cannharness_publish_pid(int pid);
 
 #ifdef __cplusplus
 }

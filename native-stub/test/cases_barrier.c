@@ -339,3 +339,46 @@ CT_CASE(barrier_attach_refuses_links_modes_and_headers)
     CT_EQ(-EINVAL, cannharness_barrier_wait(NULL, 0));
     CT_EQ(-EINVAL, cannharness_barrier_hold(NULL, 0));
 }
+
+/* Party 1 of a tagged crossing (tag 0x3001: round 3, the 1st ctx.barrier()), in a thread. */
+static void *wait_tagged_first(void *b)
+{
+    return (void *)(intptr_t)cannharness_barrier_wait_tagged(b, 0x3001u, 1, 5000);
+}
+
+/* Unequal ctx.barrier() calls (issue 33 item 9): the party bringing another tag than the crossing's
+ * first gets -EPROTO at once, the one asleep there -EPIPE, and both read who met what. */
+CT_CASE(barrier_tag_mismatch_is_caught_and_named)
+{
+    unsigned int m[4] = {0};
+    void *b = fresh_barrier("round-barrier", 2);
+    CT_TRUE(b != NULL);
+    CT_EQ(0, cannharness_barrier_mismatch(b, m)); /* none yet */
+    pthread_t t;
+    CT_EQ(0, pthread_create(&t, NULL, wait_tagged_first, b));
+    sleep_ms(50); /* it arrived first: its tag is the crossing's */
+    CT_EQ(-EPROTO, cannharness_barrier_wait_tagged(b, 0x3fffu, 2, 5000)); /* round 3's end */
+    void *rc = NULL;
+    pthread_join(t, &rc);
+    CT_EQ(-EPIPE, (int)(intptr_t)rc);
+    CT_EQ(1, cannharness_barrier_mismatch(b, m));
+    CT_EQ(0x3001u, m[0]);
+    CT_EQ(1u, m[1]);
+    CT_EQ(0x3fffu, m[2]);
+    CT_EQ(2u, m[3]);
+    CT_EQ(2, cannharness_barrier_broken(b));
+    CT_EQ(0, cannharness_barrier_mismatch(NULL, m));
+    cannharness_barrier_detach(b);
+    /* Equal tags meet as untagged parties do, crossing after crossing (the tag is reset each time). */
+    b = fresh_barrier("round-barrier-2", 2);
+    CT_TRUE(b != NULL);
+    for (int k = 0; k < 3; k++) {
+        CT_EQ(0, pthread_create(&t, NULL, wait_tagged_first, b));
+        CT_EQ(0, cannharness_barrier_hold_tagged(b, 0x3001u, 2, 5000));
+        cannharness_barrier_release(b);
+        pthread_join(t, &rc);
+        CT_EQ(0, (int)(intptr_t)rc);
+    }
+    CT_EQ(0, cannharness_barrier_mismatch(b, m));
+    cannharness_barrier_detach(b);
+}

@@ -53,7 +53,8 @@ export {
 import { ENV, modeFromEnv, type Mode } from '../env';
 export type { LibraryChoice, ResolveOptions } from './resolve';
 export { reclaimStubLeftovers } from './reclaim';
-export { RoundBarrier, RoundBarrierBrokenError, reseedStubJitter } from './round-barrier';
+export { ensureRunStubScope, defaultScopeOwner, scopeOfObject } from './stub-scope';
+export { RoundBarrier, RoundBarrierBrokenError, RoundBarrierMismatchError, describeCrossing, type Crossing, reseedStubJitter } from './round-barrier';
 export { parseLiveView } from './live-view';
 export type { LiveStream, LiveTask, LiveView, LiveViewAnswer } from './live-view';
 export type { Acl, Context, DeviceBuffer, Event, FabricHandle, Latch, Notify, PhysicalHandle, Stream, Vmm } from './types';

@@ -418,10 +418,12 @@ export interface BarrierFunctions {
   /** The mapping, or 0n (errno is lost through koffi: the caller checks the file itself for the message). */
   attach(path: string): bigint;
   parties(barrier: bigint): number;
-  /** 0, -ETIMEDOUT, -EPIPE (broken). */
-  wait(barrier: bigint, timeoutMs: number): number;
-  /** As wait, but every other party stays in the crossing until release (0, -ETIMEDOUT, -EPIPE). */
-  hold(barrier: bigint, timeoutMs: number): number;
+  /** 0, -ETIMEDOUT, -EPIPE (broken), -EPROTO (another party brought another tag: see mismatch). `tag` 0: unchecked. */
+  wait(barrier: bigint, tag: number, party: number, timeoutMs: number): number;
+  /** As wait, but every other party stays in the crossing until release. */
+  hold(barrier: bigint, tag: number, party: number, timeoutMs: number): number;
+  /** After a tag mismatch: [first arriver's tag, its party, the other tag, its party]; else null. */
+  mismatch(barrier: bigint): [number, number, number, number] | null;
   release(barrier: bigint): void;
   breakIt(barrier: bigint, party: number): void;
   broken(barrier: bigint): number;
@@ -440,8 +442,9 @@ export function loadBarrierLibrary(file: string): BarrierFunctions {
   };
   const attach = f('cannharness_barrier_attach', voidPtr, ['const char *']);
   const parties = f('cannharness_barrier_parties', 'int', [voidPtr]);
-  const wait = f('cannharness_barrier_wait', 'int', [voidPtr, 'int']);
-  const hold = f('cannharness_barrier_hold', 'int', [voidPtr, 'int']);
+  const wait = f('cannharness_barrier_wait_tagged', 'int', [voidPtr, 'uint32_t', 'int', 'int']);
+  const hold = f('cannharness_barrier_hold_tagged', 'int', [voidPtr, 'uint32_t', 'int', 'int']);
+  const mismatch = f('cannharness_barrier_mismatch', 'int', [voidPtr, 'void *']);
   const release = f('cannharness_barrier_release', 'void', [voidPtr]);
   const breakIt = f('cannharness_barrier_break', 'void', [voidPtr, 'int']);
   const broken = f('cannharness_barrier_broken', 'int', [voidPtr]);
@@ -449,8 +452,12 @@ export function loadBarrierLibrary(file: string): BarrierFunctions {
   return {
     attach: (path) => BigInt((attach(path) as bigint | number | null) ?? 0),
     parties: (b) => parties(b) as number,
-    wait: (b, ms) => wait(b, ms) as number,
-    hold: (b, ms) => hold(b, ms) as number,
+    wait: (b, tag, party, ms) => wait(b, tag, party, ms) as number,
+    hold: (b, tag, party, ms) => hold(b, tag, party, ms) as number,
+    mismatch: (b) => {
+      const out = new Uint32Array(4);
+      return (mismatch(b, out) as number) === 1 ? [out[0], out[1], out[2], out[3]] : null;
+    },
     release: (b) => void release(b),
     breakIt: (b, party) => void breakIt(b, party),
     broken: (b) => broken(b) as number,

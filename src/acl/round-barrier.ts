@@ -10,6 +10,56 @@ import { resolveHoldLibrary } from './resolve';
 
 const ETIMEDOUT = 110;
 const EPIPE = 32;
+const EPROTO = 71;
+
+/** What a party meets at a crossing: the round (0: setup) and its k-th ctx.barrier() of it, or the round's end. */
+export interface Crossing {
+  round: number;
+  /** 1-based ctx.barrier() call of the round, or 'end' (the round's end; round 0's end starts round 1). */
+  call: number | 'end';
+}
+const END = 0xfff;
+/** The crossing's tag for the barrier file: 20 bits of round, 12 of call (never 0). */
+export function crossingTag(c: Crossing): number {
+  return (((c.round & 0xfffff) << 12) | (c.call === 'end' ? END : Math.min(c.call, END - 1))) >>> 0;
+}
+function crossingOf(tag: number, near: number): Crossing {
+  // The other party's round, from its 20 low bits: the one nearest this party's.
+  const diff = (((tag >>> 12) - (near & 0xfffff) + 0x80000) & 0xfffff) - 0x80000;
+  const round = near + diff;
+  const k = tag & 0xfff;
+  return { round, call: k === END ? 'end' : k };
+}
+
+/**
+ * Two parties met different crossings (unequal ctx.barrier() calls). `behind`: the party (1-based)
+ * that called ctx.barrier() fewer times in the round (it went on to a later crossing).
+ */
+export class RoundBarrierMismatchError extends Error {
+  constructor(
+    readonly mine: Crossing,
+    readonly theirs: Crossing,
+    readonly otherParty: number,
+    /** This party called ctx.barrier() fewer times (it is ahead in the crossings). */
+    readonly selfBehind: boolean,
+    /** When this party arrived at the crossing (CLOCK_MONOTONIC ns). */
+    readonly arrivedAtNs: bigint,
+  ) {
+    super(`round barrier: this role met ${describeCrossing(mine)}, party ${otherParty} ${describeCrossing(theirs)}`);
+    this.name = 'RoundBarrierMismatchError';
+  }
+}
+
+export function describeCrossing(c: Crossing): string {
+  if (c.call !== 'end') return `its ctx.barrier() call ${c.call} of ${c.round === 0 ? 'setup' : `round ${c.round}`}`;
+  return c.round === 0 ? 'the start of round 1' : `the end of round ${c.round}`;
+}
+
+/** Later in the sequence of crossings: a party there skipped crossings the other one met. */
+function later(a: Crossing, b: Crossing): boolean {
+  if (a.round !== b.round) return a.round > b.round;
+  return (a.call === 'end' ? Infinity : a.call) > (b.call === 'end' ? Infinity : b.call);
+}
 
 export class RoundBarrierBrokenError extends Error {
   constructor(
@@ -44,8 +94,8 @@ export class RoundBarrier {
    * Waits until every party arrived. `what` names the wait in hang reports and errors
    * (e.g. "round 12 start"). Throws on a timeout or when another party broke the barrier.
    */
-  wait(what: string, timeoutMs: number): void {
-    this.#cross(what, timeoutMs, (native, ms) => this.#fns.wait(native, ms));
+  wait(what: string, timeoutMs: number, at?: { crossing: Crossing; party: number }): void {
+    this.#cross(what, timeoutMs, at, (native, tag, party, ms) => this.#fns.wait(native, tag, party, ms));
   }
 
   /**
@@ -53,8 +103,8 @@ export class RoundBarrier {
    * caller runs alone (no other party runs). Only one party may hold a crossing; after an error the
    * caller breaks the barrier.
    */
-  hold(what: string, timeoutMs: number): void {
-    this.#cross(what, timeoutMs, (native, ms) => this.#fns.hold(native, ms));
+  hold(what: string, timeoutMs: number, at?: { crossing: Crossing; party: number }): void {
+    this.#cross(what, timeoutMs, at, (native, tag, party, ms) => this.#fns.hold(native, tag, party, ms));
   }
 
   /** Lets every party of the crossing that hold() returned from go on. */
@@ -62,12 +112,24 @@ export class RoundBarrier {
     if (this.#native !== 0n) this.#fns.release(this.#native);
   }
 
-  #cross(what: string, timeoutMs: number, cross: (native: bigint, ms: number) => number): void {
+  #cross(what: string, timeoutMs: number, at: { crossing: Crossing; party: number } | undefined, cross: (native: bigint, tag: number, party: number, ms: number) => number): void {
     if (this.#native === 0n) throw new Error(`round barrier used after close (${what})`);
     const ms = Number.isFinite(timeoutMs) ? Math.max(0, Math.min(Math.round(timeoutMs), 0x7fffffff)) : -1;
-    const rc = recordCall('roundBarrier', what, () => cross(this.#native, ms));
+    const arrivedAtNs = at ? process.hrtime.bigint() : 0n;
+    const rc = recordCall('roundBarrier', what, () => cross(this.#native, at ? crossingTag(at.crossing) : 0, at?.party ?? 0, ms));
     if (rc === 0) return;
-    if (rc === -EPIPE) throw new RoundBarrierBrokenError(this.#fns.broken(this.#native), what);
+    if ((rc === -EPIPE || rc === -EPROTO) && at) {
+      const m = this.#fns.mismatch(this.#native);
+      if (m) {
+        const [firstTag, firstParty, otherTag, otherParty] = m;
+        const mineIsFirst = firstParty === at.party;
+        if (mineIsFirst || otherParty === at.party) {
+          const theirs = crossingOf(mineIsFirst ? otherTag : firstTag, at.crossing.round);
+          throw new RoundBarrierMismatchError(at.crossing, theirs, mineIsFirst ? otherParty : firstParty, later(at.crossing, theirs), arrivedAtNs);
+        }
+      }
+    }
+    if (rc === -EPIPE || rc === -EPROTO) throw new RoundBarrierBrokenError(this.#fns.broken(this.#native), what);
     if (rc === -ETIMEDOUT) throw new Error(`${what}: not every role arrived at the round barrier within ${ms} ms`);
     throw new Error(`${what}: cannharness_barrier_wait returned ${rc}`);
   }

@@ -1,7 +1,8 @@
 /**
- * `cann-harness flags [--cflags] [--libs] [--harness]`: compiler and linker flags for a native
+ * `cann-harness flags [--cflags] [--libs] [--no-harness]`: compiler and linker flags for a native
  * role, pkg-config style, for the active mode's libascendcl.so (the stub's headers and build, or
- * CANN's include and lib64 folders). A Makefile: `CFLAGS += $(shell npx cann-harness flags --cflags)`.
+ * CANN's include and lib64 folders), and the harness's C API (cannharness.h, -lcannharness): the
+ * documented one-liner builds a role that uses it. A Makefile: `FLAGS = $(shell npx cann-harness flags --cflags --libs)`.
  */
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
@@ -15,7 +16,7 @@ export interface FlagsOptions {
   mode: Mode;
   cflags?: boolean;
   libs?: boolean;
-  /** Also the harness's C API (cannharness.h, libcannharness.so). */
+  /** The harness's C API (cannharness.h, libcannharness.so) too; default true (`--no-harness`: false). */
   harness?: boolean;
 }
 
@@ -39,15 +40,16 @@ export function flagsCommand(opts: FlagsOptions): string {
     throw new UsageError((e as Error).message);
   }
   const both = !opts.cflags && !opts.libs;
+  const harness = opts.harness !== false; // a program that does not use it links it for nothing, harmlessly
   const libDir = path.dirname(choice.path);
   const out: string[] = [];
   if (opts.cflags || both) {
     out.push(`-I${includeDirFor(choice.path, choice.mode)}`);
-    if (opts.harness) out.push(`-I${path.join(NATIVE_STUB_DIR, 'include')}`);
+    if (harness) out.push(`-I${path.join(NATIVE_STUB_DIR, 'include')}`);
   }
   if (opts.libs || both) {
     out.push(`-L${libDir}`, '-lascendcl', `-Wl,-rpath,${libDir}`);
-    if (opts.harness) {
+    if (harness) {
       const own = path.join(stubBuildDir(), 'lib64');
       out.push(`-L${own}`, '-lcannharness', `-Wl,-rpath,${own}`);
     }

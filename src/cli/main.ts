@@ -183,7 +183,8 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .addOption(modeOption())
     .option('--cflags', 'only the compiler flags (-I...)')
     .option('--libs', 'only the linker flags (-L... -lascendcl)')
-    .option('--harness', "also the harness's C API for native roles (cannharness.h, -lcannharness)")
+    .option('--harness', "the harness's C API for native roles (cannharness.h, -lcannharness): included by default, this option is kept for older Makefiles")
+    .option('--no-harness', "leave out the harness's C API (cannharness.h, -lcannharness)")
     .action((opts: { mode?: Mode; cflags?: boolean; libs?: boolean; harness?: boolean }) => {
       process.stdout.write(`${flagsCommand({ ...opts, mode: chosenMode(opts.mode) })}\n`);
     });

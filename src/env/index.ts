@@ -40,7 +40,7 @@ const VARIABLES_BY_KEY = {
   stubMutant: { name: 'ACL_STUB_MUTANT', setBy: 'user', readInC: true, doc: 'a deliberately broken stub (wait-noop, record-instant, wait-latest, sync-noop)' },
   stubJitter: { name: 'ACL_STUB_JITTER', setBy: 'user', readInC: true, doc: '<seed>:<max_us>: seeded delays before stream tasks' },
   stubFault: { name: 'ACL_STUB_FAULT', setBy: 'user', readInC: true, doc: '<call>:<code>[:<nth>]: fault injection' },
-  stubScope: { name: 'ACL_STUB_SCOPE', setBy: 'user', readInC: true, doc: "a name in every stub object's name; the stub reclaims only objects of its own scope (unset: every object)" },
+  stubScope: { name: 'ACL_STUB_SCOPE', setBy: 'user', readInC: true, doc: "a name in every stub object's name; the stub reclaims only objects of its own scope (unset: the harness gives each run harness-<pid>)" },
   stubPageable: { name: 'ACL_STUB_PAGEABLE', setBy: 'user', readInC: true, doc: 'sync (default) or async: async copies of malloc memory wait for their stream, or are queued' },
   stubSocName: { name: 'ACL_STUB_SOC_NAME', setBy: 'user', readInC: true, doc: 'what aclrtGetSocName answers (default Ascend910B1, an Atlas A2 SoC)' },
   stubPidNamespace: { name: 'ACL_STUB_PID_NAMESPACE', setBy: 'user', readInC: true, doc: 'host (default) or container: in container, aclrtDeviceGetBareTgid is getpid() + 1000000000 and every pid whitelist is checked against it' },

@@ -95,8 +95,10 @@ export function registerScenarioTest(plan: ScenarioPlan<any>, focus: ScenarioFoc
         });
         const replay = rounds && !result.ok ? roundsReplay(specFile, plan.name, rounds, failedRound(result)) : jitter ? `\n\njitter seed ${seed} (ACL_STUB_JITTER=${jitter}); replay with:\n  ${replayCommand(specFile, plan.name, jitter)}` : '';
         // For the HTML report (a no-op without it): what the roles did, whatever verify() says next.
-        const record = (verifyError?: string) =>
-          recordScenarioRun({ specFile, title, scenario: plan.name, mode, jitter, replay: replayCommand(specFile, plan.name, jitter), verifyError, run: result });
+        // A rounds run replays with its rounds: up to the failed one, else all of them.
+        const pageReplay = `${replayCommand(specFile, plan.name, jitter)}${rounds ? ` --rounds ${result.rounds?.failedRound ?? rounds.total}` : ''}`;
+        const record = (verifyError?: string, noopWaits?: number) =>
+          recordScenarioRun({ specFile, title, scenario: plan.name, mode, jitter, replay: pageReplay, verifyError, run: result, ...(result.rounds ? { rounds: result.rounds } : {}), ...(noopWaits ? { noopWaits } : {}) });
         if (!result.ok) {
           record();
           throw new ScenarioFailure(formatScenarioFailure(plan.name, result) + replay, failureFrame(result) ?? declaredAt);
@@ -114,9 +116,10 @@ export function registerScenarioTest(plan: ScenarioPlan<any>, focus: ScenarioFoc
           if (e instanceof Error) e.message += `${result.kept ? `\n\nscenario directory kept at ${result.dir}` : ''}${replay}`;
           throw e;
         }
-        record();
+        const noop = onlyNoopWaits(plan, result);
+        record(undefined, noop ? result.happensBefore!.stats.noopWaits : undefined);
         const file = path.relative(process.cwd(), specFile);
-        if (onlyNoopWaits(plan, result)) addRunNote({ kind: 'noop-waits', file, scenario: plan.name, noopWaits: result.happensBefore!.stats.noopWaits });
+        if (noop) addRunNote({ kind: 'noop-waits', file, scenario: plan.name, noopWaits: result.happensBefore!.stats.noopWaits });
         // Only passing runs count for the interval percentiles of `cann-harness run`.
         logIntervalSamples(measuredIntervals(result).flatMap(({ from, to, intervals }) => intervals.map(({ role, ms }) => ({ file, scenario: plan.name, from, to, role, ms }))));
       },

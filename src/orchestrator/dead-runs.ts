@@ -15,6 +15,8 @@
 import { lstatSync, readdirSync, readFileSync, existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { reclaimStubLeftovers } from '../acl/reclaim';
+import { defaultScopeOwner, ensureRunStubScope, scopeOfObject } from '../acl/stub-scope';
+import { ENV } from '../env';
 import { SCENARIO_DIR_PREFIX, removeScenarioDir, scenarioBaseDir } from './scenario-dir';
 
 export interface DeadRunLeftovers {
@@ -64,8 +66,29 @@ export function deadRunDirs(base: string): string[] {
   return out;
 }
 
+/**
+ * The default stub scopes (`harness-<pid>`, src/acl/stub-scope.ts) of dead runs that have objects
+ * in `shmDir`: only those are reclaimed at a start, never another run's or another scope's.
+ */
+export function deadRunScopes(shmDir = '/dev/shm', alive: (pid: number) => boolean = processAlive): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(shmDir);
+  } catch {
+    return [];
+  }
+  const scopes = new Set<string>();
+  for (const name of names) {
+    const scope = scopeOfObject(name);
+    const owner = scope === null ? null : defaultScopeOwner(scope);
+    if (owner !== null && owner !== process.pid && !alive(owner)) scopes.add(scope!);
+  }
+  return [...scopes].sort();
+}
+
 /** Removes what dead runs left; `say` gets one line when there was anything. Never throws. */
 export function removeDeadRunLeftovers(say: (line: string) => void, env: NodeJS.ProcessEnv = process.env): DeadRunLeftovers {
+  ensureRunStubScope(env); // this run's objects carry its own scope from here on
   let dirs: string[] = [];
   try {
     dirs = deadRunDirs(scenarioBaseDir(env));
@@ -76,7 +99,9 @@ export function removeDeadRunLeftovers(say: (line: string) => void, env: NodeJS.
   dirs = dirs.filter((d) => !existsSync(d));
   let objects: string[] = [];
   try {
+    // Our own scope (a user's ACL_STUB_SCOPE: its dead objects), then dead runs' default scopes.
     objects = reclaimStubLeftovers({ env });
+    for (const scope of deadRunScopes()) objects.push(...reclaimStubLeftovers({ env: { ...env, [ENV.stubScope]: scope } }));
   } catch {
     /* best effort */
   }

@@ -16,6 +16,8 @@ import { buildWaitGraph, type RoleState, type WaitGraph } from './wait-graph';
 export const ANSWER_BOUND_MS = 2000;
 /** After the watchers answered, how long main threads get to answer (a free event loop polls every 100 ms). */
 const LOOP_ANSWER_MS = 1000;
+/** The longest the hang report takes, from the deadline to the first signal sent to a role. */
+export const HANG_REPORT_MAX_MS = ANSWER_BOUND_MS + LOOP_ANSWER_MS;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -47,9 +49,11 @@ export async function collectWaitGraph(roles: RoleProcess[], dir: string): Promi
   const states: RoleState[] = roles.map((r) => {
     const a = answers.get(r.name);
     const s: RoleState = { name: r.name, pid: r.pid, waitingFor: r.currentWait };
+    if (r.native) s.native = true;
     if (!r.alive) s.ended = r.finalStatus ? `${r.finalStatus}` : 'exited';
     if (a) Object.assign(s, { call: a.call, openLatches: a.openLatches, main: a.main, live: a.live, threadCalls: a.threadCalls });
-    if (r.diagnosticReport !== undefined) s.loopFree = true;
+    // Its main thread answered (a native role's null only means: no event loop to wait for).
+    if (r.diagnosticReport !== undefined && !r.native) s.loopFree = true;
     return s;
   });
   const roleByPid = new Map(roles.filter((r) => r.pid !== null).map((r) => [r.pid!, r.name]));
@@ -63,7 +67,7 @@ export async function collectWaitGraph(roles: RoleProcess[], dir: string): Promi
 }
 
 /** IPC event id (as the stub traces it: handle bytes 0..7 in hex) -> the name it was published under. */
-function sharedEventNames(dir: string): Map<string, string> {
+export function sharedEventNames(dir: string): Map<string, string> {
   const out = new Map<string, string>();
   const handles = path.join(dir, LAYOUT.handles);
   let names: string[] = [];

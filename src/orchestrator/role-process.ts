@@ -37,7 +37,7 @@ export interface RoleLaunch {
   emit: (e: RunEvent) => void;
   /** Replaces starting harness/device-process.ts (tests script the order of child events). */
   startDevice?: StartDevice;
-  /** CLOCK_MONOTONIC ns of the run's deadline (native roles get it as CANN_HARNESS_DEADLINE_NS). */
+  /** CLOCK_MONOTONIC ns native roles get as CANN_HARNESS_DEADLINE_NS (run-roles.ts nativeDeadlineNs: after the harness stops them). */
   deadlineNs?: bigint;
   /** The cached device bundle checkDeviceProcessScript found current (source checkout), for CANN_HARNESS_DEVICE_BUNDLE. */
   deviceBundle?: string;
@@ -177,6 +177,11 @@ export class RoleProcess {
 
   /** The diagnostic report file the main thread wrote for a hang report (null: it failed to; undefined: no answer, see hang-watch.ts). */
   diagnosticReport: string | null | undefined;
+
+  /** A native role (a program instead of a body): no event loop, its waits are C API calls. */
+  get native(): boolean {
+    return isNative(this.launch.spec);
+  }
 
   get exitedBeforeNow(): boolean {
     return this.host.hasExited;

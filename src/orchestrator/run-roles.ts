@@ -3,16 +3,16 @@
  * deadline and failures -> collect results -> remove (or keep) the directory. Never leaves a
  * process or a directory behind, even when the parent itself is interrupted (see live-runs.ts).
  */
-import { reclaimStubLeftovers } from '../acl';
+import { ensureRunStubScope, reclaimStubLeftovers } from '../acl';
 import { assignBlame } from './blame';
 import { checkHappensBefore, formatHappensBefore } from '../trace/happens-before';
 import { formatTextTimeline } from '../trace/text-timeline';
 import { RoleProcess, checkDeviceProcessScript } from './role-process';
 import { groupsEmptied } from './native-role';
-import { collectWaitGraph } from './hang-report';
+import { collectWaitGraph, HANG_REPORT_MAX_MS, sharedEventNames } from './hang-report';
 import { progressFile } from './progress-file';
 import { createRoundBarrierFile } from '../wire/round-barrier-file';
-import type { WaitGraph } from './wait-graph';
+import { cApiWait, type WaitGraph } from './wait-graph';
 import { registerLive, unregisterLive, type Teardown } from './live-runs';
 import { createScenarioDir, keepRequested, readCancelledTasks, readTraces, removeScenarioDir, writePostMortem } from './scenario-dir';
 import { moveToResults } from './results-dir';
@@ -23,6 +23,19 @@ import type { RunEvent, RunOptions, RunResult } from './types';
 import { ENV, envOff } from '../env';
 
 export const DEFAULT_GRACE_MS = 2000;
+/** Room for a late deadline timer on a loaded machine (see nativeDeadlineNs). */
+const LATE_TIMER_MS = 2000;
+
+/**
+ * The deadline a native role is given (CANN_HARNESS_DEADLINE_NS: where the C API's awaits give up):
+ * after the harness's own deadline, its hang report and the roles' grace period. The harness owns
+ * the deadline: a role still waiting is stopped (and the wait-for graph says what it waited for)
+ * before its own wait could give up and turn a hang into a role's failure, whichever came first.
+ * What a native role's wait still sees is only a backstop, e.g. for a harness that stopped answering.
+ */
+export function nativeDeadlineNs(startNs: bigint, timeoutMs: number, graceMs: number): bigint {
+  return startNs + BigInt(Math.round((timeoutMs + HANG_REPORT_MAX_MS + graceMs + LATE_TIMER_MS) * 1e6));
+}
 
 /**
  * For a run made with `deferRemoval` that passed: keep its directory (with logs, result.json and
@@ -65,6 +78,7 @@ function keepPostMortem(result: RunResult, label: string, endNs?: bigint): void 
 
 export async function runRoles(opts: RunOptions): Promise<RunResult> {
   validateRunOptions(opts);
+  ensureRunStubScope(); // a run that sets no stub scope gets one of its own (src/acl/stub-scope.ts)
   const deviceBundle = checkDeviceProcessScript();
   const mode = checkMode(opts.mode, 'runRoles'); // validated above; this only narrows the type
   const failFast = opts.failFast ?? true;
@@ -85,7 +99,7 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   const dir = createScenarioDir();
   if (opts.roundBarrierParties) createRoundBarrierFile(dir, opts.roundBarrierParties);
   const roles = opts.roles.map(
-    (spec, i) => new RoleProcess({ spec, index: spec.index ?? i, dir, mode, echo: opts.echo ?? false, emit, deadlineNs: startNs + BigInt(Math.round(opts.timeoutMs * 1e6)), deviceBundle }),
+    (spec, i) => new RoleProcess({ spec, index: spec.index ?? i, dir, mode, echo: opts.echo ?? false, emit, deadlineNs: nativeDeadlineNs(startNs, opts.timeoutMs, graceMs), deviceBundle }),
   );
   let dirRemoved = false;
   const teardown: Teardown = {
@@ -137,8 +151,8 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
         collected();
       }
       for (const r of roles.filter((x) => x.alive)) {
-        const w = r.currentWait;
         const call = waitGraph?.calls[r.name];
+        const w = r.currentWait ?? cApiWait(call); // a C role blocked in cannharness_await*: the name it awaits
         const waiting = w ? `; it was waiting for ${w.what}${w.from ? ` from role "${w.from}"` : ''}` : call ? `; it was in ${call.name}(${call.args})` : '';
         r.stop('timeout', `still running when ${why}${waiting}`, graceMs);
       }
@@ -189,7 +203,11 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   if (timeline.length) summary += `\n${timeline.join('\n')}`;
   const result: RunResult = { ok, dir, kept, timedOut, durationMs, startNs: startNs.toString(), roles: results, summary };
   if (first) result.firstFailure = first;
-  if (opts.collectTraces) result.traces = traces;
+  if (opts.collectTraces) {
+    result.traces = traces;
+    const names = sharedEventNames(dir);
+    if (names.size) result.ipcNames = Object.fromEntries(names);
+  }
   if (happensBefore) result.happensBefore = happensBefore;
   if (waitGraph) result.waitGraph = waitGraph;
   if (deadlineNs !== undefined) result.deadlineNs = deadlineNs.toString();

@@ -39,6 +39,8 @@ export interface RoleState {
   threadCalls?: ThreadCall[];
   /** The stub's live view of the role's streams (or why there is none); undefined: not asked. */
   live?: LiveViewAnswer;
+  /** A native role (a program): no event loop; its harness waits are C API calls (cannharness.h). */
+  native?: boolean;
 }
 
 interface Task {
@@ -153,27 +155,32 @@ export function buildWaitGraph(roles: RoleState[], traces: TraceSource[], ctx: G
   const view = new StubView(traces, lives);
   const byName = new Map(roles.map((r) => [r.name, r]));
   const byPid = new Map(roles.filter((r) => r.pid !== null).map((r) => [r.pid!, r]));
-  const steps = new Map(roles.map((r) => [r.name, stepsOf(r, view, byPid, ctx)]));
+  const steps = new Map(roles.map((r) => [r.name, stepsOf(r, view, byPid, ctx, roles)]));
 
   const chains: WaitChain[] = [];
   const inCycle = new Set<string>();
   const chainOf = (start: string): WaitChain => {
     const path: string[] = [];
     const parts: string[] = [];
+    const edges: { from: string; to: string }[] = [];
     let at: string | undefined = start;
     while (at !== undefined && !path.includes(at)) {
       path.push(at);
       const s: WaitStep[] = steps.get(at) ?? [{ text: `${at}: not a role of this run` }];
       parts.push(...s.map((x) => x.text));
+      for (const x of s) {
+        const to = x.next ?? x.on;
+        if (to !== undefined && to !== at && byName.has(to) && !edges.some((e) => e.from === at && e.to === to)) edges.push({ from: at, to });
+      }
       at = s[s.length - 1].next;
       if (at !== undefined && !byName.has(at)) {
         parts.push(`${at} is not a role of this run`);
         at = undefined;
       }
     }
-    if (at === undefined) return { roles: path, deadlock: false, text: `chain: ${parts.join(' ← ')}` };
-    if (at === start) return { roles: path, deadlock: true, text: `deadlock: ${parts.join(' ← ')} ← (back to ${start})` };
-    return { roles: path, deadlock: false, text: `chain: ${parts.join(' ← ')} ← (into the deadlock of ${at})` };
+    if (at === undefined) return { roles: path, deadlock: false, text: `chain: ${parts.join(' ← ')}`, edges };
+    if (at === start) return { roles: path, deadlock: true, text: `deadlock: ${parts.join(' ← ')} ← (back to ${start})`, edges };
+    return { roles: path, deadlock: false, text: `chain: ${parts.join(' ← ')} ← (into the deadlock of ${at})`, edges };
   };
 
   for (const r of roles) {
@@ -220,33 +227,70 @@ function seconds(sinceNs: string, nowNs: bigint): string {
   return ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.max(0, Math.round(ms))} ms`;
 }
 
-function stepsOf(r: RoleState, view: StubView, byPid: Map<number, RoleState>, ctx: GraphContext): WaitStep[] {
+/** The C API's waits (native-stub/api/rendezvous.c), recorded by the preload like ACL calls, with args `name="<name>"`. */
+const C_API_WAITS: Record<string, string> = { cannharness_await: 'handle', cannharness_await_signal: 'signal' };
+
+/** The harness wait a C API call in progress is, as a TypeScript role reports its waits; null for any other call. */
+export function cApiWait(call: CallInProgress | null | undefined): WaitingFor | null {
+  if (!call || !Object.hasOwn(C_API_WAITS, call.name)) return null;
+  const name = /^name="(.*)"$/.exec(call.args)?.[1];
+  return name === undefined ? null : { what: `${C_API_WAITS[call.name]} "${name}"` };
+}
+
+/**
+ * Who is expected to send what a wait with no `from` awaits (a C API wait, `awaitSignals`): the role
+ * the name starts with (`consumer-0.waiting`: consumer-0), else the only other role still running
+ * (nobody else can send it). Null when neither tells.
+ */
+export function likelySource(self: string, w: WaitingFor, roles: RoleState[]): { from: string; why: string } | null {
+  const name = /^(?:signal|handle) "(.*)"$/.exec(w.what)?.[1];
+  if (name === undefined) return null;
+  const named = roles
+    .filter((r) => r.name !== self && (name.startsWith(`${r.name}.`) || name.startsWith(`${r.name}-`) || name.startsWith(`${r.name}:`)))
+    .sort((a, b) => b.name.length - a.name.length)[0];
+  if (named) return { from: named.name, why: `its name starts with "${named.name}"` };
+  const others = roles.filter((r) => r.name !== self && !r.ended);
+  if (others.length === 1) return { from: others[0].name, why: 'the only other role still running' };
+  return null;
+}
+
+function waitStep(who: string, self: string, w: WaitingFor, roles: RoleState[]): WaitStep {
+  if (w.from) return { text: `${who} awaits ${w.what} from ${w.from}`, next: w.from };
+  const guess = likelySource(self, w, roles);
+  if (guess) return { text: `${who} awaits ${w.what} from ${guess.from} (no source named: ${guess.why})`, next: guess.from };
+  return { text: `${who} awaits ${w.what} (no role named as its source)` };
+}
+
+function stepsOf(r: RoleState, view: StubView, byPid: Map<number, RoleState>, ctx: GraphContext, roles: RoleState[]): WaitStep[] {
   if (r.ended) return [{ text: `${r.name} has ended (${r.ended})` }];
-  if (r.waitingFor) {
-    const w = r.waitingFor;
-    return [w.from ? { text: `${r.name} awaits ${w.what} from ${w.from}`, next: w.from } : { text: `${r.name} awaits ${w.what} (no role named as its source)` }];
-  }
-  if (r.call) return callSteps(r, r.name, r.call, view, byPid, ctx);
+  if (r.waitingFor) return [waitStep(r.name, r.name, r.waitingFor, roles)];
+  const cWait = cApiWait(r.call);
+  if (cWait) return [waitStep(`${r.name} (${r.call!.name}, for ${seconds(r.call!.sinceNs, ctx.nowNs)})`, r.name, cWait, roles)];
+  if (r.call) return callSteps(r, r.name, r.call, view, byPid, ctx, roles);
   const threadCall = oldestThreadCall(r.threadCalls);
   if (threadCall) {
     const others = (r.threadCalls?.length ?? 1) - 1;
     const who = `${r.name} thread ${threadCall.thread}${others ? ` (and ${others} more thread${others > 1 ? 's' : ''} in ACL calls)` : ''}`;
-    return callSteps(r, who, threadCall.call, view, byPid, ctx);
+    const threadWait = cApiWait(threadCall.call);
+    if (threadWait) return [waitStep(`${who} (${threadCall.call.name}, for ${seconds(threadCall.call.sinceNs, ctx.nowNs)})`, r.name, threadWait, roles)];
+    return callSteps(r, who, threadCall.call, view, byPid, ctx, roles);
   }
   const main = r.main;
   if (r.loopFree) return [{ text: `${r.name} is idle: its event loop is free but its body has not returned (awaiting something the harness does not see)` }];
+  if (r.native && main?.state === 'R') return [{ text: `${r.name} is busy: its main thread is running (no ACL call, no C API wait)` }];
   if (main?.state === 'R') return [{ text: `${r.name} is busy: its main thread is running (JavaScript, no ACL call, no harness wait)` }];
-  if (main) return [{ text: `${r.name} is blocked outside ACL calls: main thread ${main.state === 'S' ? 'sleeping' : `state ${main.state}`}${main.wchan && main.wchan !== '0' ? ` in ${main.wchan}` : ''}` }];
+  const outside = r.native ? 'outside ACL calls and C API waits (cannharness.h)' : 'outside ACL calls';
+  if (main) return [{ text: `${r.name} is blocked ${outside}: main thread ${main.state === 'S' ? 'sleeping' : `state ${main.state}`}${main.wchan && main.wchan !== '0' ? ` in ${main.wchan}` : ''}` }];
   return [{ text: `${r.name} did not answer: its native watchdog thread is not running (the warning in its log says why; fix: npm run build:stub)` }];
 }
 
 /** The steps of a role blocked in an ACL call (of its main thread, or of worker thread `who`). */
-function callSteps(r: RoleState, who: string, call: CallInProgress, view: StubView, byPid: Map<number, RoleState>, ctx: GraphContext): WaitStep[] {
+function callSteps(r: RoleState, who: string, call: CallInProgress, view: StubView, byPid: Map<number, RoleState>, ctx: GraphContext, roles: RoleState[]): WaitStep[] {
   const head = `${who} (${call.name}${call.args ? ` ${call.args}` : ''}, for ${seconds(call.sinceNs, ctx.nowNs)})`;
   if (r.pid === null || !view.unfinished.has(r.pid)) return [{ text: `${head}: no stub state to follow (no live view, no trace: real mode?)` }];
   const blocked = pickBlockedHead(view.heads(r.pid), call.args, view.unfinished.get(r.pid) ?? []);
   if (!blocked) return [{ text: `${head}: its streams have no unfinished task` }];
-  return [{ text: head }, ...followTask(blocked, view, byPid, ctx, 0)];
+  return [{ text: head }, ...followTask(blocked, view, byPid, ctx, 0, roles)];
 }
 
 /** The worker thread blocked the longest: the one the others most likely wait behind. */
@@ -304,7 +348,7 @@ function unseenRecord(what: string, t: Task, view: StubView, byPid: Map<number, 
 }
 
 /** From a task at a stream's head, what it waits for, as steps; the last one may lead to a role. */
-function followTask(t: Task, view: StubView, byPid: Map<number, RoleState>, ctx: GraphContext, depth: number): WaitStep[] {
+function followTask(t: Task, view: StubView, byPid: Map<number, RoleState>, ctx: GraphContext, depth: number, roles: RoleState[]): WaitStep[] {
   const owner = byPid.get(t.pid);
   const ownerName = owner?.name ?? t.role ?? `pid ${t.pid}`;
   const where = `stream ${t.stream}`;
@@ -313,7 +357,10 @@ function followTask(t: Task, view: StubView, byPid: Map<number, RoleState>, ctx:
     const key = recordKey(t.pid, t.submit);
     const rec = key ? view.records.get(key) : undefined;
     const what = `waits ${describeTask(t, ctx)} on ${where}`;
-    if (!rec) return [{ text: unseenRecord(what, t, view, byPid) }];
+    if (!rec) {
+      const recorder = t.recorder ? byPid.get(t.recorder.pid) : undefined;
+      return [{ text: unseenRecord(what, t, view, byPid), on: recorder && !recorder.ended ? recorder.name : undefined }];
+    }
     const recOwner = byPid.get(rec.pid);
     const recName = recOwner?.name ?? rec.role ?? `pid ${rec.pid}`;
     const recorded = `${what}, recorded by ${recName} stream ${rec.stream}`;
@@ -323,13 +370,19 @@ function followTask(t: Task, view: StubView, byPid: Map<number, RoleState>, ctx:
       return [{ text: `${recorded}: that record will never execute, its process ${recOwner ? `has ended (${recOwner.ended})` : `(pid ${rec.pid}) is gone`}` }];
     }
     const behind = view.blockerOf(rec);
-    if (!behind) return [{ text: `${recorded} (at its stream's head, not yet executed)` }];
-    return [{ text: recorded }, ...followTask(behind, view, byPid, ctx, depth + 1)];
+    if (!behind) return [{ text: `${recorded} (at its stream's head, not yet executed)`, on: recOwner.name }];
+    return [{ text: recorded, on: recOwner.name }, ...followTask(behind, view, byPid, ctx, depth + 1, roles)];
   }
   if (t.submit.kind === 'host_func') {
     if (owner?.ended) return [{ text: `queued behind a host function of ${ownerName}, whose process has ended (${owner.ended})` }];
     if ((owner?.openLatches ?? 0) > 0) return [{ text: `queued behind a latch (host function on ${where}) held by ${ownerName}`, next: owner?.name }];
-    return [{ text: `queued behind a host function running on ${ownerName} ${where} (not a latch: it ends by itself)` }];
+    // A thread of the owner in a C API wait (a native role's host function awaiting a signal, say): follow that wait.
+    const waiting = owner?.threadCalls?.find((c) => cApiWait(c.call));
+    if (owner && waiting) {
+      const step = waitStep(`queued behind a host function running on ${ownerName} ${where}, while ${ownerName} thread ${waiting.thread}`, owner.name, cApiWait(waiting.call)!, roles);
+      return [step.next ? step : { ...step, on: owner.name }];
+    }
+    return [{ text: `queued behind a host function running on ${ownerName} ${where} (user code, not a latch: it runs until it returns, and the harness does not see what it waits for)`, on: owner?.name }];
   }
   if (t.submit.kind === 'notify_wait') return [{ text: `queued behind a notify wait on ${ownerName} ${where} (its recorder is not traced)` }];
   if (t.submit.kind === 'value_wait') {

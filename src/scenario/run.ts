@@ -9,7 +9,7 @@ import { msSince } from '../wire/mark-time';
 import { marksBetween, type MarkInterval } from './marks';
 import { paramsFingerprint } from './plan';
 import { roundsUnsupported } from './rounds-plan';
-import { ROLE_ENTRY_EXPORT, type PlannedRole, type RoleEntryArgs, type RoundsArgs, type RoleEnvelope, type ScenarioMark, type ScenarioPlan, type ScenarioResult, type ScenarioRoleResult } from './types';
+import { ROLE_ENTRY_EXPORT, type PlannedRole, type RoleEntryArgs, type RoundsArgs, type RoundsSummary, type RoleEnvelope, type ScenarioMark, type ScenarioPlan, type ScenarioResult, type ScenarioRoleResult } from './types';
 import { ENV, envOff, type Mode } from '../env';
 import { harnessScript } from '../paths';
 import * as path from 'node:path';
@@ -84,7 +84,7 @@ export async function runScenario(plan: ScenarioPlan<any>, opts: RunScenarioOpti
       } }),
     })),
   });
-  return toScenarioResult(plan, run);
+  return toScenarioResult(plan, run, opts.rounds);
 }
 
 /** A native role's program, resolved against the spec's folder or PATH (throws a clear error when it is missing). */
@@ -101,8 +101,9 @@ export function happensBeforeWanted(mode: Mode | undefined, env: NodeJS.ProcessE
   return mode !== 'real' && !envOff(ENV.hbCheck, env);
 }
 
-export function toScenarioResult(plan: Pick<ScenarioPlan<any>, 'name' | 'roles'>, run: RunResult): ScenarioResult {
+export function toScenarioResult(plan: Pick<ScenarioPlan<any>, 'name' | 'roles'>, run: RunResult, rounds?: RoundsArgs): ScenarioResult {
   const groupOf = new Map(plan.roles.map((r) => [r.name, r.group]));
+  const envelopes = run.roles.map((r) => (isEnvelope(r.value) ? r.value : undefined));
   const roles = run.roles.map((r) => unwrapRole(r, groupOf.get(r.name) ?? r.name));
   timeMarks(roles, run.startNs);
   const measured: MeasuredInterval[] = [];
@@ -124,6 +125,16 @@ export function toScenarioResult(plan: Pick<ScenarioPlan<any>, 'name' | 'roles'>
       return intervals;
     },
   };
+  if (rounds) {
+    result.rounds = roundsSummary(rounds, [...roles].sort((a, b) => Number(b.name === run.firstFailure?.role) - Number(a.name === run.firstFailure?.role)), envelopes);
+    const checked = envelopes.find((e) => e?.rounds?.checked)?.rounds?.checked;
+    // The rounds checked as the run went (their traces are gone) plus the run's own check of the last one.
+    if (checked && result.happensBefore) {
+      const stats = { ...result.happensBefore.stats };
+      for (const k of ['tasks', 'waits', 'blockedWaits', 'noopWaits', 'syncs'] as const) stats[k] += checked[k];
+      result.happensBefore = { ...result.happensBefore, stats };
+    }
+  }
   measuredByResult.set(result, measured);
   // Helpers stay out of JSON dumps and Jest's diffs.
   Object.defineProperties(result, { role: { enumerable: false }, group: { enumerable: false }, between: { enumerable: false } });
@@ -151,6 +162,17 @@ function unwrapRole(r: RoleResult, group: string): ScenarioRoleResult {
   }
   out.marks.sort(byTime);
   return out;
+}
+
+/** Rounds done: every role's count when all finished, else the rounds before the failing one (the first failure's error names it; `roles` has it first). */
+function roundsSummary(rounds: RoundsArgs, roles: ScenarioRoleResult[], envelopes: (RoleEnvelope | undefined)[]): RoundsSummary {
+  const done = envelopes.every((e) => e?.rounds) ? Math.min(...envelopes.map((e) => e!.rounds!.done)) : null;
+  if (done !== null) return { total: rounds.total, done, failedRound: null };
+  for (const r of roles) {
+    const m = /([\d,]+) of [\d,]+ rounds passed, round ([\d,]+) failed/.exec(r.error?.message ?? '');
+    if (m) return { total: rounds.total, done: Number(m[1].replace(/,/g, '')), failedRound: Number(m[2].replace(/,/g, '')) };
+  }
+  return { total: rounds.total, done: 0, failedRound: null };
 }
 
 function isEnvelope(v: unknown): v is RoleEnvelope {

@@ -245,6 +245,8 @@ export interface ScenarioRoleResult extends Omit<RoleResult, 'marks' | 'value'> 
 
 export interface ScenarioResult extends Omit<RunResult, 'roles'> {
   scenario: string;
+  /** A soak-rounds run: its rounds (the happens-before figures then cover every checked round). */
+  rounds?: RoundsSummary;
   roles: ScenarioRoleResult[];
   /** The role named `name`; throws naming the known roles if there is none. */
   role(name: string): ScenarioRoleResult;
@@ -311,4 +313,25 @@ export interface RoleEnvelope {
   value?: unknown;
   threadValues?: unknown[];
   threadMarks: ScenarioMark[];
+  /** Soak rounds: how many ran, and (the checking role) the happens-before figures of the rounds it checked and discarded. */
+  rounds?: { done: number; total: number; checked?: RoundsCheckedStats };
+}
+
+/** Happens-before figures summed over the rounds a rounds run checked as it went (their traces are gone). */
+export interface RoundsCheckedStats {
+  rounds: number;
+  tasks: number;
+  waits: number;
+  blockedWaits: number;
+  noopWaits: number;
+  syncs: number;
+}
+
+/** A soak-rounds run: what the result says about its rounds. */
+export interface RoundsSummary {
+  total: number;
+  /** Rounds every role completed (the failing round not counted). */
+  done: number;
+  /** The round that failed, or null. */
+  failedRound: number | null;
 }

@@ -30,7 +30,10 @@ interface ChromeEvent {
 
 const MARKS_TRACK = 0; // stream ids start at 1
 
-function taskName(l: StubTraceLine): string {
+function taskName(l: StubTraceLine, ipcNames?: Record<string, string>): string {
+  // An IPC event by the name it was shared under (as the wait-for graph names it), else the process's event id.
+  const shared = l.ipc ? ipcNames?.[l.ipc] : undefined;
+  if (shared !== undefined) return `${l.kind} "${shared}"${l.slot === null ? '' : ` slot ${l.slot}`}`;
   // Memory and notify tasks (memcpy, memset, notify_record, notify_wait) carry no event id.
   const what = l.kind === 'host_func' ? 'host func' : l.event ? `${l.kind} ev${l.event}` : l.kind.replace('_', ' ');
   return l.slot === null ? what : `${what} slot ${l.slot}`;
@@ -39,6 +42,15 @@ function taskName(l: StubTraceLine): string {
 export interface ChromeTraceOptions {
   /** CLOCK_MONOTONIC ns at which the run was stopped (its deadline): unfinished tasks end there. */
   endNs?: number;
+  /** What endNs is, for unfinished tasks' names (default: 'the deadline'). */
+  endLabel?: string;
+  /**
+   * The deadline of a run that timed out: a wait that ended after it ended because its role was
+   * stopped, not because a record released it (no release arrow).
+   */
+  deadlineNs?: number;
+  /** IPC event trace id -> the name it was shared under (RunResult.ipcNames). */
+  ipcNames?: Record<string, string>;
 }
 
 export function toChromeTrace(traces: TraceSource[], marks: MarkSource[] = [], opts: ChromeTraceOptions = {}): { traceEvents: ChromeEvent[] } {
@@ -69,7 +81,7 @@ export function toChromeTrace(traces: TraceSource[], marks: MarkSource[] = [], o
       const args = { device: l.device, stream: l.stream, event: l.event, slot: l.slot, ipc: l.ipc, tid: l.tid };
       if (l.op === 'submit') {
         if (l.note === 'noop') {
-          events.push({ name: `${taskName(l)} (no-op)`, ph: 'i', s: 't', pid: source.pid, tid: l.stream, ts: us(l.t), cat: 'submit', args });
+          events.push({ name: `${taskName(l, opts.ipcNames)} (no-op)`, ph: 'i', s: 't', pid: source.pid, tid: l.stream, ts: us(l.t), cat: 'submit', args });
         } else {
           submitted.set(key(l), [...(submitted.get(key(l)) ?? []), l.t]);
         }
@@ -81,28 +93,28 @@ export function toChromeTrace(traces: TraceSource[], marks: MarkSource[] = [], o
         if (!started) continue;
         const queuedUs = started.submitT === undefined ? undefined : (started.start.t - started.submitT) / 1000;
         events.push({
-          name: taskName(l), ph: 'X', pid: source.pid, tid: l.stream, ts: us(started.start.t),
+          name: taskName(l, opts.ipcNames), ph: 'X', pid: source.pid, tid: l.stream, ts: us(started.start.t),
           dur: (l.t - started.start.t) / 1000, cat: l.kind, args: { ...args, queuedUs },
         });
       } else if (l.op === 'cancel' || l.op === 'sync') {
-        events.push({ name: l.op === 'sync' ? `synchronize ${l.kind} (rc ${l.rc})` : `${taskName(l)} cancelled`, ph: 'i', s: 't', pid: source.pid, tid: l.stream, ts: us(l.t), cat: l.op, args });
+        events.push({ name: l.op === 'sync' ? `synchronize ${l.kind} (rc ${l.rc})` : `${taskName(l, opts.ipcNames)} cancelled`, ph: 'i', s: 't', pid: source.pid, tid: l.stream, ts: us(l.t), cat: l.op, args });
       }
     }
     // Started but never ended (the hang, or a process killed inside the task): up to the run's
     // deadline when known, else to the process's last line, and labelled so.
     const lastT = opts.endNs ?? (lines.length ? lines[lines.length - 1].t : origin);
-    const unfinished = opts.endNs !== undefined ? 'unfinished at the deadline' : 'unfinished';
+    const unfinished = opts.endNs !== undefined ? `unfinished at ${opts.endLabel ?? 'the deadline'}` : 'unfinished';
     for (const [stream, pending] of open) {
       for (const { start } of pending) {
         events.push({
-          name: `${taskName(start)} (${unfinished})`, ph: 'X', pid: source.pid, tid: stream, ts: us(start.t),
+          name: `${taskName(start, opts.ipcNames)} (${unfinished})`, ph: 'X', pid: source.pid, tid: stream, ts: us(start.t),
           dur: Math.max(0, lastT - start.t) / 1000, cat: start.kind, args: { unfinished: true },
         });
       }
     }
   }
 
-  events.push(...releaseFlows(parsed, us));
+  events.push(...releaseFlows(parsed, us, opts.deadlineNs));
 
   for (const m of marks) {
     const pid = m.pid ?? 0;
@@ -129,7 +141,7 @@ function recordKey(pid: number, l: StubTraceLine): string | null {
  * Flow arrows from each record to the waits it released (a wait that ended normally after its
  * record took effect), so the timeline shows who woke whom across processes.
  */
-function releaseFlows(parsed: { source: TraceSource; lines: StubTraceLine[] }[], us: (ns: number) => number): ChromeEvent[] {
+function releaseFlows(parsed: { source: TraceSource; lines: StubTraceLine[] }[], us: (ns: number) => number, deadlineNs?: number): ChromeEvent[] {
   const recordEnds = new Map<string, { pid: number; l: StubTraceLine }>();
   for (const { source, lines } of parsed) {
     for (const l of lines) {
@@ -143,6 +155,7 @@ function releaseFlows(parsed: { source: TraceSource; lines: StubTraceLine[] }[],
   for (const { source, lines } of parsed) {
     for (const l of lines) {
       if (l.op !== 'end' || (l.kind !== 'ipc_wait' && l.kind !== 'wait') || l.note) continue;
+      if (deadlineNs !== undefined && l.t > deadlineNs) continue; // ended by the stop after the deadline, not by its record
       const key = recordKey(source.pid, l);
       const rec = key ? recordEnds.get(key) : undefined;
       if (!rec) continue;

@@ -79,7 +79,7 @@ const MAX_VIOLATIONS = 20;
 
 export function checkHappensBefore(traces: TraceSource[]): HappensBeforeReport {
   if (traces.length === 0) {
-    return { ok: true, skipped: 'no stub traces (real mode: the CANN runtime writes none)', violations: [], stats: { tasks: 0, waits: 0, blockedWaits: 0, noopWaits: 0, syncs: 0 } };
+    return { ok: true, skipped: 'no stub traces (no role made stub ACL calls, or real mode: the CANN runtime writes none)', violations: [], stats: { tasks: 0, waits: 0, blockedWaits: 0, noopWaits: 0, syncs: 0 } };
   }
   const tasks = new Map<string, Task>();
   const syncs: { line: StubTraceLine; role: string | null }[] = [];

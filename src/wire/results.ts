@@ -103,6 +103,8 @@ export interface RunResult {
   firstFailure?: FirstFailure;
   /** Only with RunOptions.collectTraces. */
   traces?: TraceFile[];
+  /** With the traces: the name each IPC event was shared under (rendezvous), by its trace id (`ipc`), so reports name it once. */
+  ipcNames?: Record<string, string>;
   /** Only with RunOptions.checkHappensBefore. */
   happensBefore?: HappensBeforeReport;
   /** With RunOptions.deferRemoval: the passing run's directory is still there (settleDeferredRun). */
@@ -126,6 +128,8 @@ export interface WaitStep {
   text: string;
   /** The role this step leads to; absent for the chain's end. */
   next?: string;
+  /** A role this step waits on that the chain does not follow further (e.g. the owner of a record not yet executed). */
+  on?: string;
 }
 
 export interface WaitChain {
@@ -133,6 +137,8 @@ export interface WaitChain {
   roles: string[];
   deadlock: boolean;
   text: string;
+  /** Who waits for whom along this chain ("A waits for B"), for drawing: followed steps and the roles steps wait on. */
+  edges?: { from: string; to: string }[];
 }
 
 export interface WaitGraph {

@@ -43,7 +43,7 @@ test('the synchronize\'s own stream (from the stub handle) is followed: a local 
     line({ pid: 3, t: 4, op: 'submit', kind: 'wait', stream: 2, task: 1 }),
   ].join('\n');
   expect(texts([{ name: 'p', pid: 3, call: { name: 'aclrtSynchronizeStream', args: 'stream=0x5a1000000002', sinceNs: '4000000000' }, openLatches: 0 }], [{ pid: 3, role: 'p', jsonl }])).toEqual([
-    'chain: p (aclrtSynchronizeStream stream=0x5a1000000002, for 1.0 s) ← waits event 1 use 1 on stream 2, recorded by p stream 1 ← queued behind a host function running on p stream 1 (not a latch: it ends by itself)',
+    'chain: p (aclrtSynchronizeStream stream=0x5a1000000002, for 1.0 s) ← waits event 1 use 1 on stream 2, recorded by p stream 1 ← queued behind a host function running on p stream 1 (user code, not a latch: it runs until it returns, and the harness does not see what it waits for)',
   ]);
 });
 

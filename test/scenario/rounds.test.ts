@@ -184,3 +184,27 @@ test('live progress shows the round and the rounds per second since the last rep
   const block = formatBlock([{ label: 'scenario "s"', startedAt: 0, roles: { a: 'running' }, rounds: 'round 650 of 10,000, 1,100 rounds/s' }], 5_000, 0);
   expect(block[0]).toBe('[running 5 s] scenario "s" (round 650 of 10,000, 1,100 rounds/s)');
 });
+
+// Issue 33 item 9 / issue 36 item 10: unequal ctx.barrier() calls desynchronized the rounds (one
+// role "passed" every round, the other hung to the deadline and was blamed). Every crossing is now
+// tagged with what each role meets: the verdict names the role that called it fewer times, and the round.
+withStub('a role that calls ctx.barrier() once less in round 3 is blamed, with the round, at once', async () => {
+  const { r } = await run(FIXTURES, 'unequal barrier calls: one less', { total: 10 });
+  expect(r.ok).toBe(false);
+  expect(r.timedOut).toBe(false);
+  expect(r.firstFailure?.role).toBe('skipper');
+  expect(errorOf(r, 'skipper')).toContain('2 of 10 rounds passed, round 3 failed');
+  expect(errorOf(r, 'skipper')).toContain('this role called ctx.barrier() fewer times than role "steady" in round 3: this role went on to the end of round 3 while "steady" was at its ctx.barrier() call 1 of round 3');
+  expect(r.role('steady').consequenceOf).toBe('skipper');
+  expect(errorOf(r, 'steady')).toContain('role "skipper" called ctx.barrier() fewer times than this role in round 3');
+}, 60_000);
+
+withStub('a role that calls ctx.barrier() once more in round 3: the other role, which called it fewer times, is named', async () => {
+  const { r } = await run(FIXTURES, 'unequal barrier calls: one more', { total: 10 });
+  expect(r.ok).toBe(false);
+  expect(r.timedOut).toBe(false);
+  expect(r.firstFailure?.role).toBe('steady');
+  expect(errorOf(r, 'steady')).toContain('round 3 failed');
+  expect(errorOf(r, 'steady')).toContain('this role called ctx.barrier() fewer times than role "extra" in round 3: this role went on to the end of round 3 while "extra" was at its ctx.barrier() call 2 of round 3');
+  expect(errorOf(r, 'extra')).toContain('role "steady" called ctx.barrier() fewer times than this role in round 3');
+}, 60_000);

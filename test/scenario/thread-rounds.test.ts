@@ -223,3 +223,12 @@ test('the thread gate: rounds open and complete; ctx.barrier() meets the other r
   await expect(gate.waitForCompletions(5, 'round 2 end', 5000, died)).rejects.toThrow('worker thread 0 died');
   gate.stop(); // wakes the wait that the rejection left behind: nothing keeps this process alive
 });
+
+withStub('threads that call ctx.barrier() once more in round 3: the role that called it fewer times is named, at once', async () => {
+  const { r } = await run('threads call ctx.barrier() once more in one round', { total: 6 });
+  expect(r.ok).toBe(false);
+  expect(r.timedOut).toBe(false);
+  expect(r.firstFailure?.role).toBe('steady');
+  expect(r.role('steady').error?.message).toContain('this role called ctx.barrier() fewer times than role "extra" in round 3');
+  expect(r.role('extra').error?.message).toContain('role "steady" called ctx.barrier() fewer times than this role in round 3');
+}, 60_000);

@@ -9,6 +9,14 @@
  *   signal NAME         cannharness_signal
  *   await-signal NAME   cannharness_await_signal, prints "signal NAME"
  *   mark NAME           cannharness_mark
+ *   share-memory NAME KEY BYTES   cannharness_share_memory
+ *   await-memory NAME   cannharness_await_memory, prints "memory NAME KEY BYTES"
+ *   share-notify NAME KEY         cannharness_share_notify
+ *   await-notify NAME   cannharness_await_notify, prints "notify NAME KEY"
+ *   publish-pid PID     cannharness_publish_pid
+ *   export-memory NAME BYTES      aclInit, BYTES of device memory filled with 0x5a, its export
+ *                       key (no pid validation) shared with cannharness_share_memory; freed,
+ *                       with the device and ACL, after the last step
  *   block-in-sync       aclInit, a stream held forever by a host function,
  *                       prints "blocking", then aclrtSynchronizeStream (never returns)
  *
@@ -49,6 +57,24 @@ static int block_in_sync(void)
     return 9; /* never */
 }
 
+/* export-memory: the device memory a TypeScript role imports (freed at the end of main). */
+static void *exported;
+
+static int export_memory(const char *name, size_t bytes)
+{
+    char key[256];
+    const char *device = getenv("CANN_HARNESS_DEVICE");
+    if (aclInit(NULL) != ACL_SUCCESS || aclrtSetDevice(device ? atoi(device) : 0) != ACL_SUCCESS ||
+        aclrtMalloc(&exported, bytes, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS ||
+        aclrtMemset(exported, bytes, 0x5a, bytes) != ACL_SUCCESS ||
+        aclrtIpcMemGetExportKey(exported, bytes, key, sizeof key, ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION) !=
+            ACL_SUCCESS) {
+        printf("native_role: export-memory: %s\n", aclGetRecentErrMsg());
+        return CANNHARNESS_ESYS;
+    }
+    return cannharness_share_memory(name, key, bytes);
+}
+
 int main(int argc, char **argv)
 {
     char value[4096];
@@ -80,6 +106,23 @@ int main(int argc, char **argv)
                 printf("signal %s\n", name);
         } else if (strcmp(step, "mark") == 0) {
             rc = cannharness_mark(name);
+        } else if (strcmp(step, "share-memory") == 0 && i + 2 < argc) {
+            const char *key = argv[++i];
+            rc = cannharness_share_memory(name, key, (size_t)strtoull(argv[++i], NULL, 10));
+        } else if (strcmp(step, "await-memory") == 0) {
+            rc = cannharness_await_memory(name, value, sizeof value, &len);
+            if (rc == CANNHARNESS_OK)
+                printf("memory %s %s %zu\n", name, value, len);
+        } else if (strcmp(step, "share-notify") == 0 && i + 1 < argc) {
+            rc = cannharness_share_notify(name, argv[++i]);
+        } else if (strcmp(step, "await-notify") == 0) {
+            rc = cannharness_await_notify(name, value, sizeof value);
+            if (rc == CANNHARNESS_OK)
+                printf("notify %s %s\n", name, value);
+        } else if (strcmp(step, "export-memory") == 0 && i + 1 < argc) {
+            rc = export_memory(name, (size_t)strtoull(argv[++i], NULL, 10));
+        } else if (strcmp(step, "publish-pid") == 0) {
+            rc = cannharness_publish_pid(atoi(name));
         } else {
             printf("native_role: unknown step %s\n", step);
             return 10;
@@ -88,6 +131,11 @@ int main(int argc, char **argv)
             printf("native_role: %s %s: %s\n", step, name, cannharness_err_name(rc));
             return -rc;
         }
+    }
+    if (exported) {
+        aclrtFree(exported);
+        aclrtResetDevice(getenv("CANN_HARNESS_DEVICE") ? atoi(getenv("CANN_HARNESS_DEVICE")) : 0);
+        aclFinalize();
     }
     return 0;
 }

@@ -29,6 +29,8 @@ th { background: var(--bg2); font-weight: 600; }
 .tl-wrap svg { display: block; }
 .tip { position: fixed; pointer-events: none; background: #1f2328; color: #fff; padding: 4px 8px; border-radius: 4px; font-size: 12px; white-space: pre; z-index: 10; display: none; }
 .m-good { background: #dafbe1; } .m-bad { background: #ffebe9; color: var(--fail); font-weight: 600; } .m-neutral { color: var(--muted); }
+.noop-badge { display: inline-block; padding: 0 6px; border-radius: 4px; font-size: 11px; font-weight: 600; background: #fff8c5; color: var(--flaky); border: 1px solid #d4a72c; }
+.noop-banner { margin: 8px 0; padding: 8px 12px; border: 1px solid #d4a72c; background: #fff8c5; border-radius: 6px; }
 .legend span { margin-right: 12px; } .sw { display: inline-block; width: 12px; height: 10px; vertical-align: middle; margin-right: 4px; }
 `;
 
@@ -78,6 +80,16 @@ export const SCENARIO_JS = String.raw`
     e.addEventListener('mouseleave', function () { tip.style.display = 'none'; });
   }
   function fmt(us) { return us >= 1000 ? (us / 1000).toFixed(3) + ' ms' : us.toFixed(1) + ' us'; }
+  // Axis ticks on round steps (1, 2 or 5 times a power of ten), labelled with the step's precision.
+  function niceStep(span) {
+    var raw = span / 8, p = Math.pow(10, Math.floor(Math.log10(raw))), m = raw / p;
+    return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
+  }
+  function axisLabel(us, step) {
+    var unit = step >= 1e6 ? [1e6, ' s'] : step >= 1000 ? [1000, ' ms'] : [1, ' us'];
+    var digits = Math.max(0, -Math.floor(Math.log10(step / unit[0]) + 1e-9));
+    return (us / unit[0]).toFixed(digits) + unit[1];
+  }
   var COLORS = { record: '#1f6feb', ipc_record: '#1f6feb', wait: '#8250df', ipc_wait: '#8250df', reset: '#57606a', memcpy: '#1a7f37', memset: '#1a7f37', host_func: '#bf8700' };
 
   function timeline(tl, host) {
@@ -102,10 +114,12 @@ export const SCENARIO_JS = String.raw`
       var defs = el('defs', {}, svg);
       var m = el('marker', { id: 'arrowhead', viewBox: '0 0 10 10', refX: '9', refY: '5', markerWidth: '6', markerHeight: '6', orient: 'auto-start-reverse' }, defs);
       el('path', { d: 'M0,0 L10,5 L0,10 z', fill: '#cf222e' }, m);
-      for (var i = 0; i <= 10; i++) {
-        var t = span * i / 10;
-        el('line', { x1: x(t), x2: x(t), y1: AXIS - 4, y2: height, stroke: '#eaeef2' }, svg);
-        var lab = el('text', { x: x(t) + 2, y: 12, 'font-size': 10, fill: '#656d76' }, svg); lab.textContent = fmt(t);
+      var step = niceStep(Math.max(span, 1e-3) / Math.min(zoom, 64)); // more ticks when zoomed in, bounded
+      for (var t = 0; t <= span; t += step) {
+        el('line', { x1: x(t), x2: x(t), y1: AXIS - 4, y2: height, stroke: '#eaeef2', 'class': 'axis-tick' }, svg);
+        // The last labels end at their tick: never cut by the plot's edge.
+        var right = x(t) > LABEL + plot - 60;
+        var lab = el('text', { x: right ? x(t) - 2 : x(t) + 2, y: 12, 'font-size': 10, fill: '#656d76', 'text-anchor': right ? 'end' : 'start', 'class': 'axis-label' }, svg); lab.textContent = axisLabel(t, step);
       }
       tl.lanes.forEach(function (lane, li) {
         el('rect', { x: 0, y: laneTop[li], width: LABEL + plot + 16, height: HEAD - 2, fill: '#f6f8fa' }, svg);
@@ -115,7 +129,7 @@ export const SCENARIO_JS = String.raw`
         var color = COLORS[b[6]] || '#6e7781';
         if (b[4] > 0) el('rect', { x: x(b[2] - b[4]), y: top + 3, width: Math.max(1, x(b[2]) - x(b[2] - b[4])), height: h - 6, fill: color, opacity: 0.25, 'class': 'queue' }, svg);
         var bar = el('rect', { x: x(b[2]), y: top, width: Math.max(1.5, x(b[2] + b[3]) - x(b[2])), height: h, fill: color, stroke: b[7] ? '#cf222e' : 'none', 'stroke-dasharray': b[7] ? '3,2' : '', 'class': 'bar' }, svg);
-        hover(bar, b[5] + '\nrole: ' + tl.lanes[b[0]].label + '\n' + tl.lanes[b[0]].rows[b[1]].label + '\nstart ' + fmt(b[2]) + ', took ' + fmt(b[3]) + (b[4] > 0 ? '\nqueued ' + fmt(b[4]) + ' before it started' : ''));
+        hover(bar, b[5] + '\nrole: ' + tl.lanes[b[0]].label + '\n' + tl.lanes[b[0]].rows[b[1]].label + '\nstart ' + fmt(b[2]) + (b[7] ? ', never finished: drawn up to ' + tl.unfinishedUntil + ' (' + fmt(b[3]) + ' later)' : ', took ' + fmt(b[3])) + (b[4] > 0 ? '\nqueued ' + fmt(b[4]) + ' before it started' : ''));
       });
       tl.ticks.forEach(function (k) {
         var top = y[k[0] + '/' + k[1]];

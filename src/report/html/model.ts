@@ -49,6 +49,10 @@ export interface IndexRow {
   reason: string | null;
   /** The scenario page, relative to index.html; null for skipped tests. */
   page: string | null;
+  /** It passed with every wait a no-op (this many): a pass that proves nothing. */
+  noopWaits: number | null;
+  /** A soak-rounds run: e.g. "200 rounds", "round 137 of 200 failed". */
+  rounds: string | null;
 }
 
 export interface IndexModel {
@@ -77,6 +81,8 @@ export interface TimelineModel {
   failureT: number | null;
   deadlineT: number | null;
   endT: number;
+  /** Where unfinished tasks are drawn up to: 'the deadline', 'the first failure' or 'the end of the run'. */
+  unfinishedUntil: string;
 }
 
 export interface WaitGraphModel {
@@ -122,7 +128,11 @@ export interface ScenarioModel {
   waitGraph: WaitGraphModel | null;
   /** Why there is no timeline (real mode, or a passing run without --trace). */
   noTimeline: string | null;
+  /** A soak-rounds run: its rounds, their rate and which round the timeline shows. */
+  rounds: { total: number; done: number; failedRound: number | null; perSecond: number | null; shown: number } | null;
 }
+
+const fmtInt = (n: number) => n.toLocaleString('en-US');
 
 const ORDER: Record<CaseStatus, number> = { failed: 0, flaky: 1, passed: 2, skipped: 3 };
 
@@ -151,6 +161,8 @@ export function buildModels(cases: CaseResult[], records: ScenarioRecord[], run:
       repetition: /\[repeat (\d+\/\d+)/.exec(c.title)?.[1] ?? null,
       reason: c.skipReason ?? null,
       page: c.status === 'skipped' ? null : pageOf(id),
+      noopWaits: record?.noopWaits ?? null,
+      rounds: record?.rounds ? (record.rounds.failedRound !== null ? `round ${fmtInt(record.rounds.failedRound)} of ${fmtInt(record.rounds.total)} failed` : `${fmtInt(record.rounds.done)} rounds`) : null,
     };
     rows.push(row);
     if (row.page) scenarios.push(scenarioModel(row, c, record));
@@ -208,14 +220,30 @@ function scenarioModel(row: IndexRow, c: CaseResult, record: ScenarioRecord | un
       : null,
     timeline,
     waitGraph: run?.waitGraph ? waitGraphModel(run.waitGraph) : null,
-    noTimeline: !run ? 'no record of this run (it failed before any role started)' : traces?.length ? 'no stream work or marks were traced' : record?.mode === 'real' ? 'real mode: the CANN runtime writes no trace' : 'no trace kept for a passing run (run with --trace to keep them)',
+    rounds: record?.rounds
+      ? {
+          ...record.rounds,
+          // Whole run, start-up included: a floor of the rate.
+          perSecond: run && run.durationMs > 0 ? Math.round(record.rounds.done / (run.durationMs / 1000)) : null,
+          shown: record.rounds.failedRound ?? record.rounds.total,
+        }
+      : null,
+    noTimeline: !run ? 'no record of this run (it failed before any role started)' : traces?.length ? 'no stream work or marks were traced' : traces && record?.mode !== 'real' ? 'nothing was traced: no role made stub ACL calls (native roles\' C API calls are not traced)' : record?.mode === 'real' ? 'real mode: the CANN runtime writes no trace' : 'no trace kept for a passing run (run with --trace to keep them)',
   };
 }
 
 function timelineModel(run: NonNullable<ScenarioRecord['run']>, traces: NonNullable<ScenarioRecord['run']['traces']>): TimelineModel {
   const marks = run.roles.map((r) => ({ role: r.name, pid: r.pid, marks: r.marks }));
-  const endNs = run.deadlineNs !== undefined ? Number(BigInt(run.deadlineNs)) : undefined;
-  const chrome = toChromeTrace(traces, marks, { endNs }).traceEvents;
+  // Unfinished tasks run to the deadline, else to the first failure, else to the run's end: never
+  // to a role's last trace line (a host function that never returned was a 0 µs sliver).
+  const firstRole = run.firstFailure ? run.roles.find((r) => r.name === run.firstFailure!.role) : undefined;
+  const failureNs = firstRole?.failedAtNs ?? run.firstFailure?.atNs;
+  const runEndNs = run.startNs !== undefined ? (BigInt(run.startNs) + BigInt(Math.round(run.durationMs * 1e6))).toString() : undefined;
+  const [endAt, unfinishedUntil] =
+    run.deadlineNs !== undefined ? [run.deadlineNs, 'the deadline'] : failureNs !== undefined ? [failureNs, 'the first failure'] : [runEndNs, 'the end of the run'];
+  const endNs = endAt !== undefined ? Number(BigInt(endAt)) : undefined;
+  const deadlineNs = run.deadlineNs !== undefined ? Number(BigInt(run.deadlineNs)) : undefined;
+  const chrome = toChromeTrace(traces, marks, { endNs, endLabel: unfinishedUntil, deadlineNs, ipcNames: run.ipcNames }).traceEvents;
   // toChromeTrace's origin: the earliest trace line or mark (its µs count from there).
   const allNs = [...traces.flatMap((t) => parseTraceLines(t.jsonl).map((l) => l.t)), ...marks.flatMap((m) => m.marks.map((k) => Number(BigInt(k.tNs))))];
   const origin = allNs.length ? Math.min(...allNs) : 0;
@@ -275,9 +303,9 @@ function timelineModel(run: NonNullable<ScenarioRecord['run']>, traces: NonNulla
       if (from) arrows.push([...from, li, t, ts]);
     }
   }
-  const firstRole = run.firstFailure ? run.roles.find((r) => r.name === run.firstFailure!.role) : undefined;
-  const failureT = us(firstRole?.failedAtNs ?? run.firstFailure?.atNs);
   const deadlineT = us(run.deadlineNs);
+  // A role that timed out failed at the deadline (it was stopped later, once the hang was reported).
+  const failureT = run.firstFailure?.status === 'timeout' && deadlineT !== null ? deadlineT : us(failureNs);
   endT = Math.max(endT, failureT ?? 0, deadlineT ?? 0);
   // Row indices as positions inside their lane (the page draws rows in this order).
   const pos = (li: number, tid: number) => lanes[li].rows.findIndex((r) => r.tid === tid);
@@ -289,6 +317,7 @@ function timelineModel(run: NonNullable<ScenarioRecord['run']>, traces: NonNulla
     failureT,
     deadlineT,
     endT,
+    unfinishedUntil,
   };
 }
 
@@ -307,6 +336,13 @@ function waitGraphModel(g: NonNullable<ScenarioRecord['run']['waitGraph']>): Wai
   };
   for (const c of g.chains) {
     c.roles.forEach((r) => node(r, c.deadlock));
+    const inCycle = (from: string, to: string) => c.deadlock && c.roles.includes(from) && c.roles.includes(to);
+    // Each step's "waits for": the roles followed and those it waits on without following (a record's owner).
+    for (const e of c.edges ?? []) {
+      node(e.to, false);
+      edge(e.from, e.to, inCycle(e.from, e.to));
+    }
+    // Records of older versions have no edges: the path itself.
     for (let i = 0; i + 1 < c.roles.length; i++) edge(c.roles[i], c.roles[i + 1], c.deadlock);
     if (c.deadlock && c.roles.length > 0) edge(c.roles[c.roles.length - 1], c.roles[0], true);
     // A chain into another chain's cycle: "(into the deadlock of X)".

@@ -8,6 +8,13 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { RunResult } from '../../orchestrator';
+
+/** A soak-rounds run's rounds (the scenario layer's RoundsSummary, which src/report may not import). */
+export interface RecordedRounds {
+  total: number;
+  done: number;
+  failedRound: number | null;
+}
 import { ENV, envOn } from '../../env';
 
 export const HTML_RECORD_SCHEMA = 'cann-harness/html-record@1';
@@ -26,6 +33,10 @@ export interface ScenarioRecord {
   replay: string;
   /** Set when verify() (or a declared interval) failed after every role passed. */
   verifyError?: string;
+  /** A soak-rounds run: its rounds (the timeline shows the failing round, else the last). */
+  rounds?: RecordedRounds;
+  /** It passed with every wait a no-op (the terminal's "all waits were no-ops"): a pass that proves nothing. */
+  noopWaits?: number;
   /** The run without role values (user data, maybe large) and, for a passing run without --trace, without traces. */
   run: Omit<RunResult, 'summary'>;
   /** When this record was written (ms since the epoch): orders retries. */
@@ -43,12 +54,12 @@ export function htmlWantsTraces(env: NodeJS.ProcessEnv = process.env): boolean {
 }
 
 export function recordScenarioRun(
-  entry: Omit<ScenarioRecord, 'schema' | 'run' | 'writtenAt'> & { run: RunResult },
+  entry: Omit<ScenarioRecord, 'schema' | 'run' | 'writtenAt'> & { run: RunResult & { rounds?: RecordedRounds } },
   env: NodeJS.ProcessEnv = process.env,
 ): void {
   const dir = htmlDataDir(env);
   if (!dir) return;
-  const { summary: _summary, ...run } = entry.run;
+  const { summary: _summary, rounds: _rounds, ...run } = entry.run;
   const keepTraces = !run.ok || entry.verifyError !== undefined || envOn(ENV.trace, env);
   const record: ScenarioRecord = {
     ...entry,

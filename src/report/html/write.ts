@@ -37,6 +37,10 @@ export function page(title: string, body: string, script: string, data?: { id: s
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const int = (n: number) => n.toLocaleString('en-US');
+/** A pass that proves nothing: every wait of the run was a no-op (the terminal's run notes say it too). */
+const noopBadge = (n: number) =>
+  `<span class="noop-badge" title="every wait (${n}) was a no-op: nothing was waited for, so this pass proves nothing">${n === 1 ? 'its one wait a no-op' : `all ${int(n)} waits no-ops`}</span>`;
 const pill = (status: string) => `<span class="pill s-${escapeHtml(status)}">${escapeHtml(status)}</span>`;
 
 export function renderIndex(m: IndexModel): string {
@@ -49,19 +53,20 @@ export function renderIndex(m: IndexModel): string {
     ['duration', seconds(run.durationMs)],
     ['started', new Date(run.startedAt).toISOString()],
   ];
+  const noop = m.rows.filter((r) => r.noopWaits).length;
   const rows = m.rows.map((r) => {
     const title = r.page ? `<a href="${escapeHtml(r.page)}">${escapeHtml(r.title)}</a>` : escapeHtml(r.title);
-    const extra = [r.reason ? `skipped: ${r.reason}` : null, r.attempts > 1 ? `${r.attempts} attempts` : null].filter(Boolean).join('; ');
+    const extra = [r.reason ? `skipped: ${r.reason}` : null, r.attempts > 1 ? `${r.attempts} attempts` : null, r.rounds].filter(Boolean).join('; ');
     return (
-      `<tr data-status="${r.status}" data-text="${escapeHtml(`${r.file} ${r.title}`.toLowerCase())}">` +
-      `<td>${pill(r.status)}</td><td>${title}${extra ? ` <span class="muted">(${escapeHtml(extra)})</span>` : ''}</td>` +
+      `<tr data-status="${r.status}" data-text="${escapeHtml(`${r.file} ${r.title}`.toLowerCase())}"${r.noopWaits ? ' data-noop="1"' : ''}>` +
+      `<td>${pill(r.status)}</td><td>${title}${extra ? ` <span class="muted">(${escapeHtml(extra)})</span>` : ''}${r.noopWaits ? ` ${noopBadge(r.noopWaits)}` : ''}</td>` +
       `<td class="mono">${escapeHtml(r.file)}</td><td>${r.repetition ?? ''}</td><td>${r.status === 'skipped' ? '' : seconds(r.durationMs)}</td></tr>`
     );
   });
   const loadErrors = run.loadErrors.map((e) => `<h3 class="t-failed">${escapeHtml(e.file)} could not be loaded</h3><pre>${escapeHtml(e.message)}</pre>`);
   const body = `
 <h1>cann-ipc-harness report</h1>
-<div class="totals"><span class="t-passed">${t.passed} passed</span><span class="t-failed">${t.failed} failed</span><span class="t-flaky">${t.flaky} flaky</span><span class="t-skipped">${t.skipped} skipped</span>${t.loadErrors ? `<span class="t-failed">${t.loadErrors} spec file(s) failed to load</span>` : ''}</div>
+<div class="totals"><span class="t-passed">${t.passed} passed</span><span class="t-failed">${t.failed} failed</span><span class="t-flaky">${t.flaky} flaky</span><span class="t-skipped">${t.skipped} skipped</span>${t.loadErrors ? `<span class="t-failed">${t.loadErrors} spec file(s) failed to load</span>` : ''}${noop ? `<span class="t-flaky">${noop} passed with every wait a no-op (proves nothing)</span>` : ''}</div>
 <div class="facts">${facts.map(([k, v]) => `<span>${k}: <b>${escapeHtml(v)}</b></span>`).join('')}</div>
 ${m.seeds.length ? `<div class="facts"><span>jitter seeds (ACL_STUB_JITTER): <b class="mono">${escapeHtml(m.seeds.join(' '))}</b></span></div>` : ''}
 <div>rerun: <code>${escapeHtml(run.rerun)}</code></div>
@@ -108,6 +113,17 @@ export function renderScenario(m: ScenarioModel): string {
       `${m.row.attempts > 1 ? `<span>attempts: <b>${m.row.attempts}</b></span>` : ''}${m.timedOut ? '<span class="t-failed"><b>timed out</b></span>' : ''}</div>`,
   );
   if (m.replay) parts.push(`<div>replay: <code>${escapeHtml(m.replay)}</code></div>`);
+  if (m.rounds) {
+    const r = m.rounds;
+    const verdict = r.failedRound !== null ? `<b class="t-failed">round ${int(r.failedRound)} failed</b> after ${int(r.done)} of ${int(r.total)} passed` : `<b>${int(r.done)} of ${int(r.total)}</b> passed`;
+    parts.push(
+      `<div class="facts rounds"><span>rounds: ${verdict}</span>${r.perSecond !== null ? `<span>rate: <b>${int(r.perSecond)} rounds/s</b> (whole run, start-up included)</span>` : ''}` +
+        `${m.timeline ? `<span>the timeline shows round <b>${int(r.shown)}</b> (${r.failedRound !== null ? 'the failing one' : 'the last'}): the trace of every other round was checked and dropped</span>` : ''}</div>`,
+    );
+  }
+  if (m.row.noopWaits) {
+    parts.push(`<div class="noop-banner">${noopBadge(m.row.noopWaits)} every wait of this run was a no-op (nothing to wait for when it was queued): it passed, but it proves nothing about waits. Make the record pending when the wait is queued (e.g. behind a latch), or declare <code>audit: { expectSurvive: ['wait-noop'] }</code>.</div>`);
+  }
   if (m.firstFailure) {
     const others = m.roles.filter((r) => r.consequenceOf === m.firstFailure!.role).map((r) => r.name);
     parts.push(
@@ -139,6 +155,8 @@ export function renderScenario(m: ScenarioModel): string {
       `<div id="timeline"><div class="tl-tools"><button class="zoom-out" type="button">−</button><button class="zoom-fit" type="button">fit</button><button class="zoom-in" type="button">+</button><span class="zoom-level muted"></span>` +
         '<span class="muted">Ctrl + wheel zooms; hover for details</span></div>' +
         '<div class="legend muted"><span><i class="sw" style="background:#1f6feb"></i>record</span><span><i class="sw" style="background:#8250df"></i>wait</span><span><i class="sw" style="background:#8250df;opacity:.25"></i>queued</span>' +
+        '<span><i class="sw" style="background:#bf8700"></i>host function</span><span><i class="sw" style="background:#1a7f37"></i>memcpy / memset</span>' +
+        '<span><i class="sw" style="border:1px dashed #cf222e"></i>never finished (drawn up to ' + escapeHtml(m.timeline.unfinishedUntil) + ')</span>' +
         '<span><i class="sw" style="background:#cf222e;height:2px"></i>record → the wait it released</span><span><i class="sw" style="background:#0969da;width:2px"></i>mark</span></div>' +
         `<div class="tl-wrap"></div><div class="muted">${m.timeline.arrows.length} release arrow(s), ${m.timeline.bars.length} task(s)</div></div>`,
     );
@@ -149,7 +167,7 @@ export function renderScenario(m: ScenarioModel): string {
     const hb = m.happensBefore;
     const verdict = hb.skipped ? `skipped: ${hb.skipped}` : hb.ok ? 'no violation' : `${hb.violations.length} violation(s)`;
     parts.push(
-      `<h2>Happens-before check</h2><div class="${hb.ok ? 't-passed' : 't-failed'}"><b>${escapeHtml(verdict)}</b></div>` +
+      `<h2>Happens-before check${m.rounds ? ` <span class="muted">(${m.rounds.failedRound !== null ? `round ${int(m.rounds.failedRound)}, the failing one: the ${int(m.rounds.done)} before it passed their checks` : `over all ${int(m.rounds.total)} rounds`})</span>` : ''}</h2><div class="${hb.ok ? 't-passed' : 't-failed'}"><b>${escapeHtml(verdict)}</b></div>` +
         `<div class="muted">${Object.entries(hb.stats).map(([k, v]) => `${escapeHtml(k)}: ${v}`).join(' · ')}</div>` +
         (hb.violations.length ? `<pre>${escapeHtml(hb.violations.join('\n'))}</pre>` : ''),
     );
