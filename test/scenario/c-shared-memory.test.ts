@@ -3,15 +3,13 @@
  * (cannharness_share_memory, native-stub/api/shared.c) is opened by a TypeScript role's
  * ctx.openSharedMemory and read back: the one record format, both sides.
  */
-import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { collectScenarios, runScenario } from '../../src/scenario';
-import { repoRoot } from '../support/run-child';
+import { testWithStub } from '../support/with-stub';
 
-const STUB = path.join(repoRoot, 'native-stub', 'build', 'lib64', 'libascendcl.so');
 const FIXTURES = path.join(__dirname, 'fixtures', 'c-shared-memory-scenarios.ts');
 
-(existsSync(STUB) ? test : test.skip)('a TypeScript role opens the memory a C role shared, and reads its bytes', async () => {
+testWithStub('a TypeScript role opens the memory a C role shared, and reads its bytes', async () => {
   const plan = [...collectScenarios(FIXTURES).values()][0];
   const r = await runScenario(plan, { specFile: FIXTURES, mode: 'stub', keepDir: false });
   expect(r.summary).toContain('passed');
