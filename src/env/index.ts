@@ -49,6 +49,7 @@ const VARIABLES_BY_KEY = {
   deviceBundle: { name: 'CANN_HARNESS_DEVICE_BUNDLE', setBy: 'harness', doc: "which cached device bundle the orchestrator found current (a source checkout's device processes then do not compare it with the sources again)" },
   deadlineNs: { name: 'CANN_HARNESS_DEADLINE_NS', setBy: 'harness', readInC: true, doc: "a native role's scenario deadline (CLOCK_MONOTONIC ns): the C API's awaits give up there" },
   nativeWatch: { name: 'CANN_HARNESS_NATIVE_WATCH', setBy: 'harness', readInC: true, doc: "1: libcannharness_preload.so starts the watchdog in a native role (and removes the variable)" },
+  runnerPid: { name: 'CANN_HARNESS_RUNNER_PID', setBy: 'harness', doc: "the Jest runner's pid (global setup), watched by its worker processes" },
   session: { name: 'CANN_HARNESS_SESSION', setBy: 'harness', doc: 'session ids of the run, inherited by every process of it' },
   probe: { name: 'CANN_HARNESS_PROBE', setBy: 'harness', doc: "the device probe's result (JSON), for Jest's workers" },
   progressDir: { name: 'CANN_HARNESS_PROGRESS_DIR', setBy: 'harness', doc: 'where runs write live progress for `cann-harness run`' },
