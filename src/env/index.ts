@@ -32,6 +32,7 @@ const VARIABLES_BY_KEY = {
   cacheDir: { name: 'CANN_HARNESS_CACHE_DIR', setBy: 'user', doc: 'where an installed package builds the CPU stub' },
   tsCache: { name: 'CANN_HARNESS_TS_CACHE', setBy: 'user', doc: 'where compiled TypeScript is cached' },
   tmpDir: { name: 'CANN_HARNESS_TMPDIR', setBy: 'user', doc: 'where scenario directories are made' },
+  buildTimeoutMs: { name: 'CANN_HARNESS_BUILD_TIMEOUT_MS', setBy: 'user', doc: "a native scenario's `build:` deadline in ms (default 600000)" },
   hbCheck: { name: 'CANN_HARNESS_HB_CHECK', setBy: 'user', doc: '0: turn the happens-before check off' },
   stubDeviceCount: { name: 'ACL_STUB_DEVICE_COUNT', setBy: 'user', readInC: true, doc: "the stub's device count, 1..64 (default 8)" },
   stubTrace: { name: 'ACL_STUB_TRACE', setBy: 'user', readInC: true, doc: "directory of the stub's per-process JSON-lines trace" },

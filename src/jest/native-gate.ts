@@ -20,6 +20,17 @@ import type { DeviceGate } from './probe';
 
 const NATIVE_EXEC = harnessScript('native-exec');
 export const BUILD_TIMEOUT_MS = 10 * 60_000;
+/** How often a running build says it still runs. */
+const BUILD_PROGRESS_MS = 15_000;
+
+/** The build step's deadline: CANN_HARNESS_BUILD_TIMEOUT_MS, else 10 minutes. */
+export function buildTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env[ENV.buildTimeoutMs];
+  if (raw === undefined || raw === '') return BUILD_TIMEOUT_MS;
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms <= 0) throw new Error(`${ENV.buildTimeoutMs}=${raw} must be a positive whole number of milliseconds (or unset it: 10 minutes)`);
+  return ms;
+}
 /** The exit code with which a precheck says "skip" (as the CANN samples' run.sh reads it). */
 export const PRECHECK_SKIP_EXIT = 2;
 
@@ -35,15 +46,19 @@ interface ExecOutcome {
   stderr: string;
 }
 
-/** Runs a program to completion in its own process group (harness/native-exec.ts). */
-function execSync(program: string, args: string[], cwd: string, timeoutMs: number, env: NodeJS.ProcessEnv): ExecOutcome {
-  const job = JSON.stringify({ program, args, cwd, timeoutMs });
-  const r = spawnSync(process.execPath, [...tsExecArgv(), NATIVE_EXEC, job], { env, encoding: 'utf8', timeout: timeoutMs + 30_000, maxBuffer: 256 * 1024 * 1024 });
+/**
+ * Runs a program to completion in its own process group (harness/native-exec.ts), which keeps the
+ * head and tail of its output, stops it when this process dies (even by SIGKILL), and prints the
+ * progress of a long build on our stderr (its stderr is ours: we are blocked meanwhile).
+ */
+function execSync(program: string, args: string[], cwd: string, timeoutMs: number, env: NodeJS.ProcessEnv, progress?: string): ExecOutcome {
+  const job = JSON.stringify({ program, args, cwd, timeoutMs, parentPid: process.pid, ...(progress ? { progressMs: BUILD_PROGRESS_MS, label: progress } : {}) });
+  const r = spawnSync(process.execPath, [...tsExecArgv(), NATIVE_EXEC, job], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: timeoutMs + 30_000, maxBuffer: 16 * 1024 * 1024 });
   const line = (r.stdout ?? '').trim().split('\n').pop() ?? '';
   try {
     return JSON.parse(line) as ExecOutcome;
   } catch {
-    return { code: null, signal: r.signal, timedOut: false, spawnError: `the harness's runner died (${r.error?.message ?? r.signal ?? `exit ${r.status}`}): ${r.stderr}`, stdout: '', stderr: '' };
+    return { code: null, signal: r.signal, timedOut: false, spawnError: `the harness's runner died (${r.error?.message ?? r.signal ?? `exit ${r.status}`}; its messages are above)`, stdout: '', stderr: '' };
   }
 }
 
@@ -80,16 +95,17 @@ export function buildOnce(command: string, cwd: string, env: NodeJS.ProcessEnv =
   const auditLog = env[ENV.auditLog];
   const notes = env[ENV.notesLog];
   const shared = auditLog ? path.dirname(auditLog) : notes ? path.dirname(notes) : undefined;
+  const timeoutMs = buildTimeoutMs(env);
   const run = () => {
     process.stderr.write(`[cann-harness] build: ${command} (in ${cwd})\n`);
-    return execSync('/bin/sh', ['-c', command], cwd, BUILD_TIMEOUT_MS, env);
+    return execSync('/bin/sh', ['-c', command], cwd, timeoutMs, env, `build: ${command}`);
   };
   let outcome: ExecOutcome | undefined;
   if (!shared || !existsSync(shared)) {
     outcome = run();
   } else {
     const resultFile = path.join(shared, `build-${key}.json`);
-    const end = Date.now() + BUILD_TIMEOUT_MS + 60_000;
+    const end = Date.now() + timeoutMs + 60_000;
     while (!outcome) {
       if (existsSync(resultFile)) {
         outcome = JSON.parse(readFileSync(resultFile, 'utf8')) as ExecOutcome;
@@ -114,7 +130,7 @@ export function buildOnce(command: string, cwd: string, env: NodeJS.ProcessEnv =
       if (holder > 0 && !processAlive(holder) && !existsSync(resultFile)) {
         throw new Error(`build ${JSON.stringify(command)}: the Jest worker that started it (pid ${holder}) died before it finished: run the tests again`);
       }
-      if (Date.now() > end) throw new Error(`build ${JSON.stringify(command)}: another Jest worker started it and gave no outcome within ${BUILD_TIMEOUT_MS} ms`);
+      if (Date.now() > end) throw new Error(`build ${JSON.stringify(command)}: another Jest worker started it and gave no outcome within ${timeoutMs} ms`);
       sleepSync(100);
     }
   }
@@ -128,7 +144,7 @@ export function nativeGate(plan: Pick<ScenarioPlan<any>, 'name' | 'build' | 'pre
   if (plan.build) {
     const b = buildOnce(plan.build, specDir, env);
     if (b.code !== 0 || b.signal || b.spawnError) {
-      return { run: false, skip: false, reason: `build ${JSON.stringify(plan.build)} (in ${specDir}) ${howItEnded(b, BUILD_TIMEOUT_MS)}; its output:\n${outputOf(b)}` };
+      return { run: false, skip: false, reason: `build ${JSON.stringify(plan.build)} (in ${specDir}) ${howItEnded(b, buildTimeoutMs(env))}; its output:\n${outputOf(b)}` };
     }
   }
   if (!plan.precheck) return { run: true };
