@@ -16,6 +16,8 @@ import { lstatSync, readdirSync, readFileSync, existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { reclaimStubLeftovers } from '../acl/reclaim';
 import { SCENARIO_DIR_PREFIX, removeScenarioDir, scenarioBaseDir } from './scenario-dir';
+import { deadOwnedTempDirs } from './owned-temp';
+import * as os from 'node:os';
 
 export interface DeadRunLeftovers {
   /** Directories removed (absolute paths). */
@@ -64,14 +66,18 @@ export function deadRunDirs(base: string): string[] {
   return out;
 }
 
-/** Removes what dead runs left; `say` gets one line when there was anything. Never throws. */
-export function removeDeadRunLeftovers(say: (line: string) => void, env: NodeJS.ProcessEnv = process.env): DeadRunLeftovers {
+/**
+ * Removes what dead runs left; `say` gets one line when there was anything. Never throws.
+ * `privateBase`: where the runs' private directories are (notes, HTML data, audit log: owned-temp.ts).
+ */
+export function removeDeadRunLeftovers(say: (line: string) => void, env: NodeJS.ProcessEnv = process.env, privateBase: string = os.tmpdir()): DeadRunLeftovers {
   let dirs: string[] = [];
   try {
     dirs = deadRunDirs(scenarioBaseDir(env));
   } catch {
     /* a bad CANN_HARNESS_TMPDIR is reported where scenarios are created */
   }
+  dirs.push(...deadOwnedTempDirs(privateBase).filter((d) => !dirs.includes(d)));
   for (const d of dirs) removeScenarioDir(d);
   dirs = dirs.filter((d) => !existsSync(d));
   let objects: string[] = [];
