@@ -35,10 +35,17 @@ export function markRunner(env: NodeJS.ProcessEnv = process.env): void {
   env[ENV.runnerPid] = String(process.pid);
 }
 
-/** The runner's pid when this process is one of its workers (not the runner itself), else null. */
-export function runnerOfWorker(env: NodeJS.ProcessEnv = process.env, pid: number = process.pid): number | null {
+/**
+ * The runner's pid when this process is one of its Jest worker processes, else null: not the runner
+ * itself (in band), and not any other process that merely inherited the variable (a program a test
+ * or a role started, whose parent is the worker): a Jest worker is jest-worker's child script
+ * (argv[1]) with JEST_WORKER_ID set.
+ */
+export function runnerOfWorker(env: NodeJS.ProcessEnv = process.env, pid: number = process.pid, argv: readonly string[] = process.argv): number | null {
   const runner = Number(env[ENV.runnerPid]);
-  return Number.isInteger(runner) && runner > 0 && runner !== pid ? runner : null;
+  if (!Number.isInteger(runner) || runner <= 0 || runner === pid) return null;
+  const isJestWorker = env.JEST_WORKER_ID !== undefined && /[\\/]jest-worker[\\/]build[\\/]processChild\.js$/.test(argv[1] ?? '');
+  return isJestWorker ? runner : null;
 }
 
 /**

@@ -151,6 +151,18 @@ withStub('native roles', () => {
     await expectNothingLeft(result);
   });
 
+  test('a descendant that left the role\'s process group (setsid) is stopped at the end and fails the role, named', async () => {
+    const result = await run([native('daemonizer', ['setsid-fork'])]);
+    const r = byName(result).daemonizer;
+    const child = Number(/forked child (\d+)/.exec(r.stdout)![1]);
+    ownPids.add(child);
+    expect(r.status).toBe('failed');
+    expect(r.error?.message).toContain(`left process ${child} running outside its process group`);
+    expect(result.ok).toBe(false);
+    expect(result.summary).toContain(`left process ${child} running outside its process group`);
+    await expectNothingLeft(result);
+  });
+
   test('a hanging native role times out at the deadline (TERM, then KILL of its group) and leaves nothing', async () => {
     const result = await run([native('stuck', ['hang'])], 1500);
     expect(result.timedOut).toBe(true);
