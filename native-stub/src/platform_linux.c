@@ -333,11 +333,13 @@ void *plat_shm_create(const char *name, size_t size)
     int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0)
         return NULL;
-    if (ftruncate(fd, (off_t)size) != 0) {
-        int saved = errno;
+    /* Allocated now, not at the first write: on a full tmpfs ftruncate succeeds (the file is
+     * sparse) and the first store into the mapping dies by SIGBUS; posix_fallocate answers ENOSPC. */
+    int rc = ftruncate(fd, (off_t)size) != 0 ? errno : posix_fallocate(fd, 0, (off_t)size);
+    if (rc != 0) {
         close(fd);
         shm_unlink(name);
-        errno = saved;
+        errno = rc;
         return NULL;
     }
     void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);

@@ -33,7 +33,8 @@ int shm_scope_configure(char *err, size_t len)
 {
     const char *v = getenv("ACL_STUB_SCOPE");
     size_t n = v ? strlen(v) : 0;
-    int ok = n <= SHM_SCOPE_MAX;
+    /* set but empty is refused: it would silently mean "no scope", whose reclaim is every scope's */
+    int ok = n <= SHM_SCOPE_MAX && (!v || n > 0);
     for (size_t i = 0; ok && i < n; i++)
         ok = isalnum((unsigned char)v[i]) || v[i] == '_' || v[i] == '-';
     if (!ok) {
