@@ -313,6 +313,11 @@ CT_CASE(api_invalid_names_are_einval_for_every_call)
     API_CODE(CANNHARNESS_EINVAL, cannharness_mark(NULL));
     API_CODE(CANNHARNESS_EINVAL, cannharness_mark(""));
     API_CODE(CANNHARNESS_EINVAL, cannharness_mark("line\nbreak"));
+    API_CODE(CANNHARNESS_EINVAL, cannharness_mark("line\xe2\x80\xa8separator")); /* U+2028 ends a JS line */
+    API_CODE(CANNHARNESS_EINVAL, cannharness_mark("para\xe2\x80\xa9separator")); /* U+2029 */
+    API_CODE(CANNHARNESS_EINVAL, cannharness_mark("c1\xc2\x85"
+                                                  "control"));           /* U+0085 NEL */
+    API_OK(cannharness_mark("caf\xc3\xa9 \xe2\x80\xa6"));                       /* other UTF-8 is fine */
     API_CODE(CANNHARNESS_EINVAL, cannharness_mark(long_name));
     API_OK(cannharness_mark("after wait (a space is fine)"));
 }
