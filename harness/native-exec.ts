@@ -106,6 +106,7 @@ function main(): void {
   child.stderr.on('data', (d: Buffer) => (err.push(d), remember(d)));
   let timedOut = false;
   let spawnError: string | undefined;
+  let spawnCode: string | undefined;
   const timer = setTimeout(() => {
     timedOut = true;
     if (child.pid) killGroup(child.pid, 'SIGTERM');
@@ -125,15 +126,16 @@ function main(): void {
           process.exit(1);
         }, PARENT_POLL_MS)
       : undefined;
-  child.on('error', (e) => {
+  child.on('error', (e: NodeJS.ErrnoException) => {
     spawnError = e.message;
+    spawnCode = e.code;
   });
   child.on('close', (code, signal) => {
     clearTimeout(timer);
     clearInterval(progress);
     clearInterval(watch);
     if (child.pid) killGroup(child.pid, 'SIGKILL');
-    process.stdout.write(`${JSON.stringify({ code, signal, timedOut, spawnError, stdout: out.text(), stderr: err.text() })}\n`);
+    process.stdout.write(`${JSON.stringify({ code, signal, timedOut, spawnError, spawnCode, stdout: out.text(), stderr: err.text() })}\n`);
   });
   // Our parent (a Jest worker) may be interrupted, or its group (Ctrl-C): take the program's group with us.
   for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {

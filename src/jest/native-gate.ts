@@ -11,7 +11,7 @@ import { closeSync, existsSync, openSync, readFileSync, renameSync, writeFileSyn
 import * as path from 'node:path';
 import { tsExecArgv } from '../orchestrator/process-host';
 import { processAlive } from '../orchestrator/dead-runs';
-import { nativeLibrary, nativeRoleEnv } from '../orchestrator/native-role';
+import { explainSpawnError, nativeLibrary, nativeRoleEnv } from '../orchestrator/native-role';
 import { resolveProgram, NativeProgramError } from '../scenario/native-exec';
 import type { ScenarioPlan } from '../scenario/types';
 import { harnessScript } from '../paths';
@@ -42,6 +42,8 @@ interface ExecOutcome {
   signal: string | null;
   timedOut: boolean;
   spawnError?: string;
+  /** The spawn error's code (ENOENT, EACCES). */
+  spawnCode?: string;
   stdout: string;
   stderr: string;
 }
@@ -160,6 +162,7 @@ export function nativeGate(plan: Pick<ScenarioPlan<any>, 'name' | 'build' | 'pre
   if ('error' in lib) return { run: false, skip: false, reason: `precheck: no libascendcl.so to run it with: ${lib.error}` };
   const childEnv = nativeRoleEnv({ ...env, [ENV.mode]: mode }, lib.path, undefined, '');
   const o = execSync(file, args, specDir, plan.precheck.timeoutMs, childEnv);
+  if (o.spawnError) o.spawnError = explainSpawnError(file, Object.assign(new Error(o.spawnError), { code: o.spawnCode }));
   if (o.code === 0 && !o.signal && !o.spawnError) return { run: true };
   if (o.code === PRECHECK_SKIP_EXIT && !o.spawnError) {
     const last = lastLine(o.stdout) ?? lastLine(o.stderr) ?? `${path.basename(file)} exited with ${PRECHECK_SKIP_EXIT} without saying why`;

@@ -11,7 +11,7 @@
  *    the harness no result.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import { resolveLibrary } from '../acl/resolve';
 import { stubBuildDir } from '../acl/stub-build';
@@ -72,12 +72,35 @@ export function startNativeProcess(native: NativeRoleSpec, values: { device: num
   });
 }
 
+/**
+ * Why `program` could not start, in words: execve answers ENOENT both for a missing program and
+ * for a script whose `#!` interpreter is missing ("spawn ./run.sh ENOENT" for a file that is there).
+ */
+export function explainSpawnError(program: string, error: Error): string {
+  if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return error.message;
+  let head: Buffer;
+  try {
+    const fd = openSync(program, 'r');
+    try {
+      head = Buffer.alloc(256);
+      head = head.subarray(0, readSync(fd, head, 0, head.length, 0));
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return error.message; // the program itself is missing (or unreadable): the message says so
+  }
+  const m = /^#!\s*(\S+)/.exec(head.toString('latin1').split('\n')[0]);
+  if (m && !existsSync(m[1])) return `its #! interpreter ${m[1]} is missing (first line of the script): install it or fix the line`;
+  return error.message;
+}
+
 /** Why a native role that ended by itself (no signal, not stopped) failed, or null when it passed. */
 export function judgeNativeExit(
   native: NativeRoleSpec,
   end: { exitCode: number | null; spawnError?: Error; stdout: string; stderr: string; otherProblem?: string },
 ): string | null {
-  if (end.spawnError) return `could not start ${native.program}: ${end.spawnError.message}`;
+  if (end.spawnError) return `could not start ${native.program}: ${explainSpawnError(native.program, end.spawnError)}`;
   const expected = native.expectExit ?? 0;
   if (end.exitCode !== expected) return `${path.basename(native.program)} exited with code ${end.exitCode} (expected ${expected})`;
   if (end.otherProblem) return end.otherProblem;

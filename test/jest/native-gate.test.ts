@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ENV } from '../../src/env';
-import { buildOnce } from '../../src/jest/native-gate';
+import { buildOnce, nativeGate } from '../../src/jest/native-gate';
 import { isRunning, waitUntil } from '../support/leftovers';
 import { TS_HOOK, repoRoot } from '../support/run-child';
 
@@ -79,4 +79,12 @@ describe('the build step', () => {
       }
     }
   }, 60_000);
+});
+
+test('a precheck script whose #! interpreter is missing says so (it was "spawn <program> ENOENT")', () => {
+  const script = path.join(dir, 'precheck.sh');
+  writeFileSync(script, '#!/nonexistent/sh\nexit 0\n', { mode: 0o755 });
+  const gate = nativeGate({ name: 's', precheck: { exec: ['./precheck.sh'], timeoutMs: 10_000 } }, path.join(dir, 'x.spec.ts'), 'stub', env());
+  expect(gate.run).toBe(false);
+  expect(!gate.run && gate.reason).toContain('its #! interpreter /nonexistent/sh is missing');
 });

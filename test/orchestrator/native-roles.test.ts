@@ -3,7 +3,7 @@
  * expectExit / expectOutput, the environment and placeholders, the library it loads whatever its
  * rpath says, and nothing left behind when it crashes inside an ACL call, forks, or hangs.
  */
-import { existsSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { runRoles, type RoleResult, type RoleSpec, type RunEvent, type RunResult } from '../../src/orchestrator';
 import type { NativeRoleSpec } from '../../src/orchestrator/native-role';
@@ -177,6 +177,15 @@ withStub('native roles', () => {
     const result = await runRoles({ roles: [{ name: 'p', device: 0, native: { program: path.join(build.dir, 'nope'), args: [] } }], timeoutMs: 5000, mode: 'stub', onEvent: track });
     expect(byName(result).p.status).toBe('failed');
     expect(byName(result).p.error?.message).toMatch(/could not start .*nope: spawn .*ENOENT/);
+    rmSync(result.dir, { recursive: true, force: true });
+  });
+
+  test('a script whose #! interpreter is missing says so (it was "spawn <program> ENOENT")', async () => {
+    const script = path.join(build.dir, 'needs-missing-interpreter.sh');
+    writeFileSync(script, '#!/nonexistent/bin/interp -x\necho hi\n', { mode: 0o755 });
+    const result = await runRoles({ roles: [{ name: 'p', device: 0, native: { program: script, args: [] } }], timeoutMs: 5000, mode: 'stub', onEvent: track });
+    expect(byName(result).p.status).toBe('failed');
+    expect(byName(result).p.error?.message).toContain(`could not start ${script}: its #! interpreter /nonexistent/bin/interp is missing (first line of the script)`);
     rmSync(result.dir, { recursive: true, force: true });
   });
 });
