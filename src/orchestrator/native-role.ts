@@ -168,13 +168,23 @@ export function loaderChoice(program: string, env: NodeJS.ProcessEnv): { path: s
 }
 
 /**
- * Watches which libascendcl.so a native role loaded: reads /proc/<pid>/maps soon after the start
- * (most programs load it before main) and then less often, until it is seen or the process ends.
+ * Watches which libascendcl.so copies a native role maps: reads /proc/<pid>/maps soon after the
+ * start (most programs load it before main), then every 50 ms for as long as the process runs, so
+ * that a copy dlopen()ed later by full path is seen too (the watch used to stop at the first copy:
+ * a program that dlopen()ed a second one after a while passed). Every copy other than the chosen
+ * one fails the role: its ACL calls do not reach the harness's library.
+ *
+ * What it cannot see: a copy linked statically into the program (nothing is mapped from a file
+ * named libascendcl.so; the preloaded chosen library is mapped but unused), and a second copy
+ * mapped and unmapped between two reads (docs/guide/processes-and-leftovers.md).
  */
 export class LoadedLibraryWatch {
+  /** The first copy seen (the one the role's report names). */
   loaded: string | null = null;
   /** How `loaded` was learnt: its memory map, or the dynamic loader's answer after it ended. */
   seenIn: 'memory map' | 'ld.so --list' | null = null;
+  /** Every copy seen, in the order they were first seen. */
+  readonly all: string[] = [];
   private timer?: NodeJS.Timeout;
   private delayMs = 1;
 
@@ -183,11 +193,13 @@ export class LoadedLibraryWatch {
   }
 
   private poll(): void {
-    const found = mappedAclLibraries(this.pid);
-    if (found.length > 0) {
-      this.loaded = found[0];
-      this.seenIn = 'memory map';
-      return;
+    for (const lib of mappedAclLibraries(this.pid)) {
+      if (this.all.some((seen) => samePath(seen, lib))) continue;
+      this.all.push(lib);
+      if (this.loaded === null) {
+        this.loaded = lib;
+        this.seenIn = 'memory map';
+      }
     }
     this.timer = setTimeout(() => this.poll(), this.delayMs);
     this.timer.unref();
@@ -197,24 +209,33 @@ export class LoadedLibraryWatch {
   /** Stops watching; a process that ended before its map was read is asked of the dynamic loader. */
   stop(program: string, env: NodeJS.ProcessEnv): void {
     if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
     if (this.loaded !== null) return;
     const choice = loaderChoice(program, env);
     if ('path' in choice) {
       this.loaded = choice.path;
       this.seenIn = 'ld.so --list';
+      this.all.push(choice.path);
     }
   }
 
   /** A line for the role's report: which library it loaded. */
   describe(): string {
     if (this.loaded === null) return 'no libascendcl.so seen in its memory map (it ended before it loaded one, or never loads one)';
-    return `loaded ${this.loaded} (seen in its ${this.seenIn})`;
+    const others = this.all.slice(1);
+    return `loaded ${this.loaded} (seen in its ${this.seenIn})${others.length ? `, and also ${others.join(', ')}` : ''}`;
   }
 
-  /** The loaded library is not the one the harness chose (another copy found by rpath or dlopen). */
+  /** A copy other than the one the harness chose was mapped (found by rpath, or dlopen()ed by full path). */
   mismatch(): string | undefined {
-    if (this.loaded === null || !this.expected || samePath(this.loaded, this.expected)) return undefined;
-    return `it loaded ${this.loaded}, not the harness's ${this.expected}: it was probably dlopen()ed by full path or linked statically; build it with \`npx cann-harness flags --cflags --libs\``;
+    if (!this.expected || this.all.length === 0) return undefined;
+    const fix = 'build it with `npx cann-harness flags --cflags --libs` and load libascendcl.so by name (dlopen("libascendcl.so"), never by a full path)';
+    if (!samePath(this.all[0], this.expected)) {
+      return `it loaded ${this.all[0]}, not the harness's ${this.expected}: it was probably dlopen()ed by full path or linked statically; ${fix}`;
+    }
+    const others = this.all.filter((lib) => !samePath(lib, this.expected!));
+    if (others.length === 0) return undefined;
+    return `it also loaded ${others.join(', ')} besides the harness's ${this.expected} (dlopen() by full path?): its ACL calls there do not reach the harness's library; ${fix}`;
   }
 }
 

@@ -101,6 +101,16 @@ withStub('native roles', () => {
     expect(realpathSync(r.library!)).toBe(realpathSync(path.join(STUB_LIB_DIR, 'libascendcl.so')));
   });
 
+  test('a second libascendcl.so dlopen()ed by full path is seen and fails the role (it passed)', async () => {
+    const second = build.decoyLibrary('second');
+    const result = await run([native('p', ['dlopen-second', second])]);
+    const r = byName(result).p;
+    expect(r.stdout).toContain('initialised the second copy');
+    expect(r.status).toBe('failed');
+    expect(r.error?.message).toContain(`it also loaded ${second}`);
+    await expectNothingLeft(result);
+  });
+
   test('a bad exit code fails the role, naming the code; expectExit makes it a pass', async () => {
     const bad = await run([native('producer', ['exit', '3'])]);
     const r = byName(bad).producer;
