@@ -5,6 +5,7 @@
 #include "sync.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -321,6 +322,12 @@ int plat_process_alive(const struct plat_process_id *id)
         }
     }
     return 1;
+}
+
+void plat_self_object_path(char *out, size_t cap)
+{
+    Dl_info info;
+    snprintf(out, cap, "%s", dladdr((void *)plat_self_object_path, &info) && info.dli_fname ? info.dli_fname : "");
 }
 
 void plat_shm_name(char out[PLAT_SHM_NAME_MAX], const char *prefix, uint64_t id, const char *scope)

@@ -12,8 +12,10 @@
  * collection that follows (nativeGate finds them). Meanwhile the event loop is free: the session
  * guard's signal handler runs at once and stops the build with everything else.
  *
- * A file whose text names neither `build` nor `precheck` is not loaded twice (the usual case); a
- * declaration imported from another file is then still handled at collection, synchronously.
+ * Only a file whose text calls scenario() and has a `build:` or `precheck:` property is loaded twice
+ * (the usual spec file is not); a declaration imported from another file is then still handled at
+ * collection, synchronously. While it loads, Jest's globals (test, describe, hooks) do nothing: a
+ * test file that also declares scenarios registers its tests once, in the real load.
  */
 import { readFileSync } from 'node:fs';
 import { installScenarioSink } from '../scenario/sink';
@@ -30,7 +32,7 @@ export async function prepareNativeSteps(testPath: string | undefined = (expect 
   } catch {
     return;
   }
-  if (!/\b(?:build|precheck)\b/.test(source)) return;
+  if (!/\bscenario\s*\(/.test(source) || !/\b(?:build|precheck)\s*:\s+\S/.test(source)) return;
   const plans: ScenarioPlan<any>[] = [];
   const shard = shardFromEnv();
   const restore = installScenarioSink({
@@ -40,6 +42,7 @@ export async function prepareNativeSteps(testPath: string | undefined = (expect 
       if (plan.build || plan.precheck) plans.push(plan);
     },
   });
+  const unstub = stubJestGlobals();
   try {
     jest.isolateModules(() => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -48,6 +51,7 @@ export async function prepareNativeSteps(testPath: string | undefined = (expect 
   } catch {
     /* the collection loads it again and reports what is wrong */
   } finally {
+    unstub();
     restore();
   }
   if (plans.length === 0) return;
@@ -60,4 +64,17 @@ export async function prepareNativeSteps(testPath: string | undefined = (expect 
       /* e.g. the worker that builds died: the collection runs the gate again and reports it */
     }
   }
+}
+
+const JEST_GLOBALS = ['test', 'it', 'describe', 'fit', 'fdescribe', 'xit', 'xtest', 'xdescribe', 'beforeAll', 'beforeEach', 'afterAll', 'afterEach'] as const;
+
+/** Replaces Jest's test-declaring globals with ones that do nothing (test.each(...)(...), test.skip too); returns what restores them. */
+function stubJestGlobals(): () => void {
+  const g = globalThis as Record<string, unknown>;
+  const saved = JEST_GLOBALS.map((name) => [name, g[name]] as const);
+  const nothing: unknown = new Proxy(function () {}, { get: () => nothing, apply: () => nothing });
+  for (const name of JEST_GLOBALS) g[name] = nothing;
+  return () => {
+    for (const [name, value] of saved) g[name] = value;
+  };
 }

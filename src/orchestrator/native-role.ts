@@ -11,11 +11,12 @@
  *    the harness no result.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, realpathSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, openSync, readdirSync, readFileSync, readSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import { resolveLibrary } from '../acl/resolve';
 import { stubBuildDir } from '../acl/stub-build';
 import { ENV } from '../env';
+import { LAYOUT } from '../rendezvous';
 import type { AclMode, NativeRoleSpec, RoleError, RoleSpec } from './types';
 
 export type { NativeRoleSpec } from './types';
@@ -237,6 +238,30 @@ export class LoadedLibraryWatch {
     if (others.length === 0) return undefined;
     return `it also loaded ${others.join(', ')} besides the harness's ${this.expected} (dlopen() by full path?): its ACL calls there do not reach the harness's library; ${fix}`;
   }
+}
+
+/**
+ * Where the role's ACL calls went, by the stub's own word, when it is not the chosen library: the
+ * stub writes trace/lib-<pid> at aclInit, naming the file its code runs from (dladdr): the program
+ * itself when a copy was linked into it statically. A program whose map shows only the harness's
+ * (preloaded) library passed the map check while its calls went to its own copy. Stub mode only
+ * (real CANN writes no such file); only the role's own process, not what it forked.
+ */
+export function callsMissedLibrary(dir: string, pid: number, expected: string | undefined): string | undefined {
+  if (!expected) return undefined;
+  const file = path.join(dir, LAYOUT.trace, `lib-${pid}`);
+  let text: string;
+  try {
+    if (!lstatSync(file).isFile()) return undefined; // not what the stub writes: no verdict from it
+    text = readFileSync(file, 'utf8').trim();
+  } catch {
+    return undefined; // it never called aclInit in a stub (or ran without a trace)
+  }
+  if (text && samePath(text, expected)) return undefined;
+  return (
+    `its ACL calls reached ${text ? `a copy in ${text}` : 'a copy of the stub that is not a library file'}, not the harness's ${expected}: ` +
+    'libascendcl was probably linked into the program statically; link it dynamically (`npx cann-harness flags --cflags --libs`)'
+  );
 }
 
 function samePath(a: string, b: string): boolean {

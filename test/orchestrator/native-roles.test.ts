@@ -3,7 +3,7 @@
  * expectExit / expectOutput, the environment and placeholders, the library it loads whatever its
  * rpath says, and nothing left behind when it crashes inside an ACL call, forks, or hangs.
  */
-import { existsSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { runRoles, type RoleResult, type RoleSpec, type RunEvent, type RunResult } from '../../src/orchestrator';
 import type { NativeRoleSpec } from '../../src/orchestrator/native-role';
@@ -14,6 +14,8 @@ import { fixtureBuild, STUB_LIB_DIR, type FixtureBuild } from '../support/native
 const haveStub = existsSync(path.join(STUB_LIB_DIR, 'libascendcl.so'));
 const withStub = haveStub ? describe : describe.skip;
 const SOURCE = path.join(__dirname, 'fixtures', 'native', 'native_role.c');
+/** The stub's object files: linked into a program, a statically linked copy of the library. */
+const STUB_OBJ_DIR = path.join(STUB_LIB_DIR, '..', 'obj', 'src');
 
 let build: FixtureBuild;
 let program: string;
@@ -108,6 +110,18 @@ withStub('native roles', () => {
     expect(r.stdout).toContain('initialised the second copy');
     expect(r.status).toBe('failed');
     expect(r.error?.message).toContain(`it also loaded ${second}`);
+    await expectNothingLeft(result);
+  });
+
+  test('a statically linked copy of the library is seen: its calls do not reach the chosen one (it passed)', async () => {
+    const objects = readdirSync(STUB_OBJ_DIR).filter((f) => f.endsWith('.o')).map((f) => path.join(STUB_OBJ_DIR, f));
+    const linkedIn = build.compile(SOURCE, 'native_role_static', [...objects, '-pthread']);
+    const result = await run([native('p', ['ok'])].map((r) => ({ ...r, native: { ...r.native!, program: linkedIn } })));
+    const r = byName(result).p;
+    expect(r.stdout).toContain('native role finished successfully');
+    expect(r.status).toBe('failed');
+    expect(r.error?.message).toContain('its ACL calls reached a copy in');
+    expect(r.error?.message).toContain('linked into the program statically');
     await expectNothingLeft(result);
   });
 
