@@ -71,9 +71,10 @@ const JEST_GLOBALS = ['test', 'it', 'describe', 'fit', 'fdescribe', 'xit', 'xtes
 /** Replaces Jest's test-declaring globals with ones that do nothing (test.each(...)(...), test.skip too); returns what restores them. */
 function stubJestGlobals(): () => void {
   const g = globalThis as Record<string, unknown>;
-  const saved = JEST_GLOBALS.map((name) => [name, g[name]] as const);
-  const nothing: unknown = new Proxy(function () {}, { get: () => nothing, apply: () => nothing });
-  for (const name of JEST_GLOBALS) g[name] = nothing;
+  const saved = JEST_GLOBALS.filter((name) => name in g).map((name) => [name, g[name]] as const);
+  const nothing = (): unknown => nothing;
+  for (const key of ['each', 'only', 'skip', 'concurrent', 'todo', 'failing']) Object.assign(nothing, { [key]: nothing });
+  for (const [name] of saved) g[name] = nothing;
   return () => {
     for (const [name, value] of saved) g[name] = value;
   };
