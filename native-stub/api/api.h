@@ -41,7 +41,9 @@ int api_report(int code, const char *call, const char *name, const char *fmt, ..
 /* 1 if name is a valid rendezvous name (layout.ts's NAME_PATTERN). */
 int api_valid_name(const char *name);
 
-/* Opens CANN_HARNESS_DIR (O_DIRECTORY); sets *fd. CANNHARNESS_ENOENV if unset or relative. */
+/* Opens CANN_HARNESS_DIR (O_DIRECTORY; pinned at the first call: common.c); sets *fd. CANNHARNESS_ENOENV
+ * if unset, relative or missing, CANNHARNESS_EREMOVED once the pinned directory was removed,
+ * CANNHARNESS_ESYS for another failure (errno in the message). */
 int api_open_scenario_dir(const char *call, const char *name, int *fd);
 
 /* 1 when the directory of fd was removed: our descriptor keeps its inode, with no links left (so

@@ -124,6 +124,22 @@ int api_valid_name(const char *name)
     return 1;
 }
 
+/* The scenario directory this process first opened, pinned: (FNV-1a hash of its CANN_HARNESS_DIR
+ * value << 32) | descriptor, in one atomic word (no lock: a fork while another thread opens cannot
+ * leave one held). Later calls use the pinned descriptor, so once the harness has removed the
+ * directory every call says EREMOVED, even when something (a link to elsewhere, another directory)
+ * was re-created at its path since: it is never followed. A new value of the variable (only tests
+ * change it in a process) pins anew; the old descriptor is left open (another thread may be using it). */
+static uint64_t pinned_dir;
+
+static uint32_t path_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h ? h : 1; /* 0 means "nothing pinned" */
+}
+
 int api_open_scenario_dir(const char *call, const char *name, int *fd)
 {
     const char *dir = getenv("CANN_HARNESS_DIR");
@@ -132,10 +148,36 @@ int api_open_scenario_dir(const char *call, const char *name, int *fd)
                           "CANN_HARNESS_DIR is %s: run this program as a role of a harness scenario, or set it to "
                           "an absolute directory for a run by hand",
                           dir ? "not an absolute path" : "not set");
-    /* The directory itself is the harness's (made with mkdtemp): its path may hold links, like /tmp. */
-    *fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const uint32_t hash = path_hash(dir);
+    uint64_t pin = __atomic_load_n(&pinned_dir, __ATOMIC_ACQUIRE);
+    if ((uint32_t)(pin >> 32) != hash) {
+        /* The directory itself is the harness's (made with mkdtemp): its path may hold links, like /tmp. */
+        int opened = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (opened < 0) {
+            int err = errno;
+            if (err == ENOENT || err == ENOTDIR)
+                return api_report(CANNHARNESS_ENOENV, call, name, "cannot open CANN_HARNESS_DIR %s: %s", dir,
+                                  strerror(err));
+            return api_report(CANNHARNESS_ESYS, call, name, "cannot open CANN_HARNESS_DIR %s: %s", dir, strerror(err));
+        }
+        uint64_t mine = ((uint64_t)hash << 32) | (uint32_t)opened;
+        if (__atomic_compare_exchange_n(&pinned_dir, &pin, mine, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            pin = mine;
+        else
+            close(opened); /* another thread pinned first: pin holds its value */
+        if ((uint32_t)(pin >> 32) != hash)
+            return api_report(CANNHARNESS_ESYS, call, name, "CANN_HARNESS_DIR changed while it was being opened");
+    }
+    const int pinned = (int)(uint32_t)pin;
+    if (api_dir_removed(pinned))
+        return api_report(CANNHARNESS_EREMOVED, call, name,
+                          "CANN_HARNESS_DIR %s was removed (the scenario is over); whatever is at its path now is "
+                          "not used",
+                          dir);
+    *fd = fcntl(pinned, F_DUPFD_CLOEXEC, 0);
     if (*fd < 0)
-        return api_report(CANNHARNESS_ENOENV, call, name, "cannot open CANN_HARNESS_DIR %s: %s", dir, strerror(errno));
+        return api_report(CANNHARNESS_ESYS, call, name, "cannot duplicate the descriptor of CANN_HARNESS_DIR: %s",
+                          strerror(errno));
     return CANNHARNESS_OK;
 }
 

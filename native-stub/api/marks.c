@@ -29,14 +29,23 @@
 /* (pid << 32) | fd of this process's marks file; 0 until the first mark. */
 static uint64_t marks_file;
 
+/* 1-200 bytes, no control character: no C0, no DEL, and in UTF-8 no C1 control (C2 80..9F) and no
+ * line or paragraph separator (E2 80 A8, E2 80 A9), which end a line for JavaScript as a newline does. */
 static int valid_mark_name(const char *name)
 {
     size_t n = 0;
     if (!name)
         return 0;
-    for (; name[n]; n++)
-        if ((unsigned char)name[n] < 0x20 || name[n] == 0x7f || n >= MARK_NAME_MAX)
+    for (; name[n]; n++) {
+        const unsigned char c = (unsigned char)name[n];
+        if (c < 0x20 || c == 0x7f || n >= MARK_NAME_MAX)
             return 0;
+        if (c == 0xc2 && (unsigned char)name[n + 1] >= 0x80 && (unsigned char)name[n + 1] <= 0x9f)
+            return 0;
+        if (c == 0xe2 && (unsigned char)name[n + 1] == 0x80 &&
+            ((unsigned char)name[n + 2] == 0xa8 || (unsigned char)name[n + 2] == 0xa9))
+            return 0;
+    }
     return n > 0;
 }
 
@@ -106,7 +115,8 @@ API_EXPORT int cannharness_mark(const char *name)
     char line[32 + MARK_NAME_MAX];
     if (!valid_mark_name(name))
         return api_report(CANNHARNESS_EINVAL, "cannharness_mark", name ? name : "(null)",
-                          "invalid mark name: use 1-200 bytes without control characters");
+                          "invalid mark name: use 1-200 bytes without control characters (C0, DEL, C1) "
+                          "or line separators (U+2028, U+2029)");
     rc = marks_fd(name, &fd);
     if (rc != CANNHARNESS_OK)
         return rc;

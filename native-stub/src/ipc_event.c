@@ -21,6 +21,7 @@
 #include "sync.h"
 #include "trace.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -72,9 +73,13 @@ static void bind(struct event *ev, struct shm_object *obj)
 aclError ipc_event_create(const char *call, struct event *ev)
 {
     struct shm_object *obj;
-    if (shm_create(SHM_EVENT_PREFIX, sizeof(struct ipc_shared), ipc_init, ipc_repair, &obj) != 0)
+    if (shm_create(SHM_EVENT_PREFIX, sizeof(struct ipc_shared), ipc_init, ipc_repair, &obj) != 0) {
+        int err = errno;
         return stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call,
-                         "cannot create the shared-memory object of the IPC event");
+                         "cannot create the shared-memory object of the IPC event in /dev/shm (%s)%s", strerror(err),
+                         err == ENOSPC ? ": /dev/shm is full; free space there (df /dev/shm) or remove stale objects"
+                                       : "");
+    }
     bind(ev, obj);
     ev->is_creator = 1;
     return ACL_SUCCESS;

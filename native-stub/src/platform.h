@@ -94,6 +94,10 @@ void plat_self_process_id(struct plat_process_id *out);
 /* 1 when the process described by id is still running, else 0. */
 int plat_process_alive(const struct plat_process_id *id);
 
+/* The file this library's code was loaded from (dladdr): the stub's libascendcl.so, or the program
+ * itself when the stub was linked into it statically. "" when it cannot tell. */
+void plat_self_object_path(char *out, size_t cap);
+
 /* Named shared memory. Names are built by plat_shm_name from a prefix, a
  * 64-bit id and a scope ("" for none; at most SHM_SCOPE_MAX characters, see
  * shm.h) and are at most PLAT_SHM_NAME_MAX bytes including the NUL. */

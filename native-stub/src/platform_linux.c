@@ -5,6 +5,7 @@
 #include "sync.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -323,6 +324,12 @@ int plat_process_alive(const struct plat_process_id *id)
     return 1;
 }
 
+void plat_self_object_path(char *out, size_t cap)
+{
+    Dl_info info;
+    snprintf(out, cap, "%s", dladdr((void *)plat_self_object_path, &info) && info.dli_fname ? info.dli_fname : "");
+}
+
 void plat_shm_name(char out[PLAT_SHM_NAME_MAX], const char *prefix, uint64_t id, const char *scope)
 {
     snprintf(out, PLAT_SHM_NAME_MAX, "/%s%016llx%s%s", prefix, (unsigned long long)id, *scope ? "." : "", scope);
@@ -333,11 +340,13 @@ void *plat_shm_create(const char *name, size_t size)
     int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0)
         return NULL;
-    if (ftruncate(fd, (off_t)size) != 0) {
-        int saved = errno;
+    /* Allocated now, not at the first write: on a full tmpfs ftruncate succeeds (the file is
+     * sparse) and the first store into the mapping dies by SIGBUS; posix_fallocate answers ENOSPC. */
+    int rc = ftruncate(fd, (off_t)size) != 0 ? errno : posix_fallocate(fd, 0, (off_t)size);
+    if (rc != 0) {
         close(fd);
         shm_unlink(name);
-        errno = saved;
+        errno = rc;
         return NULL;
     }
     void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);

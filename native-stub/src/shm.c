@@ -33,7 +33,8 @@ int shm_scope_configure(char *err, size_t len)
 {
     const char *v = getenv("ACL_STUB_SCOPE");
     size_t n = v ? strlen(v) : 0;
-    int ok = n <= SHM_SCOPE_MAX;
+    /* set but empty is refused: it would silently mean "no scope", whose reclaim is every scope's */
+    int ok = n <= SHM_SCOPE_MAX && (!v || n > 0);
     for (size_t i = 0; ok && i < n; i++)
         ok = isalnum((unsigned char)v[i]) || v[i] == '_' || v[i] == '-';
     if (!ok) {
@@ -424,17 +425,37 @@ STUB_EXPORT int cannstub_release_shared(int timeout_ms)
  * a hostile or stopped holder's, and waiting on would hang every aclInit. */
 #define SHM_FOREIGN_LOCK_MS 250
 
-/* One line on stderr, whatever ACL_STUB_LOG says: an object that stops
- * reclaim is a problem for the machine's owner to see (native-stub/README.md). */
-static void say_left_alone(const char *name, const char *why)
-{
-    fprintf(stderr, "[acl-stub] left /dev/shm%s alone: %s (not reclaimed; remove it if it is stale)\n", name, why);
-}
-
 struct reclaim_ctx {
     const char *prefix;
     shm_repair_fn repair;
+    /* Objects left alone in this pass: the first one's name and reason, and how many in all. */
+    unsigned left;
+    char first[PLAT_SHM_NAME_MAX];
+    char first_why[160];
 };
+
+static void note_left_alone(struct reclaim_ctx *ctx, const char *name, const char *why)
+{
+    if (ctx->left++ == 0) {
+        snprintf(ctx->first, sizeof ctx->first, "%s", name);
+        snprintf(ctx->first_why, sizeof ctx->first_why, "%s", why);
+    }
+}
+
+/* One line on stderr per pass, whatever ACL_STUB_LOG says: an object that stops reclaim is a
+ * problem for the machine's owner to see (README-stub.md); a stranger's 20000 objects are one line
+ * with a count, not 20000 lines in every process of a run. */
+static void say_left_alone(const struct reclaim_ctx *ctx)
+{
+    if (ctx->left == 1)
+        fprintf(stderr, "[acl-stub] left /dev/shm%s alone: %s (not reclaimed; remove it if it is stale)\n", ctx->first,
+                ctx->first_why);
+    else if (ctx->left > 1)
+        fprintf(stderr,
+                "[acl-stub] left /dev/shm%s alone: %s; and %u more /dev/shm/%s* objects this stub may not reclaim "
+                "(not reclaimed; ls -l /dev/shm/%s* and remove the stale ones)\n",
+                ctx->first, ctx->first_why, ctx->left - 1, ctx->prefix, ctx->prefix);
+}
 
 /* Whether reclaim may look at name ("/<prefix>...", shm.h): with a scope,
  * only "/<prefix><16 hex>.<scope>" (another scope's leftovers are the
@@ -452,7 +473,7 @@ static int in_reclaim_scope(const char *name, const char *prefix)
 
 static void reclaim_one(const char *name, void *vctx)
 {
-    const struct reclaim_ctx *ctx = vctx;
+    struct reclaim_ctx *ctx = vctx;
     shm_repair_fn repair = ctx->repair;
     if (!in_reclaim_scope(name, ctx->prefix))
         return;
@@ -463,7 +484,7 @@ static void reclaim_one(const char *name, void *vctx)
     int own = plat_shm_is_own(name, why, sizeof why);
     if (own <= 0) {
         if (own == 0)
-            say_left_alone(name, why);
+            note_left_alone(ctx, name, why);
         return; /* gone, or another user's private object: not ours to judge */
     }
     size_t actual = 0;
@@ -500,7 +521,7 @@ static void reclaim_one(const char *name, void *vctx)
     const char *lock_why = NULL;
     int rc = plat_shared_lock_lock_foreign(&hdr->lock, SHM_FOREIGN_LOCK_MS, &lock_why);
     if (rc < 0) {
-        say_left_alone(name, lock_why);
+        note_left_alone(ctx, name, lock_why);
         plat_shm_unmap(map, actual);
         return;
     }
@@ -516,6 +537,7 @@ static void reclaim_one(const char *name, void *vctx)
 
 void shm_reclaim_stale(const char *prefix, shm_repair_fn repair)
 {
-    struct reclaim_ctx ctx = {prefix, repair};
+    struct reclaim_ctx ctx = {.prefix = prefix, .repair = repair};
     plat_shm_for_each(prefix, reclaim_one, &ctx);
+    say_left_alone(&ctx);
 }

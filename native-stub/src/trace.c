@@ -59,6 +59,24 @@ static int make_trace_dir(const char *dir, char *err, unsigned long errlen)
     return -1;
 }
 
+/* lib-<pid> beside the trace: the file this stub's code runs from, so that the harness sees a role
+ * whose ACL calls reach a copy linked into the program rather than the library it chose
+ * (src/orchestrator/native-role.ts). Best effort: the trace goes on without it. */
+static void write_library_file(const char *dir)
+{
+    char path[4200], self[4096], line[4100];
+    snprintf(path, sizeof path, "%s/lib-%d", dir, (int)getpid());
+    plat_self_object_path(self, sizeof self);
+    int n = snprintf(line, sizeof line, "%s\n", self);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return;
+    if (write(fd, line, (size_t)n) != n) {
+        /* best effort */
+    }
+    close(fd);
+}
+
 int trace_open(char *err, unsigned long errlen)
 {
     const char *dir = getenv("ACL_STUB_TRACE");
@@ -74,6 +92,7 @@ int trace_open(char *err, unsigned long errlen)
         return -1;
     }
     __atomic_store_n(&trace_fd, fd, __ATOMIC_RELEASE);
+    write_library_file(dir);
     return 0;
 }
 

@@ -8,13 +8,16 @@
  * a table run by one case.
  */
 #define CT_FILE_STUB_ONLY "the harness's C API for native roles (libcannharness.so), not libascendcl"
+#define _GNU_SOURCE /* nftw */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -314,6 +317,11 @@ CT_CASE(api_invalid_names_are_einval_for_every_call)
     API_CODE(CANNHARNESS_EINVAL, cannharness_mark(NULL));
     API_CODE(CANNHARNESS_EINVAL, cannharness_mark(""));
     API_CODE(CANNHARNESS_EINVAL, cannharness_mark("line\nbreak"));
+    API_CODE(CANNHARNESS_EINVAL, cannharness_mark("line\xe2\x80\xa8separator")); /* U+2028 ends a JS line */
+    API_CODE(CANNHARNESS_EINVAL, cannharness_mark("para\xe2\x80\xa9separator")); /* U+2029 */
+    API_CODE(CANNHARNESS_EINVAL, cannharness_mark("c1\xc2\x85"
+                                                  "control"));           /* U+0085 NEL */
+    API_OK(cannharness_mark("caf\xc3\xa9 \xe2\x80\xa6"));                       /* other UTF-8 is fine */
     API_CODE(CANNHARNESS_EINVAL, cannharness_mark(long_name));
     API_OK(cannharness_mark("after wait (a space is fine)"));
 }
@@ -645,4 +653,60 @@ CT_CASE(api_marks_file_taken_by_a_planted_link_is_not_followed)
     const char *role_args[] = {"mark", "m", NULL};
     pid_t p = spawn_native_role(role_args, "other/role.log");
     CT_EQ(-CANNHARNESS_EUNSAFE, wait_exit(p, PEER_TIMEOUT_MS));
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    return type == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+/* After the harness removed the scenario directory, a link re-created at its path (by anyone) must
+ * not be followed: every call says EREMOVED (the scenario is over) and writes nothing anywhere. */
+CT_CASE(api_a_link_recreated_at_a_removed_scenario_directory_is_not_followed)
+{
+    char scenario[PATH_CAP], elsewhere[PATH_CAP];
+    char value[8];
+    size_t len = 0;
+    path_join(scenario, case_dir(), "scenario");
+    path_join(elsewhere, case_dir(), "elsewhere");
+    CT_EQ(0, mkdir(scenario, 0700));
+    CT_EQ(0, mkdir(elsewhere, 0700));
+    scenario_env_in(scenario);
+    API_OK(cannharness_signal("early")); /* the run is going on */
+    CT_EQ(0, nftw(scenario, remove_entry, 8, FTW_DEPTH | FTW_PHYS));
+    CT_EQ(0, symlink(elsewhere, scenario));
+    set_deadline_in_ms(PEER_TIMEOUT_MS); /* a backstop only */
+    API_CODE(CANNHARNESS_EREMOVED, cannharness_signal("late"));
+    API_CODE(CANNHARNESS_EREMOVED, cannharness_publish("late", "v", 1));
+    API_CODE(CANNHARNESS_EREMOVED, cannharness_await("late", value, sizeof value, &len));
+    API_CODE(CANNHARNESS_EREMOVED, cannharness_mark("late"));
+    DIR *d = opendir(elsewhere);
+    CT_TRUE(d != NULL);
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            CT_FAIL("a call wrote %s/%s through the link", elsewhere, e->d_name);
+    closedir(d);
+}
+
+/* A scenario directory that cannot be opened for another reason than "missing" is a system error
+ * (ESYS, with its errno), not "unset or invalid" (ENOENV): here, no descriptor is left (EMFILE). */
+CT_CASE(api_a_scenario_directory_that_cannot_be_opened_is_esys)
+{
+    char scenario[PATH_CAP];
+    path_join(scenario, case_dir(), "never-opened-yet");
+    CT_EQ(0, mkdir(scenario, 0700));
+    scenario_env_in(scenario);
+    int next = dup(0);
+    CT_TRUE(next >= 0);
+    close(next);
+    struct rlimit saved, tight;
+    CT_EQ(0, getrlimit(RLIMIT_NOFILE, &saved));
+    tight = saved;
+    tight.rlim_cur = (rlim_t)next; /* the next descriptor would be past the limit */
+    CT_EQ(0, setrlimit(RLIMIT_NOFILE, &tight));
+    int rc = cannharness_signal("x");
+    CT_EQ(0, setrlimit(RLIMIT_NOFILE, &saved));
+    API_CODE(CANNHARNESS_ESYS, rc);
 }

@@ -11,7 +11,14 @@
  * fails both.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -637,4 +644,70 @@ CT_LONG_CASE(ipc_record_with_every_slot_referenced_blocks_until_one_frees)
     CT_EQ(ACL_ERROR_RT_INVALID_HANDLE, br.rc);
     gate_release(g);
     acl_down();
+}
+
+/* ---------------------------------------------------------- a full /dev/shm */
+
+static int write_file(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = write(fd, text, strlen(text));
+    close(fd);
+    return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/* role ipc_on_full_tmpfs: in a user and mount namespace of its own, /dev/shm is a 256 KiB tmpfs
+ * filled up; creating an IPC event must fail with 207001 naming ENOSPC (it died by SIGBUS on the
+ * first store into a sparse object) and leave no object. Exit 3: no namespace here (skip). */
+CT_ROLE(ipc_on_full_tmpfs)
+{
+    (void)argc;
+    (void)argv;
+    uid_t uid = getuid();
+    gid_t gid = getgid();
+    if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
+        return 3;
+    char map[64];
+    snprintf(map, sizeof map, "0 %u 1", (unsigned)uid);
+    if (write_file("/proc/self/uid_map", map) != 0 || write_file("/proc/self/setgroups", "deny") != 0)
+        return 3;
+    snprintf(map, sizeof map, "0 %u 1", (unsigned)gid);
+    if (write_file("/proc/self/gid_map", map) != 0 || mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+        mount("tmpfs", "/dev/shm", "tmpfs", 0, "size=256k") != 0)
+        return 3;
+    int fd = open("/dev/shm/filler", O_WRONLY | O_CREAT | O_EXCL, 0600);
+    if (fd < 0)
+        CT_FAIL("cannot create the filler: %s", strerror(errno));
+    static char block[4096];
+    while (write(fd, block, sizeof block) > 0) {
+    }
+    close(fd);
+    acl_up(0);
+    aclrtEvent e = NULL;
+    CT_CODE(ACL_ERROR_RT_MEMORY_ALLOCATION, aclrtCreateEventExWithFlag(&e, ACL_EVENT_IPC));
+    const char *msg = aclGetRecentErrMsg();
+    if (!msg || !strstr(msg, "/dev/shm is full"))
+        CT_FAIL("the error does not say /dev/shm is full: %s", msg ? msg : "(null)");
+    DIR *d = opendir("/dev/shm");
+    if (!d)
+        CT_FAIL("cannot list /dev/shm: %s", strerror(errno));
+    for (struct dirent *de; (de = readdir(d)) != NULL;) {
+        if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") && strcmp(de->d_name, "filler"))
+            CT_FAIL("left in /dev/shm: %s", de->d_name);
+    }
+    closedir(d);
+    acl_down();
+    return 0;
+}
+
+CT_CASE(ipc_create_on_a_full_dev_shm_returns_207001_and_leaves_nothing)
+{
+    int code = wait_exit(spawn_role("ipc_on_full_tmpfs", NULL, NULL), PEER_TIMEOUT_MS);
+    if (code == 3)
+        ct_skip("no user and mount namespace here (unshare): cannot make a full /dev/shm of our own");
+    if (code != 0)
+        CT_FAIL("the role %s %d (SIGBUS is %d)", code > 128 ? "died by signal" : "exited with",
+                code > 128 ? code - 128 : code, SIGBUS);
 }

@@ -46,7 +46,8 @@ static void expect_scope_init(const char *env_entry, const char *init_code)
 
 CT_LONG_CASE(scope_env_bad_values_fail_aclInit_100000)
 {
-    const char *bad[] = {"ACL_STUB_SCOPE=a/b",
+    const char *bad[] = {"ACL_STUB_SCOPE=", /* set but empty: not "no scope" */
+                         "ACL_STUB_SCOPE=a/b",
                          "ACL_STUB_SCOPE=a.b",
                          "ACL_STUB_SCOPE=../x",
                          "ACL_STUB_SCOPE=a b",

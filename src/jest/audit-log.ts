@@ -6,10 +6,11 @@
  * (O_NOFOLLOW), so a file or link planted in the shared temp dir cannot forge a `survived
  * (declared)` nor make the runner append to another file.
  */
-import { closeSync, constants, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, constants, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { AuditDeclaration } from '../scenario/types';
+import { makeOwnedTempDir } from '../orchestrator/owned-temp';
 
 export interface LoggedDeclaration {
   specFile: string;
@@ -25,7 +26,7 @@ export interface AuditLog {
 
 /** A new empty log in a private directory of the OS temp dir (or `base`). */
 export function createAuditLog(base: string = os.tmpdir()): AuditLog {
-  const dir = mkdtempSync(path.join(base, 'cann-harness-audit-'));
+  const dir = makeOwnedTempDir('audit', base); // named after this process: a SIGKILLed audit's is removed by the next start
   const file = path.join(dir, 'declarations.jsonl');
   closeSync(openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600));
   return { file, remove: () => rmSync(dir, { recursive: true, force: true }) };

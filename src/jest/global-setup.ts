@@ -8,6 +8,7 @@
  * skipping every scenario would let `npm test` pass having run none of them.
  */
 import { installSessionGuard } from '../orchestrator/session-guard';
+import { markRunner } from '../orchestrator/runner-watch';
 import { removeDeadRunLeftovers } from '../orchestrator/dead-runs';
 import { emptyResultsDir, resultsDir } from '../orchestrator/results-dir';
 import { ENV } from '../env';
@@ -20,6 +21,7 @@ export default async function globalSetup(): Promise<void> {
   // Before any worker starts: workers and their device processes inherit the session id, so an
   // interrupt of this (Jest's main) process can find and stop them all (see session-guard.ts).
   installSessionGuard();
+  markRunner(); // workers stop their scenarios when this process dies, even by SIGKILL (runner-watch.ts)
   requiredDevices(); // a malformed CANN_HARNESS_REQUIRE_DEVICES fails the run up front
   const existing = process.env[PROBE_ENV];
   // `cann-harness run` (which set the probe) did this already, before creating its own directories.

@@ -3,10 +3,10 @@
  * setup, read, printed and removed by the global teardown, and removed as well if the run is
  * interrupted or exits first (live-runs.ts).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import * as os from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { ENV } from '../env';
+import { makeOwnedTempDir } from '../orchestrator/owned-temp';
 import { registerLive, unregisterLive, type Teardown } from '../orchestrator/live-runs';
 import { formatRunNotes, type RunNote } from '../report/run-notes';
 
@@ -15,7 +15,7 @@ let notesDir: Teardown | undefined;
 /** Global setup: a private file for this run's notes, named to the workers through the environment. */
 export function startRunNotes(env: NodeJS.ProcessEnv = process.env): void {
   // Always a fresh one: a value inherited from an outer run (a Jest run started by a test) is not ours.
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'cann-harness-notes-'));
+  const dir = makeOwnedTempDir('notes'); // named after this process: a SIGKILLed run's is removed by the next start
   env[ENV.notesLog] = path.join(dir, 'notes.jsonl');
   // A run interrupted before its teardown (Ctrl-C, SIGTERM, an exit) still leaves nothing.
   notesDir = { emergencyStop: () => rmSync(dir, { recursive: true, force: true }) };

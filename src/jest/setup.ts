@@ -6,6 +6,7 @@
 import { installScenarioSink } from '../scenario/sink';
 import { scenarioMatchers } from './matchers';
 import { retriesFromEnv } from './repeat';
+import { prepareNativeSteps } from './native-prepare';
 
 expect.extend(scenarioMatchers);
 
@@ -19,3 +20,6 @@ installScenarioSink({
 
 const retries = retriesFromEnv(process.env);
 if (retries > 0) jest.retryTimes(retries, { logErrorsBeforeRetry: true });
+
+// Jest awaits this before it loads the spec file: its `build:` steps and prechecks, with the event loop free.
+export = prepareNativeSteps;

@@ -18,6 +18,8 @@ import { reclaimStubLeftovers } from '../acl/reclaim';
 import { defaultScopeOwner, ensureRunStubScope, scopeOfObject } from '../acl/stub-scope';
 import { ENV } from '../env';
 import { SCENARIO_DIR_PREFIX, removeScenarioDir, scenarioBaseDir } from './scenario-dir';
+import { deadOwnedTempDirs } from './owned-temp';
+import * as os from 'node:os';
 
 export interface DeadRunLeftovers {
   /** Directories removed (absolute paths). */
@@ -86,8 +88,15 @@ export function deadRunScopes(shmDir = '/dev/shm', alive: (pid: number) => boole
   return [...scopes].sort();
 }
 
-/** Removes what dead runs left; `say` gets one line when there was anything. Never throws. */
-export function removeDeadRunLeftovers(say: (line: string) => void, env: NodeJS.ProcessEnv = process.env): DeadRunLeftovers {
+/**
+ * Removes what dead runs left; `say` gets one line when there was anything. Never throws.
+ * `privateBase`: where the runs' private directories are (notes, HTML data, audit log: owned-temp.ts).
+ */
+export function removeDeadRunLeftovers(
+  say: (line: string) => void,
+  env: NodeJS.ProcessEnv = process.env,
+  privateBase: string = os.tmpdir(),
+): DeadRunLeftovers {
   ensureRunStubScope(env); // this run's objects carry its own scope from here on
   let dirs: string[] = [];
   try {
@@ -95,6 +104,7 @@ export function removeDeadRunLeftovers(say: (line: string) => void, env: NodeJS.
   } catch {
     /* a bad CANN_HARNESS_TMPDIR is reported where scenarios are created */
   }
+  dirs.push(...deadOwnedTempDirs(privateBase).filter((d) => !dirs.includes(d)));
   for (const d of dirs) removeScenarioDir(d);
   dirs = dirs.filter((d) => !existsSync(d));
   let objects: string[] = [];

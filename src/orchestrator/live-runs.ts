@@ -5,6 +5,7 @@
  * registered and removed afterwards, so code around us (e.g. Jest) keeps its own behaviour.
  */
 import { reclaimStubLeftovers } from '../acl';
+import { watchRunner } from './runner-watch';
 
 export interface Teardown {
   /** Synchronous: kill process groups, remove directories. Must not throw. */
@@ -14,6 +15,7 @@ export interface Teardown {
 const live = new Set<Teardown>();
 const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 let installed = false;
+let stopRunnerWatch: () => void = () => {};
 
 function stopAll(): void {
   if (live.size === 0) return;
@@ -47,11 +49,19 @@ function onExit(): void {
   stopAll();
 }
 
+/** In a Jest worker whose runner died (SIGKILL: no handler ran there): stop everything, then die. */
+function onRunnerGone(): void {
+  process.stderr.write('[cann-harness] the Jest runner died: stopping this worker\'s scenarios and exiting\n');
+  stopAll();
+  process.kill(process.pid, 'SIGKILL');
+}
+
 function install(): void {
   if (installed) return;
   installed = true;
   for (const s of SIGNALS) process.on(s, onSignal);
   process.on('exit', onExit);
+  stopRunnerWatch = watchRunner(onRunnerGone);
 }
 
 function uninstall(): void {
@@ -59,6 +69,7 @@ function uninstall(): void {
   installed = false;
   for (const s of SIGNALS) process.off(s, onSignal);
   process.off('exit', onExit);
+  stopRunnerWatch();
 }
 
 export function registerLive(item: Teardown): void {

@@ -11,11 +11,12 @@
  *    the harness no result.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, openSync, readdirSync, readFileSync, readSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import { resolveLibrary } from '../acl/resolve';
 import { stubBuildDir } from '../acl/stub-build';
 import { ENV, type Mode } from '../env';
+import { LAYOUT } from '../rendezvous';
 import type { NativeRoleSpec, RoleError, RoleSpec } from './types';
 
 export type { NativeRoleSpec } from './types';
@@ -72,12 +73,35 @@ export function startNativeProcess(native: NativeRoleSpec, values: { device: num
   });
 }
 
+/**
+ * Why `program` could not start, in words: execve answers ENOENT both for a missing program and
+ * for a script whose `#!` interpreter is missing ("spawn ./run.sh ENOENT" for a file that is there).
+ */
+export function explainSpawnError(program: string, error: Error): string {
+  if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return error.message;
+  let head: Buffer;
+  try {
+    const fd = openSync(program, 'r');
+    try {
+      head = Buffer.alloc(256);
+      head = head.subarray(0, readSync(fd, head, 0, head.length, 0));
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return error.message; // the program itself is missing (or unreadable): the message says so
+  }
+  const m = /^#!\s*(\S+)/.exec(head.toString('latin1').split('\n')[0]);
+  if (m && !existsSync(m[1])) return `its #! interpreter ${m[1]} is missing (first line of the script): install it or fix the line`;
+  return error.message;
+}
+
 /** Why a native role that ended by itself (no signal, not stopped) failed, or null when it passed. */
 export function judgeNativeExit(
   native: NativeRoleSpec,
   end: { exitCode: number | null; spawnError?: Error; stdout: string; stderr: string; otherProblem?: string },
 ): string | null {
-  if (end.spawnError) return `could not start ${native.program}: ${end.spawnError.message}`;
+  if (end.spawnError) return `could not start ${native.program}: ${explainSpawnError(native.program, end.spawnError)}`;
   const expected = native.expectExit ?? 0;
   if (end.exitCode !== expected) return `${path.basename(native.program)} exited with code ${end.exitCode} (expected ${expected})`;
   if (end.otherProblem) return end.otherProblem;
@@ -145,13 +169,23 @@ export function loaderChoice(program: string, env: NodeJS.ProcessEnv): { path: s
 }
 
 /**
- * Watches which libascendcl.so a native role loaded: reads /proc/<pid>/maps soon after the start
- * (most programs load it before main) and then less often, until it is seen or the process ends.
+ * Watches which libascendcl.so copies a native role maps: reads /proc/<pid>/maps soon after the
+ * start (most programs load it before main), then every 50 ms for as long as the process runs, so
+ * that a copy dlopen()ed later by full path is seen too (the watch used to stop at the first copy:
+ * a program that dlopen()ed a second one after a while passed). Every copy other than the chosen
+ * one fails the role: its ACL calls do not reach the harness's library.
+ *
+ * What it cannot see: a copy linked statically into the program (nothing is mapped from a file
+ * named libascendcl.so; the preloaded chosen library is mapped but unused), and a second copy
+ * mapped and unmapped between two reads (docs/guide/processes-and-leftovers.md).
  */
 export class LoadedLibraryWatch {
+  /** The first copy seen (the one the role's report names). */
   loaded: string | null = null;
   /** How `loaded` was learnt: its memory map, or the dynamic loader's answer after it ended. */
   seenIn: 'memory map' | 'ld.so --list' | null = null;
+  /** Every copy seen, in the order they were first seen. */
+  readonly all: string[] = [];
   private timer?: NodeJS.Timeout;
   private delayMs = 1;
 
@@ -160,11 +194,13 @@ export class LoadedLibraryWatch {
   }
 
   private poll(): void {
-    const found = mappedAclLibraries(this.pid);
-    if (found.length > 0) {
-      this.loaded = found[0];
-      this.seenIn = 'memory map';
-      return;
+    for (const lib of mappedAclLibraries(this.pid)) {
+      if (this.all.some((seen) => samePath(seen, lib))) continue;
+      this.all.push(lib);
+      if (this.loaded === null) {
+        this.loaded = lib;
+        this.seenIn = 'memory map';
+      }
     }
     this.timer = setTimeout(() => this.poll(), this.delayMs);
     this.timer.unref();
@@ -174,25 +210,58 @@ export class LoadedLibraryWatch {
   /** Stops watching; a process that ended before its map was read is asked of the dynamic loader. */
   stop(program: string, env: NodeJS.ProcessEnv): void {
     if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
     if (this.loaded !== null) return;
     const choice = loaderChoice(program, env);
     if ('path' in choice) {
       this.loaded = choice.path;
       this.seenIn = 'ld.so --list';
+      this.all.push(choice.path);
     }
   }
 
   /** A line for the role's report: which library it loaded. */
   describe(): string {
     if (this.loaded === null) return 'no libascendcl.so seen in its memory map (it ended before it loaded one, or never loads one)';
-    return `loaded ${this.loaded} (seen in its ${this.seenIn})`;
+    const others = this.all.slice(1);
+    return `loaded ${this.loaded} (seen in its ${this.seenIn})${others.length ? `, and also ${others.join(', ')}` : ''}`;
   }
 
-  /** The loaded library is not the one the harness chose (another copy found by rpath or dlopen). */
+  /** A copy other than the one the harness chose was mapped (found by rpath, or dlopen()ed by full path). */
   mismatch(): string | undefined {
-    if (this.loaded === null || !this.expected || samePath(this.loaded, this.expected)) return undefined;
-    return `it loaded ${this.loaded}, not the harness's ${this.expected}: it was probably dlopen()ed by full path or linked statically; build it with \`npx cann-harness flags --cflags --libs\``;
+    if (!this.expected || this.all.length === 0) return undefined;
+    const fix = 'build it with `npx cann-harness flags --cflags --libs` and load libascendcl.so by name (dlopen("libascendcl.so"), never by a full path)';
+    if (!samePath(this.all[0], this.expected)) {
+      return `it loaded ${this.all[0]}, not the harness's ${this.expected}: it was probably dlopen()ed by full path or linked statically; ${fix}`;
+    }
+    const others = this.all.filter((lib) => !samePath(lib, this.expected!));
+    if (others.length === 0) return undefined;
+    return `it also loaded ${others.join(', ')} besides the harness's ${this.expected} (dlopen() by full path?): its ACL calls there do not reach the harness's library; ${fix}`;
   }
+}
+
+/**
+ * Where the role's ACL calls went, by the stub's own word, when it is not the chosen library: the
+ * stub writes trace/lib-<pid> at aclInit, naming the file its code runs from (dladdr): the program
+ * itself when a copy was linked into it statically. A program whose map shows only the harness's
+ * (preloaded) library passed the map check while its calls went to its own copy. Stub mode only
+ * (real CANN writes no such file); only the role's own process, not what it forked.
+ */
+export function callsMissedLibrary(dir: string, pid: number, expected: string | undefined): string | undefined {
+  if (!expected) return undefined;
+  const file = path.join(dir, LAYOUT.trace, `lib-${pid}`);
+  let text: string;
+  try {
+    if (!lstatSync(file).isFile()) return undefined; // not what the stub writes: no verdict from it
+    text = readFileSync(file, 'utf8').trim();
+  } catch {
+    return undefined; // it never called aclInit in a stub (or ran without a trace)
+  }
+  if (text && samePath(text, expected)) return undefined;
+  return (
+    `its ACL calls reached ${text ? `a copy in ${text}` : 'a copy of the stub that is not a library file'}, not the harness's ${expected}: ` +
+    'libascendcl was probably linked into the program statically; link it dynamically (`npx cann-harness flags --cflags --libs`)'
+  );
 }
 
 function samePath(a: string, b: string): boolean {

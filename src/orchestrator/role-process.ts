@@ -15,7 +15,7 @@ import { protocolError } from '../wire/wire-error';
 import { OutputCapture, rolePrefix } from './output-capture';
 import { CLOSE_AFTER_EXIT_BOUND_MS, ProcessHost, startInOwnGroup, type HostState } from './process-host';
 import { DEVICE_PROCESS_SCRIPT, OWN_EXTENSION } from '../paths';
-import { LoadedLibraryWatch, isNative, judgeNativeExit, nativeError, nativeLibrary, nativeRoleEnv, startNativeProcess } from './native-role';
+import { LoadedLibraryWatch, callsMissedLibrary, isNative, judgeNativeExit, nativeError, nativeLibrary, nativeRoleEnv, startNativeProcess } from './native-role';
 import { readNativeMarks } from './native-marks';
 import type { OutputLoss, RoleError, RoleResult, RoleSpec, RoleStatus, RunEvent } from './types';
 import type { WaitingFor } from '../rendezvous';
@@ -349,7 +349,11 @@ export class RoleProcess {
   private judgeNative(native: NonNullable<RoleSpec['native']>): RoleStatus {
     const { host } = this;
     this.libraryWatch?.stop(native.program, this.childEnv());
-    const otherProblem = this.nativeLib && 'error' in this.nativeLib ? this.nativeLib.error : (this.libraryWatch?.mismatch() ?? this.nativeMarksProblem);
+    const chosen = this.nativeLib && 'path' in this.nativeLib ? this.nativeLib.path : undefined;
+    const otherProblem =
+      this.nativeLib && 'error' in this.nativeLib
+        ? this.nativeLib.error
+        : (this.libraryWatch?.mismatch() ?? (this.pid !== null ? callsMissedLibrary(this.launch.dir, this.pid, chosen) : undefined) ?? this.nativeMarksProblem);
     const problem = judgeNativeExit(native, { exitCode: host.exitCode, spawnError: host.spawnError, stdout: this.stdout.text, stderr: this.stderr.text, otherProblem });
     this.reported = problem === null ? { ok: true } : { ok: false, error: nativeError(problem, host.endedAtNs) };
     return problem === null ? 'passed' : 'failed';

@@ -9,6 +9,7 @@ import { checkHappensBefore, formatHappensBefore } from '../trace/happens-before
 import { formatTextTimeline } from '../trace/text-timeline';
 import { RoleProcess, checkDeviceProcessScript } from './role-process';
 import { groupsEmptied } from './native-role';
+import { describeEscaped, escapedProcesses, stopEscaped } from './escaped';
 import { collectWaitGraph, HANG_REPORT_MAX_MS, sharedEventNames } from './hang-report';
 import { progressFile } from './progress-file';
 import { createRoundBarrierFile } from '../wire/round-barrier-file';
@@ -177,6 +178,21 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   }
 
   const results = roles.map((r) => r.result());
+  // What a role started that left its group outlived the group stop: stop it, fail the role.
+  const escaped = escapedProcesses(dir, new Set(results.flatMap((r) => (r.pid !== null ? [r.pid] : []))));
+  stopEscaped(escaped);
+  for (const p of escaped) {
+    const r = results.find((x) => x.name === p.role);
+    if (!r) continue;
+    const message = describeEscaped(p);
+    if (r.status === 'passed') {
+      r.status = 'failed';
+      r.error = { message, tNs: process.hrtime.bigint().toString() };
+      r.failedAtNs = r.error.tNs;
+    } else if (r.error) {
+      r.error.message += `; it also ${message}`;
+    }
+  }
   for (const r of results) for (const m of r.marks) m.tMs = msSince(startNs, m.tNs);
   const roleByPid = new Map(results.filter((r) => r.pid !== null).map((r) => [r.pid!, r.name]));
   const cancelled = readCancelledTasks(dir, roleByPid);
@@ -185,8 +201,8 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   // A role killed by a signal could not detach from its IPC events' shared memory; nor could what a
   // native role forked (SIGKILLed with its group when the role ended, whatever its own exit).
   const native = opts.roles.some((r) => r.native);
-  if (native) await groupsEmptied(results.flatMap((r) => (r.pid !== null ? [r.pid] : [])));
-  if (results.some((r) => r.signal !== null) || native) reclaimStubLeftovers({ mode });
+  if (native || escaped.length) await groupsEmptied([...results.flatMap((r) => (r.pid !== null ? [r.pid] : [])), ...escaped.map((p) => p.pgid)]);
+  if (results.some((r) => r.signal !== null) || native || escaped.length) reclaimStubLeftovers({ mode });
   const traces = opts.collectTraces || opts.checkHappensBefore
     ? readTraces(dir, roleByPid)
     : undefined;

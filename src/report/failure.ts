@@ -9,6 +9,7 @@ import { readdirSync } from 'node:fs';
 import type { CancelledTask, RoleResult, RunResult } from '../orchestrator';
 import { MAX_CAPTURE_CHARS } from '../orchestrator/output-capture';
 import { formatHappensBefore } from '../trace/happens-before';
+import { showBidiControls } from './visible-controls';
 
 const MAX_CAPTURE_MIB = MAX_CAPTURE_CHARS / (1024 * 1024);
 
@@ -90,7 +91,7 @@ export function formatScenarioFailure(name: string, run: AnyRun): string {
           (run.postMortemProblems?.length ? `; not written: ${run.postMortemProblems.join(', ')}` : '')
       : `scenario directory ${run.dir} was removed (set CANN_HARNESS_KEEP=1 to keep it)`,
   );
-  return lines.join('\n');
+  return showBidiControls(lines.join('\n'));
 }
 
 /** What a kept directory holds, of the files a reader looks for first (trace.json is absent with trace: 'never'). */

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, w
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { removeDeadRunLeftovers } from '../../src/orchestrator/dead-runs';
+import { makeOwnedTempDir, processStartTime } from '../../src/orchestrator/owned-temp';
 
 let base: string;
 let outside: string;
@@ -58,4 +59,29 @@ test("a dead run's scenario and progress directories are removed, and it says so
   const again: string[] = [];
   removeDeadRunLeftovers((l) => again.push(l), { ...process.env, CANN_HARNESS_TMPDIR: base });
   expect(again.filter((l) => l.includes(base))).toEqual([]); // nothing of ours left to say
+});
+
+test("a SIGKILLed run's private directories (notes, HTML data, audit log) are removed by the next start; a live owner's, a reused pid's owner's check, links and other names are respected", () => {
+  const dead = deadPid();
+  const myStart = processStartTime(process.pid)!;
+  const make = (name: string): string => {
+    mkdirSync(path.join(base, name));
+    writeFileSync(path.join(base, name, 'x'), '');
+    return name;
+  };
+  const gone = [
+    make(`cann-harness-notes-${dead}-12345-aB1`),
+    make(`cann-html-${dead}-12345-aB2`),
+    make(`cann-harness-audit-${dead}-12345-aB3`),
+    make(`cann-html-${process.pid}-${Number(myStart) + 1}-reused`), // our pid, another start time: a dead owner's
+  ];
+  const mine = make(`cann-harness-notes-${process.pid}-${myStart}-live`);
+  const mineByApi = makeOwnedTempDir('audit', base);
+  symlinkSync(outside, path.join(base, `cann-html-${dead}-12345-link`));
+  writeFileSync(path.join(outside, 'precious'), '');
+  const said: string[] = [];
+  removeDeadRunLeftovers((l) => said.push(l), { ...process.env, CANN_HARNESS_TMPDIR: base }, base);
+  expect(readdirSync(base).sort()).toEqual([mine, path.basename(mineByApi), `cann-html-${dead}-12345-link`].sort());
+  expect(readdirSync(outside)).toEqual(['precious']);
+  for (const g of gone) expect(said.join('\n')).toContain(g);
 });

@@ -3,7 +3,7 @@
  * expectExit / expectOutput, the environment and placeholders, the library it loads whatever its
  * rpath says, and nothing left behind when it crashes inside an ACL call, forks, or hangs.
  */
-import { existsSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { runRoles, type RoleResult, type RoleSpec, type RunEvent, type RunResult } from '../../src/orchestrator';
 import type { NativeRoleSpec } from '../../src/orchestrator/native-role';
@@ -13,6 +13,8 @@ import { fixtureBuild, STUB_LIB_DIR, type FixtureBuild } from '../support/native
 import { describeWithStub as withStub, haveStub } from '../support/with-stub';
 
 const SOURCE = path.join(__dirname, 'fixtures', 'native', 'native_role.c');
+/** The stub's object files: linked into a program, a statically linked copy of the library. */
+const STUB_OBJ_DIR = path.join(STUB_LIB_DIR, '..', 'obj', 'src');
 
 let build: FixtureBuild;
 let program: string;
@@ -101,6 +103,28 @@ withStub('native roles', () => {
     expect(realpathSync(r.library!)).toBe(realpathSync(path.join(STUB_LIB_DIR, 'libascendcl.so')));
   });
 
+  test('a second libascendcl.so dlopen()ed by full path is seen and fails the role (it passed)', async () => {
+    const second = build.decoyLibrary('second');
+    const result = await run([native('p', ['dlopen-second', second])]);
+    const r = byName(result).p;
+    expect(r.stdout).toContain('initialised the second copy');
+    expect(r.status).toBe('failed');
+    expect(r.error?.message).toContain(`it also loaded ${second}`);
+    await expectNothingLeft(result);
+  });
+
+  test('a statically linked copy of the library is seen: its calls do not reach the chosen one (it passed)', async () => {
+    const objects = readdirSync(STUB_OBJ_DIR).filter((f) => f.endsWith('.o')).map((f) => path.join(STUB_OBJ_DIR, f));
+    const linkedIn = build.compile(SOURCE, 'native_role_static', [...objects, '-pthread']);
+    const result = await run([native('p', ['ok'])].map((r) => ({ ...r, native: { ...r.native!, program: linkedIn } })));
+    const r = byName(result).p;
+    expect(r.stdout).toContain('native role finished successfully');
+    expect(r.status).toBe('failed');
+    expect(r.error?.message).toContain('its ACL calls reached a copy in');
+    expect(r.error?.message).toContain('linked into the program statically');
+    await expectNothingLeft(result);
+  });
+
   test('a bad exit code fails the role, naming the code; expectExit makes it a pass', async () => {
     const bad = await run([native('producer', ['exit', '3'])]);
     const r = byName(bad).producer;
@@ -151,6 +175,18 @@ withStub('native roles', () => {
     await expectNothingLeft(result);
   });
 
+  test('a descendant that left the role\'s process group (setsid) is stopped at the end and fails the role, named', async () => {
+    const result = await run([native('daemonizer', ['setsid-fork'])]);
+    const r = byName(result).daemonizer;
+    const child = Number(/forked child (\d+)/.exec(r.stdout)![1]);
+    ownPids.add(child);
+    expect(r.status).toBe('failed');
+    expect(r.error?.message).toContain(`left process ${child} running outside its process group`);
+    expect(result.ok).toBe(false);
+    expect(result.summary).toContain(`left process ${child} running outside its process group`);
+    await expectNothingLeft(result);
+  });
+
   test('a hanging native role times out at the deadline (TERM, then KILL of its group) and leaves nothing', async () => {
     const result = await run([native('stuck', ['hang'])], 1500);
     expect(result.timedOut).toBe(true);
@@ -165,6 +201,15 @@ withStub('native roles', () => {
     const result = await runRoles({ roles: [{ name: 'p', device: 0, native: { program: path.join(build.dir, 'nope'), args: [] } }], timeoutMs: 5000, mode: 'stub', onEvent: track });
     expect(byName(result).p.status).toBe('failed');
     expect(byName(result).p.error?.message).toMatch(/could not start .*nope: spawn .*ENOENT/);
+    rmSync(result.dir, { recursive: true, force: true });
+  });
+
+  test('a script whose #! interpreter is missing says so (it was "spawn <program> ENOENT")', async () => {
+    const script = path.join(build.dir, 'needs-missing-interpreter.sh');
+    writeFileSync(script, '#!/nonexistent/bin/interp -x\necho hi\n', { mode: 0o755 });
+    const result = await runRoles({ roles: [{ name: 'p', device: 0, native: { program: script, args: [] } }], timeoutMs: 5000, mode: 'stub', onEvent: track });
+    expect(byName(result).p.status).toBe('failed');
+    expect(byName(result).p.error?.message).toContain(`could not start ${script}: its #! interpreter /nonexistent/bin/interp is missing (first line of the script)`);
     rmSync(result.dir, { recursive: true, force: true });
   });
 });

@@ -8,11 +8,11 @@
  * paired with Jest's results and the pages written (the writer is loaded only then), the folder
  * removed, and the report's path printed.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import * as os from 'node:os';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import type { AggregatedResult, Test, TestResult } from '@jest/reporters';
 import { ENV } from '../../env';
+import { makeOwnedTempDir } from '../../orchestrator/owned-temp';
 import type { CaseResult, CaseStatus } from './model';
 import { HTML_RECORD_SCHEMA, type ScenarioRecord } from './record';
 
@@ -41,7 +41,8 @@ export default class HtmlReporter {
     this.rootDir = globalConfig.rootDir;
     this.dir = path.resolve(options.outputFolder ?? DEFAULT_HTML_DIR);
     // Made exclusively, with a fresh name: nobody else's files end up in the report.
-    this.dataDir = mkdtempSync(path.join(os.tmpdir(), 'cann-html-'));
+    // Named after this process: a SIGKILLed run's is removed by the next start (owned-temp.ts).
+    this.dataDir = makeOwnedTempDir('html');
     this.previousDataEnv = process.env[ENV.htmlData];
     process.env[ENV.htmlData] = this.dataDir;
     // Jest may end without onRunComplete (a failed global setup): the folder goes anyway.

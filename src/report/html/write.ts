@@ -8,16 +8,18 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { CSS, INDEX_JS, SCENARIO_JS } from './assets';
 import type { IndexModel, RoleModel, ScenarioModel } from './model';
+import { showBidiControls } from '../visible-controls';
 
 export const INDEX_FILE = 'index.html';
 
+/** Text for HTML: markup characters escaped, bidirectional controls shown as text (visible-controls.ts). */
 export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  return showBidiControls(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
-/** JSON inside <script>: nothing in it can close the element. */
+/** JSON inside <script>: nothing in it can close the element; bidirectional controls in its strings (names drawn by the page's script) shown as text. */
 function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return showBidiControls(JSON.stringify(value)).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 }
 
 export function page(title: string, body: string, script: string, data?: { id: string; value: unknown }): string {
