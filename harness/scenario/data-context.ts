@@ -8,13 +8,7 @@
 import type { Acl, DeviceBuffer, Notify } from '../../src/acl';
 import type { BaseContext } from './base-context';
 import type { AwaitOptions, DataContext, PlannedRole, ScenarioPlan, ShareOptions } from '../../src/scenario/types';
-
-interface SharedRecord {
-  kind: 'memory' | 'notify';
-  key: string;
-  bytes?: number;
-  from: string;
-}
+import { formatSharedRecord, parseSharedRecord, type SharedRecord } from '../../src/wire/shared-record';
 
 const pidName = (role: string) => `@pid.${role}`;
 
@@ -76,16 +70,11 @@ export function createDataContext(
   const awaitShared = async (call: string, name: string, kind: SharedRecord['kind'], opts?: AwaitOptions): Promise<SharedRecord> => {
     await publishOwnPid();
     const bytes = await base.rendezvous.await(name, { timeoutMs: timeoutOf(opts), from: opts?.from });
-    let rec: SharedRecord | undefined;
-    try {
-      rec = JSON.parse(bytes.toString()) as SharedRecord;
-    } catch {
-      rec = undefined;
-    }
-    if (!rec || rec.kind !== kind || typeof rec.key !== 'string') {
+    const rec = parseSharedRecord(bytes, kind);
+    if (!rec) {
       throw new Error(
         `${base.role}: ${call}("${name}"): what was published under "${name}" is not shared ${kind}; ` +
-          `publish it with ctx.${kind === 'memory' ? 'shareMemory' : 'shareNotify'}(name, ...)`,
+          `publish it with ctx.${kind === 'memory' ? 'shareMemory' : 'shareNotify'}(name, ...) or, from C, cannharness_share_${kind}`,
       );
     }
     return rec;
@@ -105,7 +94,7 @@ export function createDataContext(
         if (pids.length > 0) buf.allowImporters(pids);
       }
       const rec: SharedRecord = { kind: 'memory', key, bytes: buf.bytes, from: role.name };
-      await base.rendezvous.publish(name, JSON.stringify(rec));
+      await base.rendezvous.publish(name, formatSharedRecord(rec));
       return key;
     },
     async openSharedMemory(name, opts) {
@@ -126,7 +115,7 @@ export function createDataContext(
         const pids = await awaitPids(`shareNotify("${name}")`, importersOf('shareNotify', opts?.importers), opts);
         if (pids.length > 0) n.allowImporters(pids);
       }
-      await base.rendezvous.publish(name, JSON.stringify({ kind: 'notify', key, from: role.name } satisfies SharedRecord));
+      await base.rendezvous.publish(name, formatSharedRecord({ kind: 'notify', key, from: role.name } satisfies SharedRecord));
       return key;
     },
     async openSharedNotify(name, opts) {

@@ -87,6 +87,36 @@ int cannharness_await_signal(const char *name);
  */
 int cannharness_mark(const char *name);
 
+/*
+ * IPC memory and notify keys, shared with TypeScript roles both ways (a
+ * TypeScript role's ctx.openSharedMemory / openSharedNotify reads what these
+ * publish, and these read what ctx.shareMemory / shareNotify publish). The
+ * record under <name> is one format, defined once (src/wire/shared-record.ts):
+ *
+ *   cann-harness shared 1\n
+ *   kind memory\n            (or: kind notify)
+ *   key <export key>\n       (as aclrtIpcMemGetExportKey / aclrtNotifyGetExportKey wrote it)
+ *   bytes <size>\n           (memory only: the importer's buffer size)
+ *   from <role>\n            (CANN_HARNESS_ROLE of the exporter)
+ *
+ * Share: the key is 1-1024 bytes without control characters (EINVAL).
+ * Await: blocks like cannharness_await; copies the key (NUL-terminated) into
+ * key (key_cap bytes: CANNHARNESS_E2BIG if it does not fit) and the size
+ * into *bytes (may be NULL); EINVAL when <name> holds something else.
+ *
+ * Whitelists: a TypeScript exporter (pid validation on, the default) awaits
+ * the pid of each importer under "@pid.<role>": a C importer publishes it
+ * with cannharness_publish_pid(<aclrtDeviceGetBareTgid's pid>) before it
+ * awaits the key. A C exporter reads a TypeScript importer's pid with
+ * cannharness_await("@pid.<role>", ...) (decimal text).
+ */
+int cannharness_share_memory(const char *name, const char *key, size_t bytes);
+int cannharness_await_memory(const char *name, char *key, size_t key_cap, size_t *bytes);
+int cannharness_share_notify(const char *name, const char *key);
+int cannharness_await_notify(const char *name, char *key, size_t key_cap);
+/* Publishes pid (decimal) as "@pid.<CANN_HARNESS_ROLE>" (ENOENV without a role). */
+int cannharness_publish_pid(int pid);
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,6 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Rendezvous, RendezvousTimeoutError } from '../../src/rendezvous';
 import { readNativeMarks } from '../../src/orchestrator/native-marks';
+import { formatSharedRecord, parseSharedRecord } from '../../src/wire/shared-record';
 import { killNativeRole, requireBuilt, startNativeRole, type NativeRun } from './native-role-program';
 
 let dir: string;
@@ -78,4 +79,32 @@ test('C marks are read back in order, on the clock of TypeScript marks', async (
     expect(BigInt(m.tNs)).toBeLessThanOrEqual(after);
   }
   expect(readNativeMarks(dir, 'other-role')).toEqual([]);
+});
+
+// Issue 33 item 10: IPC memory and notify keys cross both ways in one record format
+// (src/wire/shared-record.ts, documented for C in cannharness.h). Before, a TypeScript role could
+// not openSharedMemory what a C role published (the C side had no format; TypeScript's was JSON).
+test('a memory key shared by C is read by the TypeScript reader, and one shared by TypeScript by C', async () => {
+  const rv = new Rendezvous(dir, 'ts');
+  const c = start(['share-memory', 'from-c', 'KEY-c.1', '4096', 'share-notify', 'note-c', 'NKEY', 'await-memory', 'from-ts', 'await-notify', 'note-ts', 'publish-pid', '4242']);
+  expect(parseSharedRecord(await rv.await('from-c', { timeoutMs: 10_000 }), 'memory')).toEqual({ kind: 'memory', key: 'KEY-c.1', bytes: 4096, from: 'native' });
+  expect(parseSharedRecord(await rv.await('note-c', { timeoutMs: 10_000 }), 'notify')).toEqual({ kind: 'notify', key: 'NKEY', from: 'native' });
+  await rv.publish('from-ts', formatSharedRecord({ kind: 'memory', key: 'ts key/with=chars', bytes: 65536, from: 'ts' }));
+  await rv.publish('note-ts', formatSharedRecord({ kind: 'notify', key: 'tsnotify', from: 'ts' }));
+  await expectExit(c, 0);
+  expect(c.stdout()).toContain('memory from-ts ts key/with=chars 65536\n');
+  expect(c.stdout()).toContain('notify note-ts tsnotify\n');
+  expect((await rv.await('@pid.native', { timeoutMs: 1000 })).toString()).toBe('4242');
+});
+
+test('a C await of shared memory refuses what is not a shared memory record, naming the fix', async () => {
+  const rv = new Rendezvous(dir, 'ts');
+  await rv.publish('plain', 'just bytes');
+  await rv.publish('a-notify', formatSharedRecord({ kind: 'notify', key: 'k', from: 'ts' }));
+  const c = start(['await-memory', 'plain']);
+  await expectExit(c, 1); // -CANNHARNESS_EINVAL
+  expect(c.stderr()).toContain('cannharness: cannharness_await_memory("plain"): what was published is not a shared memory record: publish it with cannharness_share_memory, or ctx.shareMemory in TypeScript (CANNHARNESS_EINVAL)');
+  const d = start(['await-memory', 'a-notify']);
+  await expectExit(d, 1);
+  expect(parseSharedRecord(Buffer.from('just bytes'), 'memory')).toBeNull();
 });

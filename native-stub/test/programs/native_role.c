@@ -9,6 +9,11 @@
  *   signal NAME         cannharness_signal
  *   await-signal NAME   cannharness_await_signal, prints "signal NAME"
  *   mark NAME           cannharness_mark
+ *   share-memory NAME KEY BYTES   cannharness_share_memory
+ *   await-memory NAME   cannharness_await_memory, prints "memory NAME KEY BYTES"
+ *   share-notify NAME KEY         cannharness_share_notify
+ *   await-notify NAME   cannharness_await_notify, prints "notify NAME KEY"
+ *   publish-pid PID     cannharness_publish_pid
  *   block-in-sync       aclInit, a stream held forever by a host function,
  *                       prints "blocking", then aclrtSynchronizeStream (never returns)
  *
@@ -80,6 +85,21 @@ int main(int argc, char **argv)
                 printf("signal %s\n", name);
         } else if (strcmp(step, "mark") == 0) {
             rc = cannharness_mark(name);
+        } else if (strcmp(step, "share-memory") == 0 && i + 2 < argc) {
+            const char *key = argv[++i];
+            rc = cannharness_share_memory(name, key, (size_t)strtoull(argv[++i], NULL, 10));
+        } else if (strcmp(step, "await-memory") == 0) {
+            rc = cannharness_await_memory(name, value, sizeof value, &len);
+            if (rc == CANNHARNESS_OK)
+                printf("memory %s %s %zu\n", name, value, len);
+        } else if (strcmp(step, "share-notify") == 0 && i + 1 < argc) {
+            rc = cannharness_share_notify(name, argv[++i]);
+        } else if (strcmp(step, "await-notify") == 0) {
+            rc = cannharness_await_notify(name, value, sizeof value);
+            if (rc == CANNHARNESS_OK)
+                printf("notify %s %s\n", name, value);
+        } else if (strcmp(step, "publish-pid") == 0) {
+            rc = cannharness_publish_pid(atoi(name));
         } else {
             printf("native_role: unknown step %s\n", step);
             return 10;
