@@ -54,7 +54,7 @@ export { reclaimStubLeftovers } from './reclaim';
 export { RoundBarrier, RoundBarrierBrokenError, reseedStubJitter } from './round-barrier';
 export { parseLiveView } from './live-view';
 export type { LiveStream, LiveTask, LiveView, LiveViewAnswer } from './live-view';
-export type { Acl, Context, DeviceBuffer, Event, FabricHandle, Latch, Notify, PhysicalHandle, Stream, Vmm } from './types';
+export type { Acl, Context, DeviceBuffer, Event, FabricHandle, Latch, MappedBuffer, Notify, PhysicalHandle, Stream, Vmm, VmmCalls } from './types';
 export type { AclFunctions } from './native';
 
 /** The library exists but dlopen refused it (wrong architecture, missing dependency, ...). */

@@ -8,10 +8,11 @@
  * in the host's byte order, as acl_rt.h defines them.
  */
 import { endianness } from 'node:os';
+import { recordCall } from './call-record';
 import { checkInt, INT32_MAX, INT32_MIN } from './core';
 import { MEM_FABRIC_HANDLE_SIZE, MemAccessFlags, MemAttr, MemcpyKind, MemGranularity, MemLocationType, MemSharedHandleType, VmmExportFlag } from './enums';
 import type { AclFunctions, Ptr } from './native';
-import type { FabricHandle, PhysicalHandle, Vmm } from './types';
+import type { FabricHandle, PhysicalHandle, VmmCalls } from './types';
 
 /** What the VMM calls need from the runtime object (implemented by AclRuntime). */
 export interface VmmRuntime {
@@ -80,7 +81,7 @@ function checkShareable(sh: unknown, call: string): bigint {
   return sh;
 }
 
-export function createVmm(rt: VmmRuntime): Vmm {
+export function createVmm(rt: VmmRuntime): VmmCalls {
   const call = <T>(name: string, args: string, fn: () => number, result: () => T): T => {
     rt.check(fn(), name, args);
     return result();
@@ -129,7 +130,9 @@ export function createVmm(rt: VmmRuntime): Vmm {
     },
     unmap(address) {
       const a = checkAddress(address, 'aclrtUnmapMem: virPtr');
-      call('aclrtUnmapMem', `virPtr=${hex(a)}`, () => rt.raw.aclrtUnmapMem(a), () => undefined);
+      // Blocks until queued copies on the mapping ran (a stub rule): named in hang reports.
+      const args = `virPtr=${hex(a)}`;
+      call('aclrtUnmapMem', args, () => recordCall('aclrtUnmapMem', args, () => rt.raw.aclrtUnmapMem(a)), () => undefined);
     },
     setAccess(address, bytes, device, flags = MemAccessFlags.READWRITE) {
       const a = checkAddress(address, 'aclrtMemSetAccess: virPtr');
