@@ -78,7 +78,7 @@ test('an importer that is neither a role nor a group is refused with the list of
 test('an exporter whose importer never opens times out naming the role, why, and the fix', async () => {
   const { ctx } = contextFor('producer', {});
   await expect(ctx.shareMemory('mem', fakeBuffer(), { importers: ['other'], timeoutMs: 200 })).rejects.toThrow(
-    /producer: shareMemory\("mem"\) waits for role other's pid for the whitelist; a role publishes it when it calls openSharedMemory\/openSharedNotify\. Pass \{ importers: \[\.\.\.\] \}/,
+    /producer: shareMemory\("mem"\) waits for role other's pid for the whitelist; a role publishes it when it calls openSharedMemory\/openSharedNotify\/openSharedPhysical\. Pass \{ importers: \[\.\.\.\] \}/,
   );
 });
 
