@@ -64,8 +64,8 @@ static void region_unref(struct mem_region *r)
 {
     assert(r->refs > 0);
     if (--r->refs > 0) {
-        if (r->refs == 1 && r->unmap_waiters)
-            sync_cond_broadcast(&rt.progress); /* aclrtUnmapMem waits for this */
+        if (r->refs == 1 && r->kind == MEM_MAPPED)
+            sync_cond_broadcast(&rt.progress); /* an aclrtUnmapMem may wait for this (vmm.c) */
         return;
     }
     if (r->kind == MEM_HOST)
@@ -92,13 +92,28 @@ struct mem_region *memory_region_find(enum mem_kind kind, uint64_t id)
     return found;
 }
 
-/* The live range holding [p, p + n), or NULL. */
+/* The live range holding p if [p, p + n) lies in it, or runs on through mappings of the same
+ * reservation that follow it without a gap (one block of virtual memory, as on the NPU); NULL
+ * otherwise. A task refers to the first range; aclrtUnmapMem waits for every range of the
+ * reservation (vmm.c), so that a task holding one of them keeps all of them mapped. */
 static struct mem_region *region_containing(const void *p, size_t n)
 {
-    const char *c = p;
-    for (struct mem_region *r = regions; r; r = r->next) {
-        if (c >= r->base && c < r->base + r->bytes)
-            return (size_t)(r->base + r->bytes - c) >= n ? r : NULL;
+    const char *at = p;
+    struct mem_region *first = NULL, *r = NULL;
+    for (r = regions; r; r = r->next)
+        if (at >= r->base && at < r->base + r->bytes)
+            break;
+    first = r;
+    while (r) {
+        size_t avail = (size_t)(r->base + r->bytes - at);
+        if (avail >= n)
+            return first;
+        struct mem_region *next = r->kind == MEM_MAPPED ? memory_region_at(r->base + r->bytes) : NULL;
+        if (!next || next->kind != MEM_MAPPED || next->group != r->group)
+            return NULL;
+        n -= avail;
+        at = next->base;
+        r = next;
     }
     return NULL;
 }

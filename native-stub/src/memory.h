@@ -49,7 +49,7 @@ struct mem_region {
     struct shm_object *shm;  /* device and imported memory */
     void *view;              /* imports: this import's own mapping of the object */
     size_t view_size;
-    int unmap_waiters;       /* aclrtUnmapMem waits for refs to drop to 1 (vmm.c) */
+    const void *group; /* MEM_MAPPED: its reservation; contiguous ranges of one group are one block for copies */
 };
 
 struct task;

@@ -122,8 +122,9 @@ void plat_shm_for_each(const char *prefix, void (*fn)(const char *name, void *ct
  * bytes (a multiple of the page) of inaccessible address space: anywhere,
  * aligned to align (a power of two), when at is NULL; exactly at at
  * otherwise, failing (NULL, errno EEXIST) when something is mapped there.
- * plat_vm_map_shm maps bytes [offset, offset + size) of the named object
- * read-write and shared over [addr, addr + size) of a reservation;
+ * plat_vm_map_shm maps bytes [offset, offset + size) of the named object (a
+ * regular file of this user, else EINVAL) read-write and shared over
+ * [addr, addr + size) of a reservation;
  * plat_vm_unmap_shm puts the reservation back there. 0 or -1 (errno). */
 void *plat_vm_reserve(void *at, size_t size, size_t align);
 int plat_vm_release(void *addr, size_t size);

@@ -506,7 +506,10 @@ int plat_vm_map_shm(void *addr, size_t size, const char *name, size_t offset)
     int rc = -1;
     if (fstat(fd, &st) != 0)
         goto out;
-    if ((size_t)st.st_size < offset || (size_t)st.st_size - offset < size) {
+    /* the name was checked when this process opened the object (shm.c); what is there now must
+     * still be ours, and large enough */
+    if (st.st_uid != geteuid() || !S_ISREG(st.st_mode) || (size_t)st.st_size < offset ||
+        (size_t)st.st_size - offset < size) {
         errno = EINVAL;
         goto out;
     }

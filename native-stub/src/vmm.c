@@ -525,6 +525,7 @@ STUB_EXPORT aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, aclrt
         plat_vm_unmap_shm(virPtr, size);
         rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "out of memory");
     } else {
+        m->region->group = r; /* contiguous mappings of one reservation are one block */
         m->res = r;
         m->phys = p;
         m->next = mappings;
@@ -538,6 +539,16 @@ STUB_EXPORT aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, aclrt
     free(m);
     rt_leave();
     return rc;
+}
+
+/* Whether a task holds a mapping of res: a copy that runs on from one mapping into the next
+ * (memory.c region_containing) holds only the first, so the whole reservation counts. */
+static int reservation_in_use(const struct vmm_reservation *res)
+{
+    for (const struct vmm_mapping *m = mappings; m; m = m->next)
+        if (m->res == res && m->region->refs > 1)
+            return 1;
+    return 0;
 }
 
 /* Takes m out of every list and puts the reservation back (rt.lock held; nothing uses the range). */
@@ -558,19 +569,16 @@ static void finish_unmap(struct vmm_mapping *m)
     phys_unref_check(m->phys);
 }
 
-/* aclrtUnmapMem of m (rt.lock held; released while queued copies that touch it run: the range
- * can be mapped again at once, so nothing may still use it). An aclFinalize meanwhile finishes
+/* aclrtUnmapMem of m (rt.lock held; released while queued copies that touch its reservation run:
+ * the range can be mapped again at once, so nothing may still use it). An aclFinalize meanwhile finishes
  * the unmap itself (vmm_shutdown) and leaves m to be freed here. */
 static void unmap(struct vmm_mapping *m)
 {
     m->unmapping = 1;
-    m->region->unmap_waiters++;
-    while (!m->finished && m->region->refs > 1 && rt.initialized)
-        rt_wait_progress(0);
-    if (!m->finished) {
-        m->region->unmap_waiters--;
+    while (!m->finished && reservation_in_use(m->res) && rt.initialized)
+        rt_wait_progress(0); /* memory.c broadcasts when a mapping's last task lets go */
+    if (!m->finished)
         finish_unmap(m);
-    }
     free(m);
 }
 

@@ -203,7 +203,7 @@ export interface VmmCalls {
   release(address: bigint): void;
   /** aclrtMapMem(address, bytes, 0, handle, 0). */
   map(address: bigint, bytes: number, handle: PhysicalHandle): void;
-  /** aclrtUnmapMem. */
+  /** aclrtUnmapMem: on the stub, returns once the copies queued on the reservation ran (hang reports name it). */
   unmap(address: bigint): void;
   /** aclrtMemSetAccess with one descriptor: device, flags (default READWRITE). */
   setAccess(address: bigint, bytes: number, device: number, flags?: number): void;

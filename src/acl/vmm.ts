@@ -130,8 +130,8 @@ export function createVmm(rt: VmmRuntime): VmmCalls {
     },
     unmap(address) {
       const a = checkAddress(address, 'aclrtUnmapMem: virPtr');
-      // Blocks until queued copies on the mapping ran (a stub rule): named in hang reports.
       const args = `virPtr=${hex(a)}`;
+      // blocks on the stub until the queued copies on the reservation ran: a hang report names it
       call('aclrtUnmapMem', args, () => recordCall('aclrtUnmapMem', args, () => rt.raw.aclrtUnmapMem(a)), () => undefined);
     },
     setAccess(address, bytes, device, flags = MemAccessFlags.READWRITE) {
