@@ -6,7 +6,8 @@
  * harness lists the consumers' bare tgids before it publishes the handle; with
  * `pidValidation: false` it exports with the flag that turns the whitelist off.
  * Then the handoff template on VMM memory (its consumers' waits are what makes them read the
- * fresh bytes: the audit's wait-noop kills it), and a C exporter with a TypeScript importer.
+ * fresh bytes: the audit's wait-noop kills it), and C roles exporting to and importing from
+ * TypeScript roles (specs/native/vmm_exporter.c, vmm_importer.c).
  */
 import { handoff, replicate, scenario } from '../src';
 
@@ -103,3 +104,24 @@ for (const whitelist of ['pid', 'nopid'] as const) {
     },
   });
 }
+
+scenario('VMM memory from a TypeScript exporter, imported by a C role (whitelisted by the harness)', {
+  build: 'make -s -C native',
+  audit: {
+    expectSurvive: ['wait-noop', 'record-instant', 'wait-latest'],
+    reason: 'data sharing only: no stream waits on an event',
+  },
+  roles: {
+    producer: {
+      device: 0,
+      run: async (ctx) => {
+        const mem = ctx.allocPhysical(BYTES);
+        mem.write(pattern(BYTES));
+        // Waits for the C role's "@pid.consumer" (aclrtDeviceGetBareTgid) and whitelists it.
+        await ctx.sharePhysical('buffer', mem, { importers: ['consumer'] });
+        await ctx.awaitSignal('consumer.done', { from: 'consumer' });
+      },
+    },
+    consumer: { device: 1, exec: ['native/build/vmm_importer'], expectOutput: /read 3145733 bytes of shareable handle \d+ \(bare tgid \d+\): all match/ },
+  },
+});

@@ -72,8 +72,10 @@ int main(int argc, char **argv)
         printf("whitelisted %s (bare tgid %d)\n", importer, (int)pid);
     }
     char record[512];
-    int n = snprintf(record, sizeof record, "cann-harness shared 1\nkind physical\nkey %" PRIu64 "\nbytes %zu\nfrom %s\n",
-                     shareable, bytes, getenv("CANN_HARNESS_ROLE") ? getenv("CANN_HARNESS_ROLE") : "producer");
+    const char *role = getenv("CANN_HARNESS_ROLE") ? getenv("CANN_HARNESS_ROLE") : "producer";
+    int n =
+        snprintf(record, sizeof record, "cann-harness shared 1\nkind physical\nkey %" PRIu64 "\nbytes %zu\nfrom %s\n",
+                 shareable, bytes, role);
     if (publish("handles", "buffer", record, (size_t)n) != 0)
         return 1;
     printf("exported %zu bytes (%zu mapped) as shareable handle %" PRIu64 "\n", bytes, size, shareable);
