@@ -908,3 +908,48 @@ CT_CASE(vmm_unmap_waiting_while_acl_finalize_runs)
     CT_TRUE(u.rc == ACL_SUCCESS || u.rc == ACL_ERROR_UNINITIALIZE);
     CT_TRUE(!vmm_object_exists(sh));
 }
+
+/* vmm_importer_dies DIR: imports and maps the exporter's memory, says so, waits to be killed. */
+CT_ROLE(vmm_importer_dies)
+{
+    const char *dir = argv[0];
+    acl_up(0);
+    uint64_t sh = await_u64(dir, "shareable", PEER_TIMEOUT_MS);
+    aclrtDrvMemHandle h = NULL;
+    CT_OK(aclrtMemImportFromShareableHandle(sh, 0, &h));
+    char *va = reserve(MIB2);
+    CT_OK(aclrtMapMem(va, MIB2, 0, h, 0));
+    expect_pattern(va, MIB2, 5);
+    publish_flag(dir, "mapped");
+    for (;;)
+        pause();
+    return 0;
+}
+
+/* An importer killed while it maps the memory does not keep the object alive: once the exporter
+ * frees and unmaps, the object is gone from /dev/shm (its dead entry is dropped from the users table). */
+CT_CASE(vmm_memory_of_a_dead_importer_goes_with_the_exporter)
+{
+    const char *dir = case_dir();
+    acl_up(0);
+    aclrtDrvMemHandle h = phys_new(0, MIB2);
+    char *va = reserve(MIB2);
+    CT_OK(aclrtMapMem(va, MIB2, 0, h, 0));
+    write_pattern(va, MIB2, 5);
+    uint64_t sh = 0;
+    CT_OK(aclrtMemExportToShareableHandle(h, ACL_MEM_HANDLE_TYPE_NONE, 1, &sh));
+    declare_vmm_owned(sh);
+    const char *args[] = {dir, NULL};
+    pid_t child = spawn_role("vmm_importer_dies", args, NULL);
+    publish_u64(dir, "shareable", sh);
+    await_flag(dir, "mapped", PEER_TIMEOUT_MS);
+    kill(child, SIGKILL);
+    wait_exit(child, PEER_TIMEOUT_MS);
+    expect_pattern(va, MIB2, 5); /* the exporter's mapping is untouched */
+    CT_OK(aclrtFreePhysical(h));
+    CT_TRUE(vmm_object_exists(sh));
+    CT_OK(aclrtUnmapMem(va));
+    CT_TRUE(!vmm_object_exists(sh));
+    CT_OK(aclrtReleaseMemAddress(va));
+    acl_down();
+}
