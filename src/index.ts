@@ -24,7 +24,7 @@ export type {
 } from './scenario';
 export { AclError, AclErrorCode, aclErrorName, attempt, EventFlag, EventRecordedStatus, EventStatus, EventWaitStatus, IpcEventHandle } from './acl';
 export type { Acl, Event, Stream, Latch } from './acl';
-export type { DeviceBuffer, Notify } from './acl';
+export type { DeviceBuffer, MappedBuffer, Notify } from './acl';
 /** The report Jest prints for a failed scenario (see src/report/failure.ts). */
 export function formatScenarioFailure(...args: Parameters<typeof FormatScenarioFailure>): string {
   // eslint-disable-next-line @typescript-eslint/no-require-imports

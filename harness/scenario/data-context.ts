@@ -1,16 +1,17 @@
 /**
- * The data-carrying part of the role context: device buffers, IPC memory and IPC notify shared
- * between roles through the rendezvous. The harness does the pid exchange for whitelists itself:
+ * The data-carrying part of the role context: device buffers, IPC memory, IPC notify and VMM
+ * physical memory shared between roles through the rendezvous. The harness does the pid exchange for whitelists itself:
  * an importer publishes its pid (aclrtDeviceGetBareTgid) under `@pid.<role>` when it first opens
  * something shared, and an exporter with the whitelist on awaits the pids of the roles it shares
  * with before it publishes the key.
  */
-import type { Acl, DeviceBuffer, Notify } from '../../src/acl';
+import type { Acl, DeviceBuffer, MappedBuffer, Notify } from '../../src/acl';
 import type { BaseContext } from './base-context';
 import type { AwaitOptions, DataContext, PlannedRole, ScenarioPlan, ShareOptions } from '../../src/scenario/types';
 import { formatSharedRecord, parseSharedRecord, type SharedRecord } from '../../src/wire/shared-record';
 
 const pidName = (role: string) => `@pid.${role}`;
+const shareCall: Record<SharedRecord['kind'], string> = { memory: 'shareMemory', notify: 'shareNotify', physical: 'sharePhysical' };
 
 export interface OwnedDataContext {
   members: DataContext;
@@ -24,7 +25,7 @@ export function createDataContext(
   role: PlannedRole<any>,
   timeoutOf: (opts?: { timeoutMs?: number }) => number,
 ): OwnedDataContext {
-  const buffers: DeviceBuffer[] = [];
+  const buffers: (DeviceBuffer | MappedBuffer)[] = [];
   const notifies: Notify[] = [];
   let pidPublished = false;
   const acl = (): Acl => base.acl;
@@ -53,7 +54,7 @@ export function createDataContext(
         } catch (e) {
           throw new Error(
             `${base.role}: ${call} waits for role ${r}'s pid for the whitelist; a role publishes it when it calls ` +
-              `openSharedMemory/openSharedNotify. Pass { importers: [...] } with only the roles that open it, or ` +
+              `openSharedMemory/openSharedNotify/openSharedPhysical. Pass { importers: [...] } with only the roles that open it, or ` +
               `{ pidValidation: false }. (${(e as Error).message})`,
             { cause: e },
           );
@@ -74,7 +75,7 @@ export function createDataContext(
     if (!rec) {
       throw new Error(
         `${base.role}: ${call}("${name}"): what was published under "${name}" is not shared ${kind}; ` +
-          `publish it with ctx.${kind === 'memory' ? 'shareMemory' : 'shareNotify'}(name, ...) or, from C, cannharness_share_${kind}`,
+          `publish it with ctx.${shareCall[kind]}(name, ...) or, from C, ${kind === 'physical' ? 'the record of docs/guide/vmm.md' : `cannharness_share_${kind}`}`,
       );
     }
     return rec;
@@ -123,6 +124,31 @@ export function createDataContext(
       const n = acl().importNotify(rec.key, { peerAccess: opts?.peerAccess });
       notifies.push(n);
       return n;
+    },
+    allocPhysical(bytes) {
+      const b = acl().vmm.allocMapped(bytes);
+      buffers.push(b);
+      return b;
+    },
+    async sharePhysical(name, buf, opts) {
+      if (buf.imported) throw new Error(`${base.role}: sharePhysical("${name}"): the buffer is an import; only the role that allocated it (ctx.allocPhysical) exports it`);
+      const validate = opts?.pidValidation ?? true;
+      const shareable = buf.shareableHandle ?? buf.exportHandle({ pidValidation: validate });
+      if (validate) {
+        const pids = await awaitPids(`sharePhysical("${name}")`, importersOf('sharePhysical', opts?.importers), opts);
+        if (pids.length > 0) buf.allowImporters(pids);
+      }
+      await base.rendezvous.publish(name, formatSharedRecord({ kind: 'physical', key: shareable.toString(), bytes: buf.bytes, from: role.name }));
+      return shareable;
+    },
+    async openSharedPhysical(name, opts) {
+      const rec = await awaitShared('openSharedPhysical', name, 'physical', opts);
+      if (!/^\d{1,20}$/.test(rec.key) || BigInt(rec.key) >= 1n << 64n) {
+        throw new Error(`${base.role}: openSharedPhysical("${name}"): key ${JSON.stringify(rec.key)} is not a shareable handle (a uint64 in decimal, docs/guide/vmm.md)`);
+      }
+      const b = acl().vmm.importMapped(BigInt(rec.key), rec.bytes ?? 0);
+      buffers.push(b);
+      return b;
     },
   };
 

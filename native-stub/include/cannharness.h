@@ -109,6 +109,12 @@ int cannharness_mark(const char *name);
  * key (key_cap bytes: CANNHARNESS_E2BIG if it does not fit) and the size
  * into *bytes (may be NULL); EINVAL when <name> holds something else.
  *
+ * VMM physical memory (ctx.sharePhysical / openSharedPhysical) uses the same
+ * record with "kind physical", the key the uint64_t shareable handle of
+ * aclrtMemExportToShareableHandle in decimal, and "bytes" the mapped size; the
+ * C API has no share/await call for it yet: publish and read the record with
+ * cannharness_publish / cannharness_await (docs/guide/vmm.md, "In a scenario").
+ *
  * Whitelists: a TypeScript exporter (pid validation on, the default) awaits
  * the pid of each importer under "@pid.<role>": a C importer publishes it
  * with cannharness_publish_pid(<aclrtDeviceGetBareTgid's pid>) before it

@@ -22,6 +22,7 @@ import { EventImpl } from './event';
 import { ContextImpl } from './context';
 import type { Acl, Context, DeviceBuffer, Event, Notify, Stream, Vmm } from './types';
 import { createVmm } from './vmm';
+import { allocMapped, importMapped } from './vmm-buffer';
 
 export class AclRuntime implements Acl, RuntimeCore {
   #initialized = false;
@@ -264,7 +265,11 @@ export class AclRuntime implements Acl, RuntimeCore {
   #vmm: Vmm | undefined;
 
   get vmm(): Vmm {
-    this.#vmm ??= createVmm(this);
+    if (!this.#vmm) {
+      const calls = createVmm(this);
+      const vmm: Vmm = { ...calls, allocMapped: (bytes) => allocMapped(this, vmm, bytes), importMapped: (sh, bytes) => importMapped(this, vmm, sh, bytes) };
+      this.#vmm = vmm;
+    }
     return this.#vmm;
   }
 

@@ -210,7 +210,8 @@ export type PhysicalHandle = bigint & { readonly __physicalHandle: true };
 /** A fabric shareable handle (aclrtMemFabricHandle, 128 bytes). */
 export type FabricHandle = Uint8Array;
 
-export interface Vmm {
+/** The VMM calls one to one (vmm.ts). */
+export interface VmmCalls {
   /** aclrtMemGetAllocationGranularity for device memory of memAttr (default HBM_MEM_NORMAL). */
   granularity(device: number, opts?: { memAttr?: number; recommended?: boolean }): number;
   /** aclrtMallocPhysical on device (memAttr default HBM_MEM_NORMAL). */
@@ -242,4 +243,37 @@ export interface Vmm {
   /** aclrtMemcpy host to device / device to host at a mapped address. */
   write(address: bigint, data: Uint8Array): void;
   read(address: bigint, length: number): Uint8Array;
+}
+
+export interface Vmm extends VmmCalls {
+  /**
+   * Physical memory of `bytes` rounded up to the granularity, on the current device, reserved,
+   * mapped and made read-write here (vmm-buffer.ts); free() unmaps, releases and frees it.
+   */
+  allocMapped(bytes: number): MappedBuffer;
+  /**
+   * aclrtMemImportFromShareableHandle on the current device, then reserve, map and set access
+   * here; `bytes` is the exporter's size (mapped rounded up to the granularity).
+   */
+  importMapped(shareable: bigint, bytes: number): MappedBuffer;
+}
+
+/**
+ * VMM memory mapped in this process, used like any DeviceBuffer (copies, memsets, reads, copyFrom
+ * between it and aclrtMalloc memory). It is shared by a shareable handle, not an IPC key:
+ * exportKey() and closeExport() refuse and name exportHandle().
+ */
+export interface MappedBuffer extends DeviceBuffer {
+  /** This process's physical handle (its allocation, or its import). */
+  readonly physical: PhysicalHandle;
+  /** The mapping's size: bytes rounded up to the allocation granularity. */
+  readonly mappedBytes: number;
+  /** The shareable handle it was imported from (null for memory allocated here). */
+  readonly importedFrom: bigint | null;
+  /** The shareable handle of its export (null before exportHandle()). */
+  readonly shareableHandle: bigint | null;
+  /** aclrtMemExportToShareableHandle (once; later calls return the same handle). pidValidation defaults to true. */
+  exportHandle(opts?: { pidValidation?: boolean }): bigint;
+  /** aclrtMemSetPidToShareableHandle on its export: pids are the importers' bare tgids. */
+  allowImporters(pids: number[]): void;
 }

@@ -12,7 +12,7 @@ import { recordCall } from './call-record';
 import { checkInt, INT32_MAX, INT32_MIN } from './core';
 import { MEM_FABRIC_HANDLE_SIZE, MemAccessFlags, MemAttr, MemcpyKind, MemGranularity, MemLocationType, MemSharedHandleType, VmmExportFlag } from './enums';
 import type { AclFunctions, Ptr } from './native';
-import type { FabricHandle, PhysicalHandle, Vmm } from './types';
+import type { FabricHandle, PhysicalHandle, VmmCalls } from './types';
 
 /** What the VMM calls need from the runtime object (implemented by AclRuntime). */
 export interface VmmRuntime {
@@ -81,7 +81,7 @@ function checkShareable(sh: unknown, call: string): bigint {
   return sh;
 }
 
-export function createVmm(rt: VmmRuntime): Vmm {
+export function createVmm(rt: VmmRuntime): VmmCalls {
   const call = <T>(name: string, args: string, fn: () => number, result: () => T): T => {
     rt.check(fn(), name, args);
     return result();

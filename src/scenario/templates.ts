@@ -362,17 +362,31 @@ export interface HandoffRead {
  * with `sync: 'notify'`), and shares the buffer. Each consumer imports it, waits, and reads it only
  * after the wait: it must see the fresh bytes. With `wait: false` (the control) consumers read at
  * once while the producer is still held, and must see the stale bytes: proof that the check
- * notices a missing wait.
+ * notices a missing wait. `memory: 'vmm'` shares VMM physical memory instead (ctx.allocPhysical,
+ * sharePhysical, openSharedPhysical); `pidValidation: false` shares either without the whitelist.
  */
 export function handoff(
-  opts: TemplateOptions & { consumers?: number; bytes?: number; sync?: 'event' | 'notify'; wait?: boolean; sameDevice?: boolean; rounds?: number } = {},
+  opts: TemplateOptions & {
+    consumers?: number;
+    bytes?: number;
+    sync?: 'event' | 'notify';
+    wait?: boolean;
+    sameDevice?: boolean;
+    rounds?: number;
+    memory?: 'ipc' | 'vmm';
+    pidValidation?: boolean;
+  } = {},
 ): ScenarioDeclaration {
   const consumers = checkCount('handoff consumers', opts.consumers ?? 2, 1, 64);
   const bytes = checkCount('handoff bytes', opts.bytes ?? 4096, 1, 1 << 30);
   const sync = opts.sync ?? 'event';
   if (sync !== 'event' && sync !== 'notify') throw new Error(`handoff sync must be 'event' or 'notify' (got ${JSON.stringify(sync)})`);
   const wait = opts.wait ?? true;
+  const memory = opts.memory ?? 'ipc';
+  if (memory !== 'ipc' && memory !== 'vmm') throw new Error(`handoff memory must be 'ipc' or 'vmm' (got ${JSON.stringify(memory)})`);
+  const share = { importers: ['consumer'], pidValidation: opts.pidValidation ?? true };
   if (opts.rounds !== undefined) {
+    if (memory !== 'ipc' || opts.pidValidation !== undefined) throw new Error("handoff with rounds shares IPC memory with the whitelist only: drop memory / pidValidation, or rounds");
     // Soak rounds: the event and the buffer made once, a fast checked handoff per round (handoff-rounds.ts).
     if (sync !== 'event' || !wait) throw new Error("handoff with rounds runs the IPC-event handoff only: drop sync: 'notify' / wait: false, or rounds");
     return { ...handoffRounds({ consumers, bytes, rounds: opts.rounds, sameDevice: opts.sameDevice, timeoutMs: opts.timeoutMs }), ...(opts.verify ? { verify: opts.verify } : {}) };
@@ -385,7 +399,8 @@ export function handoff(
       producer: {
         device: 0,
         run: async (ctx) => {
-          const buf = ctx.alloc(bytes);
+          const physical = memory === 'vmm' ? ctx.allocPhysical(bytes) : undefined;
+          const buf = physical ?? ctx.alloc(bytes);
           buf.write(new Uint8Array(bytes).fill(HANDOFF_STALE));
           const latch = ctx.latch();
           buf.fill(HANDOFF_FRESH, ctx.stream); // queued behind the latch
@@ -397,7 +412,8 @@ export function handoff(
           } else {
             for (const c of consumerNames) (await ctx.openSharedNotify(`ready.${c}`, { from: c })).record(ctx.stream);
           }
-          await ctx.shareMemory('buffer', buf, { importers: ['consumer'] });
+          if (physical) await ctx.sharePhysical('buffer', physical, share);
+          else await ctx.shareMemory('buffer', buf, share);
           await ctx.awaitSignals(consumerNames.map((c) => `${c}.waiting`));
           if (ev) expectPending(ctx, ev, 'the record after the fill');
           ctx.mark('release');
@@ -413,7 +429,7 @@ export function handoff(
         run: async (ctx): Promise<HandoffRead> => {
           const notify = sync === 'notify' ? ctx.createNotify() : undefined;
           if (notify) await ctx.shareNotify(`ready.${ctx.role}`, notify, { importers: ['producer'] });
-          const mem = await ctx.openSharedMemory('buffer', { from: 'producer' });
+          const mem = memory === 'vmm' ? await ctx.openSharedPhysical('buffer', { from: 'producer' }) : await ctx.openSharedMemory('buffer', { from: 'producer' });
           // Memory imported from another device allows only async device-to-device copies: the
           // consumer reads it by a copy into its own buffer on its stream (CANN's ReadDo).
           const local = ctx.alloc(bytes);

@@ -2,7 +2,7 @@
  * The shapes a spec author writes (declarations) and receives (contexts, results).
  * Only types here: this file is imported by device processes, worker threads and Jest alike.
  */
-import type { Acl, DeviceBuffer, Event, IpcEventHandle, Latch, Notify, Stream } from '../acl';
+import type { Acl, DeviceBuffer, Event, IpcEventHandle, Latch, MappedBuffer, Notify, Stream } from '../acl';
 import type { MutantName } from '../mutants';
 import type { RoleContext } from '../wire/types';
 import type { RoleResult, RunResult } from '../wire/results';
@@ -53,6 +53,24 @@ export interface DataContext {
   shareNotify(name: string, notify: Notify, opts?: ShareOptions): Promise<string>;
   /** Await a notify shared under `name` and import it (this role may record it; waits belong to its creator). */
   openSharedNotify(name: string, opts?: AwaitOptions & { peerAccess?: boolean }): Promise<Notify>;
+  /**
+   * VMM physical memory on this role's device, `bytes` rounded up to the allocation granularity,
+   * reserved, mapped and made read-write here; used like `alloc`'s buffers. Unmapped, released
+   * and freed when the body returns.
+   */
+  allocPhysical(bytes: number): MappedBuffer;
+  /**
+   * Export `buf`'s physical memory (aclrtMemExportToShareableHandle) under `name`; with the
+   * whitelist on, waits for the importers' pids and lists them (aclrtMemSetPidToShareableHandle)
+   * first. Returns the shareable handle.
+   */
+  sharePhysical(name: string, buf: MappedBuffer, opts?: ShareOptions): Promise<bigint>;
+  /**
+   * Await physical memory shared under `name`, import it on this role's device and map it here
+   * (its own addresses). Unmapped, released and freed when the body returns, before this role's
+   * own memory.
+   */
+  openSharedPhysical(name: string, opts?: AwaitOptions): Promise<MappedBuffer>;
 }
 
 export interface ScenarioContext<P = Params> extends DataContext {

@@ -1,17 +1,19 @@
 /**
  * The record under which a role shares an IPC memory or notify key (ctx.shareMemory / shareNotify,
  * and the C API's cannharness_share_memory / share_notify: native-stub/api/shared.c), read by the
- * importer (ctx.openSharedMemory / openSharedNotify, cannharness_await_memory / await_notify).
+ * importer (ctx.openSharedMemory / openSharedNotify, cannharness_await_memory / await_notify),
+ * or VMM physical memory (ctx.sharePhysical / openSharedPhysical: kind physical, the key the
+ * shareable handle of aclrtMemExportToShareableHandle in decimal, docs/guide/vmm.md).
  * One format for both languages, documented for C in native-stub/include/cannharness.h:
  *
- *   cann-harness shared 1\n  kind memory|notify\n  key <key>\n  [bytes <n>\n]  from <role>\n
+ *   cann-harness shared 1\n  kind memory|notify|physical\n  key <key>\n  [bytes <n>\n]  from <role>\n
  *
  * Line-based so that C reads it without a JSON parser; keys never hold control characters.
  */
 export interface SharedRecord {
-  kind: 'memory' | 'notify';
+  kind: 'memory' | 'notify' | 'physical';
   key: string;
-  /** Memory only: the exported buffer's size (the importer's buffer gets it). */
+  /** Memory and physical: the exported buffer's size (the importer's buffer gets it). */
   bytes?: number;
   from: string;
 }
@@ -43,6 +45,6 @@ export function parseSharedRecord(bytes: Buffer, kind: SharedRecord['kind']): Sh
     if (!/^\d+$/.test(size)) return null;
     rec.bytes = Number(size);
   }
-  if (kind === 'memory' && rec.bytes === undefined) return null;
+  if (kind !== 'notify' && rec.bytes === undefined) return null;
   return rec;
 }

@@ -171,6 +171,14 @@ withStub('wait-for graph at the deadline (stub)', () => {
     ]);
   }, TEST_TIMEOUT_MS);
 
+  test.concurrent('freeing VMM memory with a memset queued behind its own latch blocks in aclrtUnmapMem, named in the graph', async () => {
+    const r = await hang([[role('solo', 0, 'unmapBehindLatch'), 'blocks']]);
+    expect(r.waitGraph!.deadlock).toBe(true);
+    expect(chainTexts(r)).toEqual([
+      expect.stringMatching(/^deadlock: solo \(aclrtUnmapMem virPtr=0x[0-9a-f]+, for [\d.]+ m?s\) ← queued behind a latch \(host function on stream \d+\) held by solo ← \(back to solo\)$/),
+    ]);
+  }, TEST_TIMEOUT_MS);
+
   test.concurrent('dead recorder: the wait captured a record whose process was killed', async () => {
     const r = await hang([[role('recorder', 0, 'dyingRecorder'), 'exits'], [role('survivor', 1, 'survivor'), 'blocks']], false);
     expect(r.roles[0].status).toBe('crashed');

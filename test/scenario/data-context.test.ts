@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Acl, DeviceBuffer } from '../../src/acl';
+import type { Acl, DeviceBuffer, MappedBuffer } from '../../src/acl';
 import { Rendezvous } from '../../src/rendezvous';
 import { planScenario } from '../../src/scenario';
 import { createScenarioContext } from '../../harness/scenario/context';
@@ -78,7 +78,7 @@ test('an importer that is neither a role nor a group is refused with the list of
 test('an exporter whose importer never opens times out naming the role, why, and the fix', async () => {
   const { ctx } = contextFor('producer', {});
   await expect(ctx.shareMemory('mem', fakeBuffer(), { importers: ['other'], timeoutMs: 200 })).rejects.toThrow(
-    /producer: shareMemory\("mem"\) waits for role other's pid for the whitelist; a role publishes it when it calls openSharedMemory\/openSharedNotify\. Pass \{ importers: \[\.\.\.\] \}/,
+    /producer: shareMemory\("mem"\) waits for role other's pid for the whitelist; a role publishes it when it calls openSharedMemory\/openSharedNotify\/openSharedPhysical\. Pass \{ importers: \[\.\.\.\] \}/,
   );
 });
 
@@ -95,4 +95,88 @@ test('without the whitelist nothing waits for pids', async () => {
   const buf = fakeBuffer();
   await ctx.shareMemory('mem', buf, { pidValidation: false });
   expect(buf.allowed).toEqual([]);
+});
+
+/** A fake VMM buffer of this process, and a fake acl.vmm whose importMapped records its arguments. */
+function fakeMapped(freed: string[], name = 'own'): MappedBuffer & { allowed: number[][]; exportedWith: unknown[] } {
+  const allowed: number[][] = [];
+  const exportedWith: unknown[] = [];
+  let shareable: bigint | null = null;
+  return {
+    allowed,
+    exportedWith,
+    bytes: 3 * 1024 * 1024 + 5,
+    imported: name !== 'own',
+    destroyed: false,
+    get shareableHandle() {
+      return shareable;
+    },
+    exportHandle: (opts: unknown) => {
+      exportedWith.push(opts);
+      shareable = 18446744073709551557n; // the largest prime below 2^64: kept exactly in the record
+      return shareable;
+    },
+    allowImporters: (pids: number[]) => void allowed.push(pids),
+    free: () => void freed.push(name),
+  } as unknown as MappedBuffer & { allowed: number[][]; exportedWith: unknown[] };
+}
+
+test('sharePhysical whitelists the importers before publishing; openSharedPhysical imports the exact uint64 handle', async () => {
+  const freed: string[] = [];
+  const imports: [bigint, number][] = [];
+  const producer = contextFor('producer', {});
+  const consumer = contextFor('consumer', {
+    bareTgid: () => 4242,
+    vmm: {
+      importMapped: (sh: bigint, bytes: number) => {
+        imports.push([sh, bytes]);
+        return fakeMapped(freed, 'import');
+      },
+      allocMapped: () => fakeMapped(freed, 'own'),
+    } as unknown as Acl['vmm'],
+  });
+  const buf = fakeMapped(freed);
+  const [sh] = await Promise.all([
+    producer.ctx.sharePhysical('weights', buf, { importers: ['consumer'] }),
+    consumer.ctx.openSharedPhysical('weights', { from: 'producer' }),
+  ]);
+  expect(sh).toBe(18446744073709551557n);
+  expect(buf.exportedWith).toEqual([{ pidValidation: true }]);
+  expect(buf.allowed).toEqual([[4242]]);
+  expect(imports).toEqual([[18446744073709551557n, 3 * 1024 * 1024 + 5]]);
+  // The record is the documented line format (docs/guide/vmm.md), which a C role writes and reads.
+  const rec = (await new Rendezvous(dir, 'x').await('weights', { timeoutMs: 1000 })).toString();
+  expect(rec).toBe('cann-harness shared 1\nkind physical\nkey 18446744073709551557\nbytes 3145733\nfrom producer\n');
+  // Clean-up: the import is unmapped and freed before the role's own physical memory.
+  consumer.ctx.allocPhysical(1);
+  consumer.cleanup();
+  expect(freed).toEqual(['import', 'own']);
+});
+
+test('sharePhysical with pidValidation false exports with the whitelist off and waits for no pid', async () => {
+  const { ctx } = contextFor('producer', {});
+  const buf = fakeMapped([]);
+  await ctx.sharePhysical('weights', buf, { pidValidation: false });
+  expect(buf.exportedWith).toEqual([{ pidValidation: false }]);
+  expect(buf.allowed).toEqual([]);
+});
+
+test('openSharedPhysical refuses shared IPC memory and a key that is no uint64, naming the fix', async () => {
+  const { ctx } = contextFor('consumer', { bareTgid: () => 1 });
+  const producer = new Rendezvous(dir, 'producer');
+  await producer.publish('ipc', 'cann-harness shared 1\nkind memory\nkey k\nbytes 4\nfrom producer\n');
+  await expect(ctx.openSharedPhysical('ipc', { from: 'producer' })).rejects.toThrow(
+    'consumer: openSharedPhysical("ipc"): what was published under "ipc" is not shared physical; publish it with ctx.sharePhysical(name, ...) or, from C, the record of docs/guide/vmm.md',
+  );
+  await producer.publish('big', 'cann-harness shared 1\nkind physical\nkey 18446744073709551616\nbytes 4\nfrom producer\n');
+  await expect(ctx.openSharedPhysical('big', { from: 'producer' })).rejects.toThrow(
+    'consumer: openSharedPhysical("big"): key "18446744073709551616" is not a shareable handle (a uint64 in decimal, docs/guide/vmm.md)',
+  );
+});
+
+test('sharePhysical refuses an import: only the allocating role exports', async () => {
+  const { ctx } = contextFor('consumer', {});
+  await expect(ctx.sharePhysical('again', fakeMapped([], 'import'))).rejects.toThrow(
+    'consumer: sharePhysical("again"): the buffer is an import; only the role that allocated it (ctx.allocPhysical) exports it',
+  );
 });

@@ -1,5 +1,5 @@
 /** scenario.each titles and rows, and templates placed on device lists. */
-import { oneToMany, pipeline } from '../../src';
+import { handoff, oneToMany, pipeline } from '../../src';
 import { planScenario } from '../../src/scenario/plan';
 import { scenarioTitle } from '../../src/scenario/scenario';
 import type { ScenarioDeclaration } from '../../src/scenario/types';
@@ -31,4 +31,11 @@ test('pipeline({ devices: [...] }) chains the stages on those devices, in that o
   expect(devicesOf(pipeline({ stages: 2 }))).toEqual({ devices: 2, roles: { 'stage-0': 0, 'stage-1': 1 } });
   expect(() => pipeline({ stages: 2, devices: [1, 3, 6] })).toThrow('pipeline: stages (2) and devices (3 of them) disagree');
   expect(() => pipeline({ devices: [4] })).toThrow('pipeline stages must be a whole number from 2');
+});
+
+test("handoff({ memory }) takes 'ipc' or 'vmm'; soak rounds keep IPC memory with the whitelist", () => {
+  expect(devicesOf(handoff({ consumers: 2, memory: 'vmm' }))).toEqual({ devices: 3, roles: { producer: 0, 'consumer-0': 1, 'consumer-1': 2 } });
+  expect(() => handoff({ memory: 'shm' as 'vmm' })).toThrow(`handoff memory must be 'ipc' or 'vmm' (got "shm")`);
+  expect(() => handoff({ memory: 'vmm', rounds: 3 })).toThrow('handoff with rounds shares IPC memory with the whitelist only: drop memory / pidValidation, or rounds');
+  expect(() => handoff({ pidValidation: false, rounds: 3 })).toThrow('handoff with rounds shares IPC memory with the whitelist only');
 });
