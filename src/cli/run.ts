@@ -14,7 +14,7 @@ import { installSessionGuard, uninstallSessionGuard } from '../orchestrator/sess
 import { removeDeadRunLeftovers } from '../orchestrator/dead-runs';
 import { NO_RUNTIME_HINT, PROBE_ENV, REQUIRE_DEVICES_ENV, probeDevices } from '../jest/probe';
 import { JITTER_US_ENV, REPEAT_EACH_ENV, RETRIES_ENV, SHARD_ENV, type Shard } from '../jest/repeat';
-import { HTML_REPORTER, JUNIT_REPORTER, SUMMARY_REPORTER, basePreset, junitReporterOptions } from '../jest/preset';
+import { HTML_REPORTER, JUNIT_REPORTER, SUMMARY_REPORTER, basePreset, jestCacheDirectory, junitReporterOptions } from '../jest/preset';
 import { defaultTimeoutMs } from '../env/timeout';
 import { formatRepetitionReport, formatRetried, repetitionReport, retriedThenPassed } from './repetitions';
 import { startProgress } from '../report/progress';
@@ -79,6 +79,11 @@ export async function prepareRun(
   say: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
 ): Promise<{ specs: string; probe: PrecheckResult } | null> {
   const specs = path.resolve(opts.specs);
+  try {
+    jestCacheDirectory(); // a cache others could write to: refused before anything runs
+  } catch (e) {
+    throw new UsageError((e as Error).message.replace(/^cann-harness: /, ''));
+  }
   if (!existsSync(specs) || !statSync(specs).isDirectory()) {
     throw new UsageError(`--specs ${opts.specs}: no such directory (give the folder that holds your *.spec.ts files)`);
   }
