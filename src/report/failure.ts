@@ -7,7 +7,7 @@
  */
 import { readdirSync } from 'node:fs';
 import type { CancelledTask, RoleResult, RunResult } from '../orchestrator';
-import { MAX_CAPTURE_CHARS } from '../orchestrator/output-capture';
+import { MAX_CAPTURE_CHARS, clipLine } from '../orchestrator/output-capture';
 import { formatHappensBefore } from '../trace/happens-before';
 
 const MAX_CAPTURE_MIB = MAX_CAPTURE_CHARS / (1024 * 1024);
@@ -123,7 +123,7 @@ function describeWait(w: { what: string; from?: string }): string {
 }
 
 function firstLine(s: string): string {
-  return s.split('\n')[0];
+  return clipLine(s.split('\n', 1)[0]);
 }
 
 /** Where in the spec the first failing role failed (a stack frame, without "at "), if known. */
@@ -149,7 +149,7 @@ function logTail(r: AnyRole): string[] {
     if (all.length === 0) continue;
     const shown = all.slice(-LOG_TAIL_LINES);
     out.push(`  last ${shown.length} of ${all.length} ${label} lines:`);
-    for (const l of shown) out.push(`    | ${l}`);
+    for (const l of shown) out.push(`    | ${clipLine(l)}`);
   }
   for (const loss of r.outputLoss ?? []) out.push(`  ${describeLoss(loss)}`);
   if (out.length === 0) out.push('  (no output)');
