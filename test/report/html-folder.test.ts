@@ -5,6 +5,7 @@
  * with exit 2 before anything runs. The stranger is a uid that is not ours (chown as root).
  */
 import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { REPORT_MARKER, ReportFolderError, checkReportFolder } from '../../src/report/html/folder';
@@ -101,6 +102,20 @@ describe('writeHtmlReport: only into a folder that is ours, never through a link
     expect(readdirSync(path.join(dir, 'scenarios'))).toEqual(['0.html']);
     expect(readFileSync(path.join(dir, 'notes.txt'), 'utf8')).toBe('kept');
     expect(readdirSync(dir).filter((n) => n.endsWith('.tmp') || n.startsWith('.scenarios'))).toEqual([]);
+  });
+
+  test("a killed writer's staging files are removed by the next write; a live writer's and other files stay", () => {
+    const dir = path.join(tmp, 'r');
+    write(dir);
+    const dead = spawnSync('true').pid!; // exited and reaped: no process has this pid now
+    mkdirSync(path.join(dir, `.scenarios-${dead}-AbC123`));
+    writeFileSync(path.join(dir, `.scenarios-${dead}-AbC123`, '0.html'), 'half');
+    mkdirSync(path.join(dir, `.scenarios-old-${dead}-0a1b2c3d4e5f`));
+    writeFileSync(path.join(dir, `.index.html.${dead}.0a1b2c3d4e5f.tmp`), 'half');
+    mkdirSync(path.join(dir, '.scenarios-1-XyZ789')); // pid 1 is alive
+    writeFileSync(path.join(dir, '.notes'), 'mine');
+    write(dir);
+    expect(readdirSync(dir).sort()).toEqual(['.cann-harness-report', '.notes', '.scenarios-1-XyZ789', 'index.html', 'scenarios']);
   });
 
   test('an empty folder and a report written before the marker existed are ours', () => {

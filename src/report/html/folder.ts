@@ -131,7 +131,29 @@ export function prepareReportFolder(dir: string, option: string): string {
   }
   const marker = path.join(abs, REPORT_MARKER);
   if (lstatOrNull(marker) === null) writeNew(marker, [MARKER_TEXT]);
+  removeDeadWritersFiles(abs);
   return abs;
+}
+
+/** A staging name of ours (replaceFile, replacePages) and the pid of the writer that made it. */
+const STAGING = /^\.(?:scenarios-(?:old-)?(\d+)-.+|.+\.(\d+)\.[0-9a-f]+\.tmp)$/;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** What a writer killed half-way left in the folder (its staging names): removed, never followed. */
+function removeDeadWritersFiles(dir: string): void {
+  for (const name of readdirSync(dir)) {
+    const m = STAGING.exec(name);
+    const pid = m && Number(m[1] ?? m[2]);
+    if (pid && pid !== process.pid && !alive(pid)) rmSync(path.join(dir, name), { recursive: true, force: true });
+  }
 }
 
 /** Writes `parts` into a new file (created exclusively, so never through a link), one write each: a page is never joined into one string. */
@@ -166,7 +188,7 @@ export function replaceFile(dir: string, name: string, parts: Iterable<string>):
  * in place of `dir/scenarios` (the previous pages, a folder of ours, go only then).
  */
 export function replacePages(dir: string, write: (folder: string) => void): void {
-  const fresh = mkdtempSync(path.join(dir, '.scenarios-'));
+  const fresh = mkdtempSync(path.join(dir, `.scenarios-${process.pid}-`));
   try {
     chmodSync(fresh, 0o755); // as the folder: readable by whoever the report is copied for
     write(fresh);
