@@ -18,8 +18,10 @@ export function roleLogFile(dir: string, role: string, stream: 'stdout' | 'stder
   return path.join(dir, LAYOUT.logs, `${role}.${stream}.log`);
 }
 
-/** The longest line a report prints whole (terminal, JUnit XML): a longer one shows its start and end. */
+/** The longest log line a report prints whole (terminal, JUnit XML): a longer one shows its start and end. */
 export const MAX_LINE_CHARS = 400;
+/** The same for a line of an error message: the harness's own, with their fix, run to several hundred characters. */
+export const MAX_MESSAGE_LINE_CHARS = 4096;
 
 /** `line`, or its start and end around the count of characters not shown when it is longer than `max`. */
 export function clipLine(line: string, max = MAX_LINE_CHARS): string {

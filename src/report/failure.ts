@@ -7,7 +7,7 @@
  */
 import { readdirSync } from 'node:fs';
 import type { CancelledTask, RoleResult, RunResult } from '../orchestrator';
-import { MAX_CAPTURE_CHARS, clipLine } from '../orchestrator/output-capture';
+import { MAX_CAPTURE_CHARS, MAX_MESSAGE_LINE_CHARS, clipLine } from '../orchestrator/output-capture';
 import { formatHappensBefore } from '../trace/happens-before';
 
 const MAX_CAPTURE_MIB = MAX_CAPTURE_CHARS / (1024 * 1024);
@@ -123,7 +123,7 @@ function describeWait(w: { what: string; from?: string }): string {
 }
 
 function firstLine(s: string): string {
-  return clipLine(s.split('\n', 1)[0]);
+  return clipLine(s.split('\n', 1)[0], MAX_MESSAGE_LINE_CHARS);
 }
 
 /** Where in the spec the first failing role failed (a stack frame, without "at "), if known. */
