@@ -10,6 +10,7 @@ import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { REPORT_MARKER } from '../../src/report/html/folder';
 import { MAX_CONNECTIONS, NoReportError, serveReport } from '../../src/report/html/serve';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
@@ -19,6 +20,7 @@ beforeAll(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'cann-html-serve-'));
   mkdirSync(path.join(dir, 'report', 'scenarios'), { recursive: true });
   writeFileSync(path.join(dir, 'report', 'index.html'), '<!doctype html><title>index</title>');
+  writeFileSync(path.join(dir, 'report', REPORT_MARKER), 'cann-ipc-harness HTML report folder: the harness replaces index.html and scenarios/ here at every run.\n');
   writeFileSync(path.join(dir, 'report', 'scenarios', '0.html'), '<!doctype html><title>zero</title>');
   writeFileSync(path.join(dir, 'secret.txt'), 'not yours');
   symlinkSync(path.join(dir, 'secret.txt'), path.join(dir, 'report', 'link.html'));
@@ -129,6 +131,15 @@ test('idle connections cannot lock a browser out: the oldest idle one makes room
     for (const s of idle) s.destroy();
     server.close();
   }
+});
+
+test('a folder the harness did not write is not served, even with an index.html', async () => {
+  const project = path.join(dir, 'project');
+  mkdirSync(project);
+  writeFileSync(path.join(project, 'index.html'), '<p>mine</p>');
+  writeFileSync(path.join(project, 'secrets.json'), '{}');
+  await expect(serveReport(project)).rejects.toThrow(NoReportError);
+  await expect(serveReport(project)).rejects.toThrow(/project is not an HTML report folder of the harness \(no \.cann-harness-report\): give the folder `run --html` wrote/);
 });
 
 test('a folder without a report is refused with the command that writes one', async () => {

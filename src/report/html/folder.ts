@@ -74,6 +74,16 @@ function isUnmarkedReport(dir: string, names: string[]): boolean {
   return readdirSync(pages).every((n) => PAGE_NAME.test(n) && lstatSync(path.join(pages, n)).isFile());
 }
 
+/** Whether `dir` (a real directory) is a report folder of the harness: marked, or a report written before the marker. */
+export function isReportFolder(dir: string): boolean {
+  if (readOwnHead(path.join(dir, REPORT_MARKER), MARKER_TEXT.length) === MARKER_TEXT) return true;
+  try {
+    return isUnmarkedReport(dir, readdirSync(dir));
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Whether the harness may write a report into `dir` ('new': it is not there yet; 'ours': an empty
  * folder, or a report folder of ours). Throws ReportFolderError naming the problem and the fix;

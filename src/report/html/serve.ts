@@ -3,7 +3,8 @@
  * interfaces) until Ctrl-C; the report itself needs no server (it opens from file://), this is for
  * remote shells (an ssh tunnel to the port).
  *
- * What it serves, and to whom, is bounded because every local user can reach 127.0.0.1 and any web
+ * It serves only a report folder of the harness (marked by the writer, folder.ts). What it serves,
+ * and to whom, is bounded because every local user can reach 127.0.0.1 and any web
  * page the user opens can aim a browser at it (DNS rebinding):
  * - only under a secret path (/<token>/, 128 random bits, printed once): other local users and web
  *   pages cannot guess the URL;
@@ -21,6 +22,7 @@ import { closeSync, constants, createReadStream, existsSync, fstatSync, lstatSyn
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import * as path from 'node:path';
+import { REPORT_MARKER, isReportFolder } from './folder';
 import { INDEX_FILE } from './write';
 
 const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.png': 'image/png', '.json': 'application/json', '.css': 'text/css', '.js': 'text/javascript' };
@@ -36,12 +38,18 @@ const HEADERS = {
 /** Bad input: no report at `dir`. */
 export class NoReportError extends Error {}
 
+/** The folder's real path when it is a report folder of the harness (folder.ts); else NoReportError naming the fix. */
 export function checkReportDir(dir: string): string {
   const root = path.resolve(dir);
   if (!existsSync(path.join(root, INDEX_FILE))) {
     throw new NoReportError(`no HTML report in ${dir} (no ${INDEX_FILE}): write one with \`npx cann-harness run --html ${dir}\`, or give the report's folder`);
   }
-  return realpathSync(root);
+  const real = realpathSync(root);
+  // Only a folder the harness wrote: never a home or project folder that happens to hold an index.html.
+  if (!isReportFolder(real)) {
+    throw new NoReportError(`${dir} is not an HTML report folder of the harness (no ${REPORT_MARKER}): give the folder \`run --html\` wrote, or write one with \`npx cann-harness run --html DIR\``);
+  }
+  return real;
 }
 
 /** The Host values a browser sends for this server (a rebound DNS name is none of them). */
