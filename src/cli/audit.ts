@@ -13,7 +13,7 @@ import type { MatrixCell, MatrixPage } from '../report/html/matrix';
 import { createAuditLog, readAuditDeclarations } from '../jest/audit-log';
 import { installSessionGuard, onSessionStop, uninstallSessionGuard } from '../orchestrator/session-guard';
 import { AUDIT_LOG_ENV, JITTER_US_ENV, REPEAT_EACH_ENV } from '../jest/repeat';
-import { UsageError, jestConfig, noSpecsMatched, prepareRun, runJest } from './run';
+import { UsageError, checkHtmlOption, jestConfig, noSpecsMatched, prepareRun, runJest } from './run';
 import { ENV } from '../env';
 
 export interface AuditCommandOptions {
@@ -66,6 +66,7 @@ export async function auditCommand(patterns: string[], opts: AuditCommandOptions
   for (const name of [MUTANT_ENV, JITTER_ENV, REPEAT_EACH_ENV, JITTER_US_ENV]) {
     if (process.env[name]) throw new UsageError(`${name} is set (${process.env[name]}): unset it, the audit chooses the mutants itself (--mutants)`);
   }
+  checkHtmlOption(opts.html);
   const progress = (text: string) => (opts.json ? process.stderr : process.stdout).write(`${text}\n`);
   const prepared = await prepareRun({ mode: 'stub', specs: opts.specs }, progress);
   if (!prepared) return 1;
@@ -112,7 +113,7 @@ export async function auditCommand(patterns: string[], opts: AuditCommandOptions
     if (opts.html) {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { writeMatrixReport } = require('../report/html/matrix') as typeof import('../report/html/matrix');
-      const file = writeMatrixReport(path.resolve(opts.html), auditMatrix(rows, mutants));
+      const file = writeMatrixReport(path.resolve(opts.html), auditMatrix(rows, mutants), `--html ${opts.html}`);
       progress(`HTML report: ${path.relative(process.cwd(), file) || file}`);
     }
     return auditFails(rows, opts.strict ?? false) ? 1 : 0;

@@ -15,8 +15,9 @@ import { removeDeadRunLeftovers } from '../orchestrator/dead-runs';
 import { ResultsDirError, emptyResultsDir, resultsDir } from '../orchestrator/results-dir';
 import { NO_RUNTIME_HINT, PROBE_ENV, REQUIRE_DEVICES_ENV, probeDevices } from '../jest/probe';
 import { JITTER_US_ENV, REPEAT_EACH_ENV, RETRIES_ENV, SHARD_ENV, type Shard } from '../jest/repeat';
-import { HTML_REPORTER, JUNIT_REPORTER, SUMMARY_REPORTER, basePreset, junitReporterOptions } from '../jest/preset';
+import { HTML_REPORTER, JUNIT_REPORTER, SUMMARY_REPORTER, basePreset, jestCacheDirectory, junitReporterOptions } from '../jest/preset';
 import { defaultTimeoutMs } from '../env/timeout';
+import { ReportFolderError, checkReportFolder } from '../report/html/folder';
 import { formatRepetitionReport, formatRetried, repetitionReport, retriedThenPassed } from './repetitions';
 import { startProgress } from '../report/progress';
 import { ENV, type Mode } from '../env';
@@ -82,6 +83,11 @@ export async function prepareRun(
   say: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
 ): Promise<{ specs: string; probe: PrecheckResult } | null> {
   const specs = path.resolve(opts.specs);
+  try {
+    jestCacheDirectory(); // a cache others could write to: refused before anything runs
+  } catch (e) {
+    throw new UsageError((e as Error).message.replace(/^cann-harness: /, ''));
+  }
   if (!existsSync(specs) || !statSync(specs).isDirectory()) {
     throw new UsageError(`--specs ${opts.specs}: no such directory (give the folder that holds your *.spec.ts files)`);
   }
@@ -153,7 +159,19 @@ export function noSpecsMatched(patterns: string[], specs: string): string {
   return `no spec files matched ${patterns.length ? patterns.map((p) => JSON.stringify(p)).join(', ') : '*.spec.ts'} under ${specs}`;
 }
 
+/** `--html dir` (run and audit): a folder the report may be written into, else exit 2 before anything runs. */
+export function checkHtmlOption(dir: string | undefined): void {
+  if (dir === undefined) return;
+  try {
+    checkReportFolder(path.resolve(dir), `--html ${dir}`);
+  } catch (e) {
+    if (e instanceof ReportFolderError) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
 export async function runCommand(patterns: string[], opts: RunCommandOptions): Promise<number> {
+  checkHtmlOption(opts.html);
   const prepared = await prepareRun(opts);
   if (!prepared) return 1;
   const { specs } = prepared;

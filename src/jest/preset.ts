@@ -18,10 +18,21 @@ export const JUNIT_REPORTER = srcFile('report/junit-reporter');
 /** The HTML report (src/report/html/reporter.ts), by absolute path; users name it 'cann-ipc-harness/html'. */
 export const HTML_REPORTER = srcFile('report/html/reporter');
 
+/**
+ * Jest's cache folder: ours, private and checked (src/ts-hook/typescript-transform.js, jestCacheDir),
+ * never Jest's default $TMPDIR/jest_<uid>, which anyone on the machine can make first and fill with
+ * transforms Jest would run. Throws, naming the folder and the fix, for one others could write to.
+ */
+export function jestCacheDirectory(): string {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('../ts-hook/typescript-transform.js') as { jestCacheDir(): string }).jestCacheDir();
+}
+
 export interface HarnessPreset {
   roots?: string[];
   reporters?: unknown[];
   testEnvironment: string;
+  cacheDirectory: string;
   testMatch: string[];
   transform: Record<string, string>;
   globalSetup: string;
@@ -34,6 +45,7 @@ export interface HarnessPreset {
 export function basePreset(timeoutMs?: number): HarnessPreset {
   return {
     testEnvironment: 'node',
+    cacheDirectory: jestCacheDirectory(),
     testMatch: ['**/*.spec.ts'],
     transform: { '^.+\\.tsx?$': TYPESCRIPT_TRANSFORM },
     // Probe the devices once (in a throwaway child) before any spec file is collected.

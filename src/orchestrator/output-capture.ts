@@ -2,13 +2,42 @@
  * Collects one stream of one role, and optionally echoes it live, line by line, with a
  * `[role@devN]` prefix so interleaved output from several processes stays readable.
  */
+import * as path from 'node:path';
 import chalk from 'chalk';
+import { LAYOUT } from '../rendezvous/layout';
 
 export const MAX_CAPTURE_CHARS = 8 * 1024 * 1024;
 const PREFIX_COLOURS = [chalk.cyan, chalk.magenta, chalk.yellow, chalk.blue, chalk.green, chalk.whiteBright];
 
 export function rolePrefix(role: string, device: number, index: number): string {
   return PREFIX_COLOURS[index % PREFIX_COLOURS.length](`[${role}@dev${device}]`);
+}
+
+/** Where the post-mortem of a kept scenario directory puts what the harness kept of a role's stream. */
+export function roleLogFile(dir: string, role: string, stream: 'stdout' | 'stderr'): string {
+  return path.join(dir, LAYOUT.logs, `${role}.${stream}.log`);
+}
+
+/** The longest log line a report prints whole (terminal, JUnit XML): a longer one shows its start and end. */
+export const MAX_LINE_CHARS = 400;
+/** The same for a line of an error message: the harness's own, with their fix, run to several hundred characters. */
+export const MAX_MESSAGE_LINE_CHARS = 4096;
+
+/** `line`, or its start and end around the count of characters not shown when it is longer than `max`. */
+export function clipLine(line: string, max = MAX_LINE_CHARS): string {
+  if (line.length <= max) return line;
+  const head = Math.ceil(max * 0.6);
+  const tail = max - head;
+  return `${line.slice(0, head)} [... ${line.length - head - tail} characters of this line not shown ...] ${line.slice(line.length - tail)}`;
+}
+
+/**
+ * `text` when it has at most `head` + `tail` characters, else its first `head` and last `tail`
+ * characters around a line that says how many are not shown and `where` they are.
+ */
+export function headAndTail(text: string, head: number, tail: number, where: string): string {
+  if (text.length <= head + tail) return text;
+  return `${text.slice(0, head)}\n[... ${text.length - head - tail} characters not shown here: ${where} ...]\n${text.slice(text.length - tail)}`;
 }
 
 export class OutputCapture {

@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import * as tmp from 'tmp';
 import { LAYOUT } from '../rendezvous';
 import { toChromeTrace } from '../trace/chrome-trace';
+import { roleLogFile } from './output-capture';
 import type { CancelledTask, RoleResult, TraceFile } from './types';
 import { ENV, envOff, envOn } from '../env';
 
@@ -114,7 +115,7 @@ export function writePostMortem(dir: string, roles: RoleResult[], result: unknow
     for (const r of roles) {
       for (const [stream, text] of [['stdout', r.stdout], ['stderr', r.stderr]] as const) {
         try {
-          writeOwnFile(path.join(logs, `${r.name}.${stream}.log`), text);
+          writeOwnFile(roleLogFile(dir, r.name, stream), text);
         } catch (e) {
           problems.push(`logs/${r.name}.${stream}.log (${reason(e)})`);
         }

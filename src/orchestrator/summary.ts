@@ -1,4 +1,5 @@
 /** A plain-text (no colour) summary of a run, readable in Jest failure messages and CI logs. */
+import { MAX_MESSAGE_LINE_CHARS, clipLine } from './output-capture';
 import type { FirstFailure, RoleResult } from './types';
 
 const ICON: Record<RoleResult['status'], string> = {
@@ -36,13 +37,13 @@ export function summarize(
     if (r.status === 'passed') continue;
     if (r.consequenceOf) out.push(`        after role ${r.consequenceOf} failed first`);
     if (r.error) {
-      out.push(`        error: ${r.error.message}`);
+      out.push(`        error: ${r.error.message.split('\n').map((l) => clipLine(l, MAX_MESSAGE_LINE_CHARS)).join('\n')}`);
       if (r.error.acl) {
         const a = r.error.acl;
         out.push(`        acl: ${a.call}(${a.args}) -> ${a.name} (${a.code})${a.recentErrMsg ? `: ${a.recentErrMsg}` : ''}`);
       }
     }
-    if (r.errorWhileStopping) out.push(`        while being stopped it reported an error: ${r.errorWhileStopping.message}`);
+    if (r.errorWhileStopping) out.push(`        while being stopped it reported an error: ${clipLine(r.errorWhileStopping.message, MAX_MESSAGE_LINE_CHARS)}`);
     if (r.waitingFor) {
       out.push(`        waiting for: ${r.waitingFor.what}${r.waitingFor.from ? ` from role "${r.waitingFor.from}"` : ''}`);
     }
@@ -50,7 +51,7 @@ export function summarize(
       const lines = tail(text, 5);
       if (lines.length) {
         out.push(`        last ${stream}:`);
-        for (const l of lines) out.push(`          | ${l}`);
+        for (const l of lines) out.push(`          | ${clipLine(l)}`);
       }
     }
     for (const loss of r.outputLoss ?? []) {

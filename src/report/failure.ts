@@ -7,7 +7,7 @@
  */
 import { readdirSync } from 'node:fs';
 import type { CancelledTask, RoleResult, RunResult } from '../orchestrator';
-import { MAX_CAPTURE_CHARS } from '../orchestrator/output-capture';
+import { MAX_CAPTURE_CHARS, MAX_MESSAGE_LINE_CHARS, clipLine } from '../orchestrator/output-capture';
 import { formatHappensBefore } from '../trace/happens-before';
 import { showBidiControls } from './visible-controls';
 
@@ -124,7 +124,7 @@ function describeWait(w: { what: string; from?: string }): string {
 }
 
 function firstLine(s: string): string {
-  return s.split('\n')[0];
+  return clipLine(s.split('\n', 1)[0], MAX_MESSAGE_LINE_CHARS);
 }
 
 /** Where in the spec the first failing role failed (a stack frame, without "at "), if known. */
@@ -150,7 +150,7 @@ function logTail(r: AnyRole): string[] {
     if (all.length === 0) continue;
     const shown = all.slice(-LOG_TAIL_LINES);
     out.push(`  last ${shown.length} of ${all.length} ${label} lines:`);
-    for (const l of shown) out.push(`    | ${l}`);
+    for (const l of shown) out.push(`    | ${clipLine(l)}`);
   }
   for (const loss of r.outputLoss ?? []) out.push(`  ${describeLoss(loss)}`);
   if (out.length === 0) out.push('  (no output)');

@@ -5,7 +5,8 @@
  * file named by CANN_HARNESS_INTERVALS_LOG); the command then reports count, min, p50, p90, p99
  * and max per scenario, interval and role, as `intervals.json` next to it and as a table.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { replaceFile } from './html/folder';
 import * as path from 'node:path';
 import chalk from 'chalk';
 import { ENV } from '../env';
@@ -84,8 +85,22 @@ export function logIntervalSamples(samples: readonly IntervalSample[], env: Node
   const log = env[ENV.intervalsLog];
   if (!log || samples.length === 0) return;
   mkdirSync(path.dirname(log), { recursive: true }); // the reports folder, made only when there is something to write
-  // One write per run with O_APPEND: lines from parallel workers do not interleave.
-  appendFileSync(log, samples.map((s) => `${JSON.stringify(s)}\n`).join(''));
+  // One write per run with O_APPEND: lines from parallel workers do not interleave. Never through a
+  // link planted at the name (O_NOFOLLOW: ELOOP), never into another user's file.
+  let fd: number;
+  try {
+    fd = openSync(log, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o644);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ELOOP') return;
+    throw e;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || (typeof process.getuid === 'function' && st.uid !== process.getuid())) return;
+    writeSync(fd, samples.map((s) => `${JSON.stringify(s)}\n`).join(''));
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export function readIntervalSamples(log: string): IntervalSample[] {
@@ -102,7 +117,8 @@ export function intervalsReport(stats: IntervalStats[]): IntervalsReport {
 
 export function writeIntervalsReport(file: string, stats: IntervalStats[]): void {
   mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, `${JSON.stringify(intervalsReport(stats), null, 2)}\n`);
+  // Renamed into place from a file created exclusively: a link at the name is replaced, never written through.
+  replaceFile(path.dirname(file), path.basename(file), [`${JSON.stringify(intervalsReport(stats), null, 2)}\n`]);
 }
 
 const ms = (v: number): string => (v >= 100 ? v.toFixed(1) : v >= 1 ? v.toFixed(2) : v.toFixed(3));

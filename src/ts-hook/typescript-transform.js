@@ -15,6 +15,7 @@
  * The cache lives in the nearest node_modules/.cache/cann-harness-ts (the repository's own
  * node_modules in a source checkout, the user's project's when installed), or CANN_HARNESS_TS_CACHE.
  * It is created 0700; a cache directory someone else could write to is refused with an error.
+ * Jest's own cache (jestCacheDir) is its jest/ folder, held to the same rules.
  */
 'use strict';
 const fs = require('node:fs');
@@ -67,6 +68,45 @@ function usableCacheDir() {
     );
   }
   return (cacheDir = dir);
+}
+
+/**
+ * Makes `dir` (its parent exists) a directory of this user's alone, or accepts one that is: created
+ * 0700 exclusively (mkdir fails on any name that exists), else refused as untrustedReason says.
+ * Returns why it is refused, or null.
+ */
+function privateDirProblem(dir) {
+  try {
+    fs.mkdirSync(dir, { mode: 0o700 });
+  } catch (e) {
+    if (e.code !== 'EEXIST') return `it could not be made (${e.code ?? e.message})`;
+  }
+  return untrustedReason(dir, fs.lstatSync(dir));
+}
+
+let jestDir;
+/**
+ * Jest's cacheDirectory for the preset and `cann-harness run`. Jest's default, $TMPDIR/jest_<uid>,
+ * is used by Jest whoever made it, and Jest runs the transforms cached there (their only check is a
+ * hash anyone can compute): a stranger who makes that folder first runs code in every test process.
+ * Ours is the jest/ folder of the TypeScript cache (CANN_HARNESS_TS_CACHE moves both), or, when that
+ * cannot be made (read-only tree), $TMPDIR/cann-harness-jest-<uid>; either is made 0700 exclusively
+ * or refused when anyone but the user could have written to it.
+ */
+function jestCacheDir() {
+  if (jestDir !== undefined) return jestDir;
+  const base = usableCacheDir(); // throws for an untrusted TypeScript cache
+  const uid = typeof process.getuid === 'function' ? process.getuid() : 'user';
+  const dir = base ? path.join(base, 'jest') : path.join(require('node:os').tmpdir(), `cann-harness-jest-${uid}`);
+  const why = privateDirProblem(dir);
+  if (why) {
+    throw new Error(
+      `cann-harness: refusing Jest's cache directory ${dir}: ${why}, and Jest runs the code it caches there in ` +
+        `every test process. Fix: remove it (rm -r ${dir}) if it is not needed, or set CANN_HARNESS_TS_CACHE to a ` +
+        `private directory (Jest's cache is its jest/ folder).`,
+    );
+  }
+  return (jestDir = dir);
 }
 
 let esbuild;
@@ -155,6 +195,9 @@ module.exports = {
   transformTypeScript,
   // For the device-process bundle cache (device-bundle-cache.js): the same directory, esbuild, naming and writes.
   usableCacheDir,
+  // For the Jest preset: Jest's own cache, as private as ours.
+  jestCacheDir,
+  privateDirProblem,
   writeWhole,
   loadEsbuild,
   esbuildVersion,

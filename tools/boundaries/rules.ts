@@ -49,7 +49,7 @@ export const PARTS: Readonly<Record<string, PartRule>> = {
   'src/report': { role: 'failure reports and the summary reporter', mayImport: ['src/orchestrator', 'src/trace'] },
   'src/jest': {
     role: 'Jest integration (setup, probe, one test per scenario)',
-    mayImport: ['src/acl', 'src/orchestrator', 'src/report', 'src/scenario', 'src/mutants', 'src/config'],
+    mayImport: ['src/acl', 'src/orchestrator', 'src/report', 'src/scenario', 'src/mutants', 'src/config', 'src/ts-hook'], // ts-hook: Jest's cache folder, checked as the TypeScript cache is
   },
   'src/cli': {
     role: 'the cann-harness command',

@@ -3,8 +3,8 @@
  * (src/audit) judges; this only draws what the CLI hands it, so the report layer needs no audit
  * types: each cell is a text and whether it is good news, bad news or neither.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { prepareReportFolder, replaceFile } from './folder';
 import { INDEX_FILE, escapeHtml, page } from './write';
 
 export interface MatrixCell {
@@ -46,9 +46,7 @@ ${m.summary.map((l) => `<p>${escapeHtml(l)}</p>`).join('\n')}`;
   return page('cann-harness audit', body, '');
 }
 
-export function writeMatrixReport(dir: string, m: MatrixPage): string {
-  mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, INDEX_FILE);
-  writeFileSync(file, renderMatrix(m));
-  return file;
+/** Writes the page as index.html of `dir`, a report folder that is ours (folder.ts); returns its path. */
+export function writeMatrixReport(dir: string, m: MatrixPage, option = `--html ${dir}`): string {
+  return replaceFile(prepareReportFolder(dir, option), INDEX_FILE, [renderMatrix(m)]);
 }

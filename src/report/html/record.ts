@@ -2,12 +2,16 @@
  * What a Jest worker keeps of one scenario run for the HTML report: one JSON file per run in the
  * folder named by CANN_HARNESS_HTML_DATA (set by the HTML reporter in Jest's main process, which
  * the workers inherit). The reporter pairs each file with its Jest test by spec file and title.
- * Light on purpose: only `fs`, loaded in every worker; the page writer is loaded by the reporter.
+ * Light on purpose: `fs` and the output bounds, loaded in every worker; the page writer is loaded by
+ * the reporter. Role output and messages are bounded here (head and tail), so no record, page or
+ * reporter holds more than a few MiB whatever the roles print.
  */
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type { RunResult } from '../../orchestrator';
+import type { RoleError, RunResult } from '../../orchestrator';
+import { MAX_CAPTURE_CHARS, headAndTail, roleLogFile } from '../../orchestrator/output-capture';
+import { ENV, envOn } from '../../env';
 
 /** A soak-rounds run's rounds (the scenario layer's RoundsSummary, which src/report may not import). */
 export interface RecordedRounds {
@@ -15,7 +19,6 @@ export interface RecordedRounds {
   done: number;
   failedRound: number | null;
 }
-import { ENV, envOn } from '../../env';
 
 export const HTML_RECORD_SCHEMA = 'cann-harness/html-record@1';
 
@@ -53,6 +56,32 @@ export function htmlWantsTraces(env: NodeJS.ProcessEnv = process.env): boolean {
   return htmlDataDir(env) !== null;
 }
 
+/**
+ * What the report keeps of each stream of each role: its first and last characters (an HTML page of
+ * 8 roles then holds at most 8 x 2 x 64 KiB of output, escaped at most 6 times: ~6 MiB). The rest is
+ * in the kept scenario directory (the last 8 MiB the harness keeps of each stream, MAX_CAPTURE_CHARS).
+ */
+export const REPORT_LOG_HEAD_CHARS = 16 * 1024;
+export const REPORT_LOG_TAIL_CHARS = 48 * 1024;
+/** An error message or stack, or verify()'s message, keeps this many characters at each end. */
+const REPORT_MESSAGE_END_CHARS = 8 * 1024;
+
+function boundedLog(text: string, run: Pick<RunResult, 'dir' | 'kept'>, role: string, stream: 'stdout' | 'stderr'): string {
+  const where = run.kept
+    ? `the last ${MAX_CAPTURE_CHARS / (1024 * 1024)} MiB of it are in ${roleLogFile(run.dir, role, stream)}`
+    : 'the scenario directory was removed (--keep keeps it, with the log)';
+  return headAndTail(text, REPORT_LOG_HEAD_CHARS, REPORT_LOG_TAIL_CHARS, where);
+}
+
+function boundedMessage(text: string, where: string): string {
+  return headAndTail(text, REPORT_MESSAGE_END_CHARS, REPORT_MESSAGE_END_CHARS, where);
+}
+
+function boundedError(e: RoleError, run: Pick<RunResult, 'dir' | 'kept'>): RoleError {
+  const where = run.kept ? `the whole text is in ${path.join(run.dir, 'result.json')}` : 'the scenario directory was removed (--keep keeps it)';
+  return { ...e, message: boundedMessage(e.message, where), stack: e.stack === undefined ? undefined : boundedMessage(e.stack, where) };
+}
+
 export function recordScenarioRun(
   entry: Omit<ScenarioRecord, 'schema' | 'run' | 'writtenAt'> & { run: RunResult & { rounds?: RecordedRounds } },
   env: NodeJS.ProcessEnv = process.env,
@@ -63,10 +92,17 @@ export function recordScenarioRun(
   const keepTraces = !run.ok || entry.verifyError !== undefined || envOn(ENV.trace, env);
   const record: ScenarioRecord = {
     ...entry,
+    verifyError: entry.verifyError === undefined ? undefined : boundedMessage(entry.verifyError, "the whole message is the test's failure message (terminal, JUnit XML)"),
     schema: HTML_RECORD_SCHEMA,
     run: {
       ...run,
-      roles: run.roles.map(({ value: _value, ...r }) => r),
+      roles: run.roles.map(({ value: _value, ...r }) => ({
+        ...r,
+        stdout: boundedLog(r.stdout, run, r.name, 'stdout'),
+        stderr: boundedLog(r.stderr, run, r.name, 'stderr'),
+        error: r.error && boundedError(r.error, run),
+        errorWhileStopping: r.errorWhileStopping && boundedError(r.errorWhileStopping, run),
+      })),
       traces: keepTraces ? run.traces : undefined,
     },
     writtenAt: Date.now(),

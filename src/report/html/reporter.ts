@@ -13,6 +13,7 @@ import * as path from 'node:path';
 import type { AggregatedResult, Test, TestResult } from '@jest/reporters';
 import { ENV } from '../../env';
 import { makeOwnedTempDir } from '../../orchestrator/owned-temp';
+import { checkReportFolder } from './folder';
 import type { CaseResult, CaseStatus } from './model';
 import { HTML_RECORD_SCHEMA, type ScenarioRecord } from './record';
 
@@ -31,6 +32,8 @@ const SKIP_REASON = /\s*\[skip: ([^\]]*)\]$/;
 
 export default class HtmlReporter {
   private readonly dir: string;
+  /** How the folder is named in errors. */
+  private readonly option: string;
   private readonly dataDir: string;
   private readonly rootDir: string;
   private readonly cases: CaseResult[] = [];
@@ -40,6 +43,9 @@ export default class HtmlReporter {
   constructor(globalConfig: { rootDir: string }, private readonly options: HtmlReporterOptions = {}) {
     this.rootDir = globalConfig.rootDir;
     this.dir = path.resolve(options.outputFolder ?? DEFAULT_HTML_DIR);
+    this.option = `the HTML report's folder ${path.relative(process.cwd(), this.dir) || '.'}`;
+    // Before any test runs: a folder that is not ours (someone's files, a link, a file) is refused.
+    checkReportFolder(this.dir, this.option);
     // Made exclusively, with a fresh name: nobody else's files end up in the report.
     // Named after this process: a SIGKILLed run's is removed by the next start (owned-temp.ts).
     this.dataDir = makeOwnedTempDir('html');
@@ -94,7 +100,7 @@ export default class HtmlReporter {
         rerun: this.options.rerun ?? defaultRerun(),
         loadErrors: this.loadErrors,
       });
-      const file = writeHtmlReport(this.dir, index, scenarios);
+      const file = writeHtmlReport(this.dir, index, scenarios, this.option);
       const shown = path.relative(process.cwd(), file) || file;
       (this.options.write ?? ((t) => process.stdout.write(t)))(`HTML report: ${shown} (open it in a browser, or: npx cann-harness show-report ${path.relative(process.cwd(), this.dir) || '.'})\n`);
     } finally {

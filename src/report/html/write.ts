@@ -4,9 +4,9 @@
  * with no network. Text is rendered in HTML (readable without script); the timeline and the
  * wait-for graph are drawn by the page's script from the JSON it carries.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { CSS, INDEX_JS, SCENARIO_JS } from './assets';
+import { prepareReportFolder, replaceFile, replacePages, writePage } from './folder';
 import type { IndexModel, RoleModel, ScenarioModel } from './model';
 import { showBidiControls } from '../visible-controls';
 
@@ -177,13 +177,15 @@ export function renderScenario(m: ScenarioModel): string {
   return page(`${m.row.title}: ${m.row.status}`, parts.join('\n'), SCENARIO_JS, { id: 'scenario-data', value: { timeline: m.timeline, waitGraph: m.waitGraph } });
 }
 
-/** Replaces the report in `dir` (only the files a report consists of); returns index.html's path. */
-export function writeHtmlReport(dir: string, index: IndexModel, scenarios: ScenarioModel[]): string {
-  mkdirSync(dir, { recursive: true });
-  rmSync(path.join(dir, 'scenarios'), { recursive: true, force: true });
-  mkdirSync(path.join(dir, 'scenarios'));
-  for (const s of scenarios) writeFileSync(path.join(dir, s.row.page!), renderScenario(s));
-  const file = path.join(dir, INDEX_FILE);
-  writeFileSync(file, renderIndex(index));
-  return file;
+/**
+ * Replaces the report in `dir` (only the files a report consists of), a folder that is ours
+ * (folder.ts: new, empty or marked; never through a link); returns index.html's path. The pages
+ * are written one at a time, the index last: a writer that fails leaves the previous report whole.
+ */
+export function writeHtmlReport(dir: string, index: IndexModel, scenarios: Iterable<ScenarioModel>, option = `--html ${dir}`): string {
+  const folder = prepareReportFolder(dir, option);
+  replacePages(folder, (pages) => {
+    for (const s of scenarios) writePage(pages, path.basename(s.row.page!), [renderScenario(s)]);
+  });
+  return replaceFile(folder, INDEX_FILE, [renderIndex(index)]);
 }
