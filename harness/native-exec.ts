@@ -115,7 +115,10 @@ function main(): void {
   const progress = job.progressMs
     ? setInterval(() => {
         const s = Math.round((Date.now() - started) / 1000);
-        process.stderr.write(`[cann-harness] ${job.label ?? job.program} still running (${s} s of at most ${Math.round(job.timeoutMs / 1000)} s)${lastLine ? `: ${lastLine}` : ''}\n`);
+        process.stderr.write(
+          `[cann-harness] ${job.label ?? job.program} still running (${s} s of at most ${Math.round(job.timeoutMs / 1000)} s)` +
+            `${lastLine ? `: ${lastLine}` : ''}\n`,
+        );
       }, job.progressMs)
     : undefined;
   const watch =

@@ -29,15 +29,62 @@ interface Sample {
 }
 
 const FILE_HANDSHAKE_ONLY =
-  "CANN's sample orders its two processes only through its files (the reader imports after the writer's kernel ran); it has no stream wait for a mutant to remove";
+  "CANN's sample orders its two processes only through its files (the reader imports after the writer's kernel ran); " +
+  'it has no stream wait for a mutant to remove';
 
 const SAMPLES: Sample[] = [
-  { build: 'memory_7', title: '1_basic_features/memory/7_physical_memory_sharing_withpid', source: 'proc_a', destination: 'proc_b', deviceA: 0, deviceB: 0, noWaitReason: FILE_HANDSHAKE_ONLY },
-  { build: 'memory_8', title: '1_basic_features/memory/8_physical_memory_sharing_withoutpid', source: 'proc_a', destination: 'proc_b', deviceA: 0, deviceB: 0, noWaitReason: FILE_HANDSHAKE_ONLY },
-  { build: 'memory_10', title: '1_basic_features/memory/10_ipc_memory_withpid', source: 'proc_a', destination: 'proc_b', deviceA: 0, deviceB: 0, noWaitReason: FILE_HANDSHAKE_ONLY },
-  { build: 'memory_11', title: '1_basic_features/memory/11_ipc_memory_withoutpid', source: 'proc_a', destination: 'proc_b', deviceA: 0, deviceB: 0, noWaitReason: FILE_HANDSHAKE_ONLY },
-  { build: 'notify_0', title: '2_advanced_features/notify/0_ipc_notify_withpid', source: 'proc_b', destination: 'proc_a', deviceA: 2, deviceB: 3 },
-  { build: 'notify_1', title: '2_advanced_features/notify/1_ipc_notify_withoutpid', source: 'proc_b', destination: 'proc_a', deviceA: 2, deviceB: 3 },
+  {
+    build: 'memory_7',
+    title: '1_basic_features/memory/7_physical_memory_sharing_withpid',
+    source: 'proc_a',
+    destination: 'proc_b',
+    deviceA: 0,
+    deviceB: 0,
+    noWaitReason: FILE_HANDSHAKE_ONLY,
+  },
+  {
+    build: 'memory_8',
+    title: '1_basic_features/memory/8_physical_memory_sharing_withoutpid',
+    source: 'proc_a',
+    destination: 'proc_b',
+    deviceA: 0,
+    deviceB: 0,
+    noWaitReason: FILE_HANDSHAKE_ONLY,
+  },
+  {
+    build: 'memory_10',
+    title: '1_basic_features/memory/10_ipc_memory_withpid',
+    source: 'proc_a',
+    destination: 'proc_b',
+    deviceA: 0,
+    deviceB: 0,
+    noWaitReason: FILE_HANDSHAKE_ONLY,
+  },
+  {
+    build: 'memory_11',
+    title: '1_basic_features/memory/11_ipc_memory_withoutpid',
+    source: 'proc_a',
+    destination: 'proc_b',
+    deviceA: 0,
+    deviceB: 0,
+    noWaitReason: FILE_HANDSHAKE_ONLY,
+  },
+  {
+    build: 'notify_0',
+    title: '2_advanced_features/notify/0_ipc_notify_withpid',
+    source: 'proc_b',
+    destination: 'proc_a',
+    deviceA: 2,
+    deviceB: 3,
+  },
+  {
+    build: 'notify_1',
+    title: '2_advanced_features/notify/1_ipc_notify_withoutpid',
+    source: 'proc_b',
+    destination: 'proc_a',
+    deviceA: 2,
+    deviceB: 3,
+  },
 ];
 
 /** run.sh makes `file/` in its working directory before it starts the two processes; so does the role. */

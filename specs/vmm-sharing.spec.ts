@@ -27,7 +27,9 @@ for (const pidValidation of [true, false]) {
     devices: 3,
     audit: {
       expectSurvive: ['wait-noop', 'record-instant', 'wait-latest'],
-      reason: 'data sharing only: the producer writes synchronously before it exports, no stream waits on an event (the handoff scenarios below prove a wait)',
+      reason:
+        'data sharing only: the producer writes synchronously before it exports, no stream waits on an event ' +
+        '(the handoff scenarios below prove a wait)',
     },
     roles: {
       producer: {
@@ -66,7 +68,10 @@ for (const pidValidation of [true, false]) {
 }
 
 scenario('VMM handoff: 2 consumers wait on an IPC event, then read the fresh bytes', handoff({ consumers: 2, memory: 'vmm' }));
-scenario('VMM handoff through notifies, without the pid whitelist', handoff({ consumers: 2, memory: 'vmm', sync: 'notify', pidValidation: false }));
+scenario(
+  'VMM handoff through notifies, without the pid whitelist',
+  handoff({ consumers: 2, memory: 'vmm', sync: 'notify', pidValidation: false }),
+);
 scenario('VMM data-race control: consumers that skip the wait read the stale bytes', {
   ...handoff({ consumers: 1, memory: 'vmm', wait: false }),
   audit: {
@@ -83,7 +88,11 @@ for (const whitelist of ['pid', 'nopid'] as const) {
       reason: 'data sharing only: no stream waits on an event',
     },
     roles: {
-      producer: { device: 0, exec: ['native/build/vmm_exporter', 'consumer', String(BYTES), whitelist], expectOutput: /vmm_exporter finished successfully/ },
+      producer: {
+        device: 0,
+        exec: ['native/build/vmm_exporter', 'consumer', String(BYTES), whitelist],
+        expectOutput: /vmm_exporter finished successfully/,
+      },
       consumer: {
         device: 1,
         run: async (ctx) => {
@@ -122,6 +131,10 @@ scenario('VMM memory from a TypeScript exporter, imported by a C role (whitelist
         await ctx.awaitSignal('consumer.done', { from: 'consumer' });
       },
     },
-    consumer: { device: 1, exec: ['native/build/vmm_importer'], expectOutput: /read 3145733 bytes of shareable handle \d+ \(bare tgid \d+\): all match/ },
+    consumer: {
+      device: 1,
+      exec: ['native/build/vmm_importer'],
+      expectOutput: /read 3145733 bytes of shareable handle \d+ \(bare tgid \d+\): all match/,
+    },
   },
 });

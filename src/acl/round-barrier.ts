@@ -112,7 +112,12 @@ export class RoundBarrier {
     if (this.#native !== 0n) this.#fns.release(this.#native);
   }
 
-  #cross(what: string, timeoutMs: number, at: { crossing: Crossing; party: number } | undefined, cross: (native: bigint, tag: number, party: number, ms: number) => number): void {
+  #cross(
+    what: string,
+    timeoutMs: number,
+    at: { crossing: Crossing; party: number } | undefined,
+    cross: (native: bigint, tag: number, party: number, ms: number) => number,
+  ): void {
     if (this.#native === 0n) throw new Error(`round barrier used after close (${what})`);
     const ms = Number.isFinite(timeoutMs) ? Math.max(0, Math.min(Math.round(timeoutMs), 0x7fffffff)) : -1;
     const arrivedAtNs = at ? process.hrtime.bigint() : 0n;
@@ -125,7 +130,13 @@ export class RoundBarrier {
         const mineIsFirst = firstParty === at.party;
         if (mineIsFirst || otherParty === at.party) {
           const theirs = crossingOf(mineIsFirst ? otherTag : firstTag, at.crossing.round);
-          throw new RoundBarrierMismatchError(at.crossing, theirs, mineIsFirst ? otherParty : firstParty, later(at.crossing, theirs), arrivedAtNs);
+          throw new RoundBarrierMismatchError(
+            at.crossing,
+            theirs,
+            mineIsFirst ? otherParty : firstParty,
+            later(at.crossing, theirs),
+            arrivedAtNs,
+          );
         }
       }
     }

@@ -56,7 +56,10 @@ export class MappedBufferImpl extends DeviceBufferImpl implements MappedBuffer {
   exportHandle(opts: { pidValidation?: boolean } = {}): bigint {
     this.handleFor('aclrtMemExportToShareableHandle', this.describe());
     if (this.imported) {
-      throw new Error(`aclrtMemExportToShareableHandle: ${this.describe()} is an import; only the process that allocated physical memory exports it (CANN 11-04)`);
+      throw new Error(
+        `aclrtMemExportToShareableHandle: ${this.describe()} is an import; ` +
+          'only the process that allocated physical memory exports it (CANN 11-04)',
+      );
     }
     this.#shareable ??= this.vmm.exportHandle(this.physical, opts);
     return this.#shareable;
@@ -65,16 +68,23 @@ export class MappedBufferImpl extends DeviceBufferImpl implements MappedBuffer {
   /** aclrtMemSetPidToShareableHandle on this buffer's export. */
   override allowImporters(pids: number[]): void {
     this.handleFor('aclrtMemSetPidToShareableHandle', this.describe());
-    if (this.#shareable === null) throw new Error('aclrtMemSetPidToShareableHandle: export the buffer first (exportHandle()), then list the importers\' pids');
+    if (this.#shareable === null) {
+      throw new Error('aclrtMemSetPidToShareableHandle: export the buffer first (exportHandle()), then list the importers\' pids');
+    }
     this.vmm.setPids(this.#shareable, pids);
   }
 
   override exportKey(): string {
-    throw new Error(`${this.describe()}: VMM memory is shared by its shareable handle, not by an IPC memory key: use exportHandle() (ctx.sharePhysical in a scenario)`);
+    throw new Error(
+      `${this.describe()}: VMM memory is shared by its shareable handle, not by an IPC memory key: ` +
+        'use exportHandle() (ctx.sharePhysical in a scenario)',
+    );
   }
 
   override closeExport(): void {
-    throw new Error(`${this.describe()}: a shareable handle has no close; its export ends when the exporter frees the buffer (aclrtFreePhysical)`);
+    throw new Error(
+      `${this.describe()}: a shareable handle has no close; its export ends when the exporter frees the buffer (aclrtFreePhysical)`,
+    );
   }
 
   /** aclrtUnmapMem (waits for queued copies on it), aclrtReleaseMemAddress, aclrtFreePhysical. */

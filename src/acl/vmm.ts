@@ -10,7 +10,16 @@
 import { endianness } from 'node:os';
 import { recordCall } from './call-record';
 import { checkInt, INT32_MAX, INT32_MIN } from './core';
-import { MEM_FABRIC_HANDLE_SIZE, MemAccessFlags, MemAttr, MemcpyKind, MemGranularity, MemLocationType, MemSharedHandleType, VmmExportFlag } from './enums';
+import {
+  MEM_FABRIC_HANDLE_SIZE,
+  MemAccessFlags,
+  MemAttr,
+  MemcpyKind,
+  MemGranularity,
+  MemLocationType,
+  MemSharedHandleType,
+  VmmExportFlag,
+} from './enums';
 import type { AclFunctions, Ptr } from './native';
 import type { FabricHandle, PhysicalHandle, VmmCalls } from './types';
 
@@ -72,12 +81,16 @@ function isFabric(shareable: unknown): shareable is FabricHandle {
 }
 
 function checkFabric(f: FabricHandle, call: string): FabricHandle {
-  if (f.length !== MEM_FABRIC_HANDLE_SIZE) throw new TypeError(`${call}: a fabric handle is ${MEM_FABRIC_HANDLE_SIZE} bytes, got ${f.length}`);
+  if (f.length !== MEM_FABRIC_HANDLE_SIZE) {
+    throw new TypeError(`${call}: a fabric handle is ${MEM_FABRIC_HANDLE_SIZE} bytes, got ${f.length}`);
+  }
   return f;
 }
 
 function checkShareable(sh: unknown, call: string): bigint {
-  if (typeof sh !== 'bigint' || sh < 0n || sh >= 1n << 64n) throw new TypeError(`${call}: a shareable handle is a uint64 bigint, got ${String(sh)}`);
+  if (typeof sh !== 'bigint' || sh < 0n || sh >= 1n << 64n) {
+    throw new TypeError(`${call}: a shareable handle is a uint64 bigint, got ${String(sh)}`);
+  }
   return sh;
 }
 

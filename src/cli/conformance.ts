@@ -73,7 +73,9 @@ function checkJsonTarget(file: string): void {
     fs.accessSync(dir, fs.constants.W_OK);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new UsageError(`--json ${file}: its folder ${dir} ${code === 'ENOENT' ? 'does not exist' : 'is not writable'}; create it or give another path`);
+    throw new UsageError(
+      `--json ${file}: its folder ${dir} ${code === 'ENOENT' ? 'does not exist' : 'is not writable'}; create it or give another path`,
+    );
   }
 }
 
@@ -90,7 +92,8 @@ function chosenLibrary(opts: ConformanceOptions, say: Say): string {
     if (!stat?.isFile()) {
       throw new UsageError(
         `--library ${opts.library}: ${stat ? 'not a file' : 'no such file'}. Give the path of a ${LIBRARY_FILE} ` +
-          '(real CANN: $ASCEND_HOME_PATH/lib64/libascendcl.so after `source <CANN install>/set_env.sh`), or leave --library out to check the active mode\'s library.',
+          '(real CANN: $ASCEND_HOME_PATH/lib64/libascendcl.so after `source <CANN install>/set_env.sh`), ' +
+          'or leave --library out to check the active mode\'s library.',
       );
     }
     return file;
@@ -127,12 +130,17 @@ function loadedLibrary(file: string, env: NodeJS.ProcessEnv, wanted: string): { 
   const stub = /^stub: (yes|no)$/m.exec(r.stdout ?? '')?.[1];
   if (r.status !== 0 || !loaded || !stub) {
     throw new UsageError(
-      `the conformance runner cannot run with ${wanted} (exit ${r.status ?? r.signal ?? r.error?.message}): ${`${r.stderr ?? ''}`.trim() || 'no message'}\n` +
-        'Is it a libascendcl.so for this machine, and are the libraries it needs on LD_LIBRARY_PATH (real CANN: `source <CANN install>/set_env.sh`)?',
+      `the conformance runner cannot run with ${wanted} (exit ${r.status ?? r.signal ?? r.error?.message}): ` +
+        `${`${r.stderr ?? ''}`.trim() || 'no message'}\n` +
+        'Is it a libascendcl.so for this machine, and are the libraries it needs on LD_LIBRARY_PATH ' +
+        '(real CANN: `source <CANN install>/set_env.sh`)?',
     );
   }
   if (fs.realpathSync(loaded) !== fs.realpathSync(wanted)) {
-    throw new UsageError(`the conformance runner loaded ${loaded}, not ${wanted}: another ${LIBRARY_FILE} comes first (LD_PRELOAD?); remove it from the environment`);
+    throw new UsageError(
+      `the conformance runner loaded ${loaded}, not ${wanted}: another ${LIBRARY_FILE} comes first (LD_PRELOAD?); ` +
+        'remove it from the environment',
+    );
   }
   return { path: wanted, stub: stub === 'yes' };
 }
@@ -217,10 +225,17 @@ export function cannVersionNear(library: string): string | null {
 }
 
 function summary(report: ConformanceReport): string {
-  const what = report.stub ? 'the stub' : `not the stub; CANN ${report.cannVersion ?? 'version not found near it: add it to an issue by hand'}`;
+  const what = report.stub
+    ? 'the stub'
+    : `not the stub; CANN ${report.cannVersion ?? 'version not found near it: add it to an issue by hand'}`;
   const counts = `${report.passed} passed, ${report.failed} failed, ${report.leftOut} left out`;
   const lines = [`cann-harness ${report.harnessVersion} conformance: ${report.library} (${what}): ${counts}`];
-  if (report.leftOut > 0) lines.push('  left out: cases of stub-only rules (docs/acl-contract.md sections 7 and 8.7, stub settings, the harness\'s own libraries); see the LEFT OUT lines');
+  if (report.leftOut > 0) {
+    lines.push(
+      '  left out: cases of stub-only rules (docs/acl-contract.md sections 7 and 8.7, stub settings, ' +
+        'the harness\'s own libraries); see the LEFT OUT lines',
+    );
+  }
   if (report.failed > 0) {
     lines.push(
       `  ${report.failed} case(s) did not hold: attach this whole output (or the --json file) to an issue of cann-ipc-harness,`,
@@ -231,7 +246,9 @@ function summary(report: ConformanceReport): string {
 }
 
 export async function conformanceCommand(opts: ConformanceOptions, say: Say = (t) => process.stdout.write(t)): Promise<ConformanceReport> {
-  if (opts.library !== undefined && opts.modeGiven) throw new UsageError('give --library or --mode, not both: --library names the library to check, --mode picks one by its search');
+  if (opts.library !== undefined && opts.modeGiven) {
+    throw new UsageError('give --library or --mode, not both: --library names the library to check, --mode picks one by its search');
+  }
   if (opts.json !== undefined) checkJsonTarget(opts.json);
   const library = chosenLibrary(opts, say);
   const file = runner(say);
@@ -249,7 +266,18 @@ export async function conformanceCommand(opts: ConformanceOptions, say: Say = (t
     const count = (v: CaseResult['verdict']) => cases.filter((c) => c.verdict === v).length;
     if (run.code >= 128) {
       say(`cann-harness conformance: stopped by signal ${run.code - 128}: the runner killed its cases and removed what they made\n`);
-      return { harnessVersion: packageVersion(), library: loaded.path, stub: loaded.stub, cannVersion: null, filter: opts.filter ?? null, cases, passed: 0, failed: 0, leftOut: 0, exitCode: run.code };
+      return {
+        harnessVersion: packageVersion(),
+        library: loaded.path,
+        stub: loaded.stub,
+        cannVersion: null,
+        filter: opts.filter ?? null,
+        cases,
+        passed: 0,
+        failed: 0,
+        leftOut: 0,
+        exitCode: run.code,
+      };
     }
     const report: ConformanceReport = {
       harnessVersion: packageVersion(),
@@ -263,7 +291,9 @@ export async function conformanceCommand(opts: ConformanceOptions, say: Say = (t
       leftOut: count('LEFT OUT'),
       exitCode: run.code === 0 ? 0 : run.code === 2 && cases.length === 0 ? 2 : 1,
     };
-    if (report.exitCode === 2) throw new UsageError(`no conformance case's name contains ${opts.filter ?? '(no filter)'}: see \`${file} --list\``);
+    if (report.exitCode === 2) {
+      throw new UsageError(`no conformance case's name contains ${opts.filter ?? '(no filter)'}: see \`${file} --list\``);
+    }
     say(summary(report));
     if (opts.json) fs.writeFileSync(opts.json, `${JSON.stringify(report, null, 2)}\n`);
     return report;

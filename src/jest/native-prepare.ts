@@ -24,7 +24,9 @@ import { nativeGateAsync } from './native-gate';
 import { currentProbe, requestedMode } from './probe';
 import { shardFromEnv, shardOfScenario } from './repeat';
 
-export async function prepareNativeSteps(testPath: string | undefined = (expect as unknown as { getState(): { testPath?: string } }).getState().testPath): Promise<void> {
+export async function prepareNativeSteps(
+  testPath: string | undefined = (expect as unknown as { getState(): { testPath?: string } }).getState().testPath,
+): Promise<void> {
   if (!testPath) return;
   let source: string;
   try {
@@ -66,7 +68,20 @@ export async function prepareNativeSteps(testPath: string | undefined = (expect 
   }
 }
 
-const JEST_GLOBALS = ['test', 'it', 'describe', 'fit', 'fdescribe', 'xit', 'xtest', 'xdescribe', 'beforeAll', 'beforeEach', 'afterAll', 'afterEach'] as const;
+const JEST_GLOBALS = [
+  'test',
+  'it',
+  'describe',
+  'fit',
+  'fdescribe',
+  'xit',
+  'xtest',
+  'xdescribe',
+  'beforeAll',
+  'beforeEach',
+  'afterAll',
+  'afterEach',
+] as const;
 
 /** Replaces Jest's test-declaring globals with ones that do nothing (test.each(...)(...), test.skip too); returns what restores them. */
 function stubJestGlobals(): () => void {

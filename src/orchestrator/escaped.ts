@@ -65,5 +65,8 @@ export function stopEscaped(list: readonly EscapedProcess[]): void {
 
 /** The report's sentence for one escaped process. */
 export function describeEscaped(p: EscapedProcess): string {
-  return `left process ${p.pid} running outside its process group (it called setsid() or setpgid(); \`${p.command}\`): the harness stopped it at the end of the run; a role must stop what it starts before it ends`;
+  return (
+    `left process ${p.pid} running outside its process group (it called setsid() or setpgid(); \`${p.command}\`): ` +
+    'the harness stopped it at the end of the run; a role must stop what it starts before it ends'
+  );
 }

@@ -28,7 +28,10 @@ export function clipLine(line: string, max = MAX_LINE_CHARS): string {
   if (line.length <= max) return line;
   const head = Math.ceil(max * 0.6);
   const tail = max - head;
-  return `${line.slice(0, head)} [... ${line.length - head - tail} characters of this line not shown ...] ${line.slice(line.length - tail)}`;
+  return (
+    `${line.slice(0, head)} [... ${line.length - head - tail} characters of this line not shown ...] ` +
+    `${line.slice(line.length - tail)}`
+  );
 }
 
 /**
@@ -37,7 +40,10 @@ export function clipLine(line: string, max = MAX_LINE_CHARS): string {
  */
 export function headAndTail(text: string, head: number, tail: number, where: string): string {
   if (text.length <= head + tail) return text;
-  return `${text.slice(0, head)}\n[... ${text.length - head - tail} characters not shown here: ${where} ...]\n${text.slice(text.length - tail)}`;
+  return (
+    `${text.slice(0, head)}\n[... ${text.length - head - tail} characters not shown here: ${where} ...]\n` +
+    `${text.slice(text.length - tail)}`
+  );
 }
 
 export class OutputCapture {

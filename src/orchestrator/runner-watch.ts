@@ -41,7 +41,11 @@ export function markRunner(env: NodeJS.ProcessEnv = process.env): void {
  * or a role started, whose parent is the worker): a Jest worker is jest-worker's child script
  * (argv[1]) with JEST_WORKER_ID set.
  */
-export function runnerOfWorker(env: NodeJS.ProcessEnv = process.env, pid: number = process.pid, argv: readonly string[] = process.argv): number | null {
+export function runnerOfWorker(
+  env: NodeJS.ProcessEnv = process.env,
+  pid: number = process.pid,
+  argv: readonly string[] = process.argv,
+): number | null {
   const runner = Number(env[ENV.runnerPid]);
   if (!Number.isInteger(runner) || runner <= 0 || runner === pid) return null;
   const isJestWorker = env.JEST_WORKER_ID !== undefined && /[\\/]jest-worker[\\/]build[\\/]processChild\.js$/.test(argv[1] ?? '');

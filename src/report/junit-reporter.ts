@@ -36,7 +36,12 @@ export default class JunitReporter {
   constructor(globalConfig: { rootDir: string }, options: Record<string, string>) {
     this.file = path.resolve(options.outputDirectory ?? '.', options.outputName ?? 'junit.xml'); // as jest-junit does
     this.draft = path.join(path.dirname(this.file), `.${path.basename(this.file)}.${process.pid}.${randomBytes(6).toString('hex')}.draft`);
-    this.inner = new JestJUnit(globalConfig, { ...options, outputDirectory: path.dirname(this.draft), outputName: path.basename(this.draft), reportTestSuiteErrors: 'true' });
+    this.inner = new JestJUnit(globalConfig, {
+      ...options,
+      outputDirectory: path.dirname(this.draft),
+      outputName: path.basename(this.draft),
+      reportTestSuiteErrors: 'true',
+    });
   }
 
   onTestResult(...args: unknown[]): void {

@@ -23,7 +23,9 @@ const MAGIC = 'cann-harness shared 1';
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 export function formatSharedRecord(rec: SharedRecord): string {
-  if (rec.key === '' || CONTROL.test(rec.key)) throw new Error(`shared ${rec.kind} key ${JSON.stringify(rec.key)} is empty or has control characters`);
+  if (rec.key === '' || CONTROL.test(rec.key)) {
+    throw new Error(`shared ${rec.kind} key ${JSON.stringify(rec.key)} is empty or has control characters`);
+  }
   return `${MAGIC}\nkind ${rec.kind}\nkey ${rec.key}\n${rec.bytes !== undefined ? `bytes ${rec.bytes}\n` : ''}from ${rec.from}\n`;
 }
 

@@ -29,7 +29,9 @@ afterEach(() => rmSync(tmp, { recursive: true, force: true }));
 
 /** jestCacheDir() in a fresh Node (the module keeps its answer): { dir } or { error }. */
 function jestCacheDirIn(env: Record<string, string>): { dir?: string; error?: string } {
-  const code = `try { console.log(JSON.stringify({ dir: require(${JSON.stringify(transform)}).jestCacheDir() })) } catch (e) { console.log(JSON.stringify({ error: e.message })) }`;
+  const code =
+    `try { console.log(JSON.stringify({ dir: require(${JSON.stringify(transform)}).jestCacheDir() })) } ` +
+    'catch (e) { console.log(JSON.stringify({ error: e.message })) }';
   const r = spawnSync(process.execPath, ['-e', code], { env: { ...process.env, ...env }, encoding: 'utf8' });
   return JSON.parse(r.stdout) as { dir?: string; error?: string };
 }
@@ -47,8 +49,9 @@ describe('jestCacheDir: a private folder of ours, or a clear refusal', () => {
     chownSync(path.join(cache, 'jest'), STRANGER, STRANGER);
     const r = jestCacheDirIn({ CANN_HARNESS_TS_CACHE: cache });
     expect(r.error).toBe(
-      `cann-harness: refusing Jest's cache directory ${path.join(cache, 'jest')}: it belongs to uid ${STRANGER}, not to this user (uid ${uid}), ` +
-        `and Jest runs the code it caches there in every test process. Fix: remove it (rm -r ${path.join(cache, 'jest')}) if it is not needed, ` +
+      `cann-harness: refusing Jest's cache directory ${path.join(cache, 'jest')}: it belongs to uid ${STRANGER}, ` +
+        `not to this user (uid ${uid}), and Jest runs the code it caches there in every test process. ` +
+        `Fix: remove it (rm -r ${path.join(cache, 'jest')}) if it is not needed, ` +
         `or set CANN_HARNESS_TS_CACHE to a private directory (Jest's cache is its jest/ folder).`,
     );
   });
@@ -57,7 +60,9 @@ describe('jestCacheDir: a private folder of ours, or a clear refusal', () => {
     const cache = path.join(tmp, 'ts');
     mkdirSync(path.join(cache, 'jest'), { recursive: true, mode: 0o700 });
     chmodSync(path.join(cache, 'jest'), 0o770);
-    expect(jestCacheDirIn({ CANN_HARNESS_TS_CACHE: cache }).error).toMatch(/jest: its mode 0770 lets group or others write to it, and Jest runs/);
+    expect(jestCacheDirIn({ CANN_HARNESS_TS_CACHE: cache }).error).toMatch(
+      /jest: its mode 0770 lets group or others write to it, and Jest runs/,
+    );
     rmSync(path.join(cache, 'jest'), { recursive: true });
     mkdirSync(path.join(tmp, 'mine'), { mode: 0o700 });
     symlinkSync(path.join(tmp, 'mine'), path.join(cache, 'jest'));
@@ -67,14 +72,19 @@ describe('jestCacheDir: a private folder of ours, or a clear refusal', () => {
     expect(jestCacheDirIn({ CANN_HARNESS_TS_CACHE: cache }).error).toMatch(/jest: it is not a directory, and Jest runs/);
   });
 
-  (asRoot ? test : test.skip)('without a TypeScript cache (read-only tree) it is $TMPDIR/cann-harness-jest-<uid>, refused when a stranger made it', () => {
-    writeFileSync(path.join(tmp, 'file'), ''); // a TypeScript cache under a file cannot be made
-    const env = { CANN_HARNESS_TS_CACHE: path.join(tmp, 'file', 'ts'), TMPDIR: tmp };
-    const fallback = path.join(tmp, `cann-harness-jest-${uid}`);
-    expect(jestCacheDirIn(env)).toEqual({ dir: fallback });
-    chownSync(fallback, STRANGER, STRANGER);
-    expect(jestCacheDirIn(env).error).toMatch(new RegExp(`^cann-harness: refusing Jest's cache directory ${fallback}: it belongs to uid ${STRANGER}`));
-  });
+  (asRoot ? test : test.skip)(
+    'without a TypeScript cache (read-only tree) it is $TMPDIR/cann-harness-jest-<uid>, refused when a stranger made it',
+    () => {
+      writeFileSync(path.join(tmp, 'file'), ''); // a TypeScript cache under a file cannot be made
+      const env = { CANN_HARNESS_TS_CACHE: path.join(tmp, 'file', 'ts'), TMPDIR: tmp };
+      const fallback = path.join(tmp, `cann-harness-jest-${uid}`);
+      expect(jestCacheDirIn(env)).toEqual({ dir: fallback });
+      chownSync(fallback, STRANGER, STRANGER);
+      expect(jestCacheDirIn(env).error).toMatch(
+        new RegExp(`^cann-harness: refusing Jest's cache directory ${fallback}: it belongs to uid ${STRANGER}`),
+      );
+    },
+  );
 });
 
 describe('cann-harness run and the preset', () => {
@@ -87,16 +97,33 @@ describe('cann-harness run and the preset', () => {
     chownSync(planted, STRANGER, STRANGER);
     const cache = path.join(repoRoot, 'node_modules', '.cache', 'cann-harness-ts'); // the checkout's (warm: nothing compiled again)
     const env = { TMPDIR: tmp };
-    const r = await runCommand(process.execPath, [bin, 'run', '--mode', 'stub', '--specs', path.join(__dirname, 'fixtures', 'cli'), '-t', 'quick', '--junit', path.join(tmp, 'junit.xml')], { cwd: repoRoot, env });
+    const r = await runCommand(
+      process.execPath,
+      [
+        bin, 'run', '--mode', 'stub', '--specs', path.join(__dirname, 'fixtures', 'cli'),
+        '-t', 'quick', '--junit', path.join(tmp, 'junit.xml'),
+      ],
+      { cwd: repoRoot, env },
+    );
     expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: expect.not.stringContaining('error') });
     expect(readdirSync(planted)).toEqual([]);
     expect(readdirSync(path.join(cache, 'jest')).length).toBeGreaterThan(0); // Jest's cache is ours
 
     // The preset (jest-preset.js through the compiled package, src/jest/preset.ts in a checkout) says the same.
-    const preset = spawnSync(process.execPath, ['-r', path.join(repoRoot, 'src', 'ts-hook', 'ts-register.js'), '-e', `console.log(require(${JSON.stringify(path.join(repoRoot, 'src', 'jest', 'preset.ts'))}).harnessPreset(${JSON.stringify(tmp)}).cacheDirectory)`], {
-      env: { ...process.env, ...env },
-      encoding: 'utf8',
-    });
+    const preset = spawnSync(
+      process.execPath,
+      [
+        '-r',
+        path.join(repoRoot, 'src', 'ts-hook', 'ts-register.js'),
+        '-e',
+        `console.log(require(${JSON.stringify(path.join(repoRoot, 'src', 'jest', 'preset.ts'))})` +
+          `.harnessPreset(${JSON.stringify(tmp)}).cacheDirectory)`,
+      ],
+      {
+        env: { ...process.env, ...env },
+        encoding: 'utf8',
+      },
+    );
     expect(preset.stdout.trim()).toBe(path.join(cache, 'jest'));
   });
 
@@ -104,7 +131,11 @@ describe('cann-harness run and the preset', () => {
     const cache = path.join(tmp, 'ts');
     mkdirSync(path.join(cache, 'jest'), { recursive: true, mode: 0o700 });
     chownSync(path.join(cache, 'jest'), STRANGER, STRANGER);
-    const r = await runCommand(process.execPath, [bin, 'run', '--mode', 'stub', '--specs', path.join(__dirname, 'fixtures', 'cli'), '--junit', path.join(tmp, 'junit.xml')], { cwd: repoRoot, env: { CANN_HARNESS_TS_CACHE: cache } });
+    const r = await runCommand(
+      process.execPath,
+      [bin, 'run', '--mode', 'stub', '--specs', path.join(__dirname, 'fixtures', 'cli'), '--junit', path.join(tmp, 'junit.xml')],
+      { cwd: repoRoot, env: { CANN_HARNESS_TS_CACHE: cache } },
+    );
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`error: refusing Jest's cache directory ${path.join(cache, 'jest')}: it belongs to uid ${STRANGER}`);
     expect(r.stdout).not.toContain('probing devices');

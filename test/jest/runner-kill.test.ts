@@ -78,7 +78,15 @@ test.each(cases)('SIGKILL of `%s` (#%i): the next start leaves nothing of the ru
   const { args, files } = command(runner, root);
   const child = spawn(process.execPath, args, {
     cwd: repoRoot,
-    env: { ...process.env, FORCE_COLOR: '0', CANN_HARNESS_TMPDIR: tmp, TMPDIR: privateTmp, CANN_HARNESS_PROBE: '', JEST_WORKER_ID: '', FIXTURE_OUT: path.join(root, 'out') },
+    env: {
+      ...process.env,
+      FORCE_COLOR: '0',
+      CANN_HARNESS_TMPDIR: tmp,
+      TMPDIR: privateTmp,
+      CANN_HARNESS_PROBE: '',
+      JEST_WORKER_ID: '',
+      FIXTURE_OUT: path.join(root, 'out'),
+    },
     stdio: 'ignore',
     detached: true,
   });

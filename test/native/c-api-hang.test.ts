@@ -22,7 +22,12 @@ const track = (e: RunEvent) => {
 beforeAll(requireBuilt);
 afterAll(() => killGroups(pids));
 
-const role = (name: string, args: string[], device = 0): RoleSpec => ({ name, device, native: { program: nativeRoleProgram, args }, env: { ACL_STUB_DEVICE_COUNT: '2' } });
+const role = (name: string, args: string[], device = 0): RoleSpec => ({
+  name,
+  device,
+  native: { program: nativeRoleProgram, args },
+  env: { ACL_STUB_DEVICE_COUNT: '2' },
+});
 
 async function run(roles: RoleSpec[], timeoutMs: number): Promise<RunResult> {
   const r = await runRoles({ roles, timeoutMs, mode: 'stub', onEvent: track, keepDir: false, graceMs: 500 });
@@ -38,15 +43,23 @@ test('a C role awaiting a signal nobody sends: a timeout with its wait in the gr
     const p = r.roles[0];
     verdicts.push(`${r.timedOut} ${p.status} ${r.waitGraph?.lines.find((l) => l.includes('awaits')) ?? '(no graph)'} | ${p.stdout.trim()}`);
   }
+  // eslint-disable-next-line max-len -- one regex for the whole verdict line, kept unsplit
   for (const v of verdicts) expect(v).toMatch(/^true timeout {3}chain: producer \(cannharness_await_signal, for \d+ ms\) awaits signal "never" \(no role named as its source\) \| $/);
   expect(await waitUntil(() => survivors([...pids]).length === 0, 10_000)).toBe(true);
 });
 
 test('two C roles each awaiting the other\'s signal: a deadlock, both waits named', async () => {
-  const r = await run([role('producer', ['await-signal', 'consumer.ready', 'signal', 'go']), role('consumer', ['await-signal', 'go', 'signal', 'consumer.ready'], 1)], 600);
+  const r = await run(
+    [
+      role('producer', ['await-signal', 'consumer.ready', 'signal', 'go']),
+      role('consumer', ['await-signal', 'go', 'signal', 'consumer.ready'], 1),
+    ],
+    600,
+  );
   expect(r.timedOut).toBe(true);
   expect(r.waitGraph?.deadlock).toBe(true);
   expect(r.summary).toContain('deadlock: producer (cannharness_await_signal, for ');
+  // eslint-disable-next-line max-len -- one regex for the whole chain of two waits, kept unsplit
   expect(r.summary).toMatch(/awaits signal "consumer.ready" from consumer \(no source named: its name starts with "consumer"\) ← consumer \(cannharness_await_signal, for \d+ ms\) awaits signal "go" from producer/);
   expect(r.summary).not.toContain('idle');
   expect(r.roles.map((x) => x.status)).toEqual(['timeout', 'timeout']);

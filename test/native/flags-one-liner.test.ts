@@ -32,7 +32,10 @@ test('the documented Makefile line builds a role that uses cannharness.h and ACL
       '',
     ].join('\n'),
   );
-  writeFileSync(path.join(dir, 'Makefile'), 'FLAGS = $(shell node ' + bin + ' flags --mode stub --cflags --libs)\nrole: role.c\n\t$(CC) -std=c11 -Wall -Werror $< $(FLAGS) -o $@\n');
+  writeFileSync(
+    path.join(dir, 'Makefile'),
+    'FLAGS = $(shell node ' + bin + ' flags --mode stub --cflags --libs)\nrole: role.c\n\t$(CC) -std=c11 -Wall -Werror $< $(FLAGS) -o $@\n',
+  );
   const make = spawnSync('make', ['-s', '-C', dir], { encoding: 'utf8' });
   expect(make.stderr).toBe('');
   expect(make.status).toBe(0);

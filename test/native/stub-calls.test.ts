@@ -18,7 +18,12 @@ test(`${TABLE_FILE} is what \`npm run docs:stub-calls\` makes from the built stu
 });
 
 test('an export without a header, a definition or a CANN citation is a problem; a moved definition changes the table', () => {
-  const row = { name: 'aclrtX', declared: 'native-stub/include/acl/acl_rt.h:1', implemented: 'native-stub/src/x.c:2', cann: 'src/acl/aclrt_impl/x.cpp:3' };
+  const row = {
+    name: 'aclrtX',
+    declared: 'native-stub/include/acl/acl_rt.h:1',
+    implemented: 'native-stub/src/x.c:2',
+    cann: 'src/acl/aclrt_impl/x.cpp:3',
+  };
   const good: StubCalls = { acl: [row], extras: [], declaredOnly: [] };
   expect(problemsOf(good)).toEqual([]);
   expect(problemsOf({ ...good, acl: [{ ...row, declared: null }] })[0]).toMatch(/aclrtX is exported but declared in no header/);

@@ -30,12 +30,22 @@ afterEach(() => {
 
 (haveStub ? test : test.skip)('a run that sets no stub scope runs its roles in harness-<pid>; a scope that is set is kept', async () => {
   delete process.env.ACL_STUB_SCOPE;
-  const r = await runRoles({ roles: [{ name: 'solo', device: 0, native: { program, args: ['env'] } }], timeoutMs: 20_000, mode: 'stub', keepDir: false });
+  const r = await runRoles({
+    roles: [{ name: 'solo', device: 0, native: { program, args: ['env'] } }],
+    timeoutMs: 20_000,
+    mode: 'stub',
+    keepDir: false,
+  });
   expect(r.roles[0].status).toBe('passed');
   expect(r.roles[0].stdout).toContain(`ACL_STUB_SCOPE=harness-${process.pid}\n`);
   process.env.ACL_STUB_SCOPE = 'mine-1';
   expect(ensureRunStubScope()).toBe('mine-1');
-  const own = await runRoles({ roles: [{ name: 'solo', device: 0, native: { program, args: ['env'] } }], timeoutMs: 20_000, mode: 'stub', keepDir: false });
+  const own = await runRoles({
+    roles: [{ name: 'solo', device: 0, native: { program, args: ['env'] } }],
+    timeoutMs: 20_000,
+    mode: 'stub',
+    keepDir: false,
+  });
   expect(own.roles[0].stdout).toContain('ACL_STUB_SCOPE=mine-1\n');
 });
 

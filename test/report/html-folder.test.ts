@@ -4,7 +4,19 @@
  * (someone's files, `--html .`, a file, a link, a stranger's folder in a shared temp dir) is refused
  * with exit 2 before anything runs. The stranger is a uid that is not ours (chown as root).
  */
-import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -21,8 +33,24 @@ const bin = path.join(repoRoot, 'bin', 'cann-harness.js');
 const specs = path.join(repoRoot, 'test', 'jest', 'fixtures', 'cli');
 const asRoot = process.getuid?.() === 0;
 const STRANGER = 61_234;
-const info: RunInfo = { mode: 'stub', library: '/lib/libascendcl.so', devices: 8, durationMs: 1200, startedAt: 0, rerun: 'npx cann-harness run --html', loadErrors: [] };
-const tc = (title: string) => ({ specFile: '/p/a.spec.ts', file: 'a.spec.ts', title, status: 'passed' as const, durationMs: 10, attempts: 1, failureMessages: [] });
+const info: RunInfo = {
+  mode: 'stub',
+  library: '/lib/libascendcl.so',
+  devices: 8,
+  durationMs: 1200,
+  startedAt: 0,
+  rerun: 'npx cann-harness run --html',
+  loadErrors: [],
+};
+const tc = (title: string) => ({
+  specFile: '/p/a.spec.ts',
+  file: 'a.spec.ts',
+  title,
+  status: 'passed' as const,
+  durationMs: 10,
+  attempts: 1,
+  failureMessages: [],
+});
 
 let tmp: string;
 beforeEach(() => {
@@ -36,7 +64,11 @@ const write = (dir: string, titles = ['one', 'two']) => {
 };
 
 function run(args: string[], cwd = repoRoot) {
-  return runCommand(process.execPath, [bin, 'run', '--mode', 'stub', '--specs', specs, '-t', 'quick', '--junit', path.join(tmp, 'junit.xml'), ...args], { cwd, env: {} });
+  return runCommand(
+    process.execPath,
+    [bin, 'run', '--mode', 'stub', '--specs', specs, '-t', 'quick', '--junit', path.join(tmp, 'junit.xml'), ...args],
+    { cwd, env: {} },
+  );
 }
 
 describe('cann-harness run --html', () => {
@@ -48,8 +80,10 @@ describe('cann-harness run --html', () => {
     const r = await run(['--html', '.'], project);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(
-      `error: --html .: it holds files the harness did not write (index.html, scenarios) and no ${REPORT_MARKER}: they would be replaced or removed. ` +
-        `The HTML report is written only into a new or empty folder, or one the harness made (it holds ${REPORT_MARKER}): give such a folder, e.g. --html reports/html`,
+      `error: --html .: it holds files the harness did not write (index.html, scenarios) and no ${REPORT_MARKER}: ` +
+        'they would be replaced or removed. ' +
+        'The HTML report is written only into a new or empty folder, ' +
+        `or one the harness made (it holds ${REPORT_MARKER}): give such a folder, e.g. --html reports/html`,
     );
     expect(r.stdout).not.toContain('probing devices');
     expect(readFileSync(path.join(project, 'scenarios', 'handoff.ts'), 'utf8')).toBe('export const handoff = 1;\n');
@@ -60,24 +94,29 @@ describe('cann-harness run --html', () => {
     writeFileSync(path.join(tmp, 'notes.txt'), 'mine');
     const r = await run(['--html', path.join(tmp, 'notes.txt')]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`error: --html ${path.join(tmp, 'notes.txt')}: it is a file, not a folder (give the folder to write index.html into).`);
+    expect(r.stderr).toContain(
+      `error: --html ${path.join(tmp, 'notes.txt')}: it is a file, not a folder (give the folder to write index.html into).`,
+    );
     expect(readFileSync(path.join(tmp, 'notes.txt'), 'utf8')).toBe('mine');
   });
 
-  (asRoot ? test : test.skip)("a stranger's folder in a shared temp dir with index.html linked to a file of ours: refused, nothing written through the link", async () => {
-    const victim = path.join(tmp, 'victim.txt');
-    writeFileSync(victim, 'precious');
-    const shared = path.join(tmp, 'shared-report');
-    mkdirSync(shared, { mode: 0o777 });
-    chmodSync(shared, 0o777);
-    symlinkSync(victim, path.join(shared, 'index.html'));
-    chownSync(shared, STRANGER, STRANGER);
-    const r = await run(['--html', shared]);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`error: --html ${shared}: it belongs to uid ${STRANGER}, not to this user (uid 0).`);
-    expect(readFileSync(victim, 'utf8')).toBe('precious');
-    expect(readdirSync(shared)).toEqual(['index.html']);
-  });
+  (asRoot ? test : test.skip)(
+    "a stranger's folder in a shared temp dir with index.html linked to a file of ours: refused, nothing written through the link",
+    async () => {
+      const victim = path.join(tmp, 'victim.txt');
+      writeFileSync(victim, 'precious');
+      const shared = path.join(tmp, 'shared-report');
+      mkdirSync(shared, { mode: 0o777 });
+      chmodSync(shared, 0o777);
+      symlinkSync(victim, path.join(shared, 'index.html'));
+      chownSync(shared, STRANGER, STRANGER);
+      const r = await run(['--html', shared]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`error: --html ${shared}: it belongs to uid ${STRANGER}, not to this user (uid 0).`);
+      expect(readFileSync(victim, 'utf8')).toBe('precious');
+      expect(readdirSync(shared)).toEqual(['index.html']);
+    },
+  );
 
   test('a new folder: made, marked, written; the next run writes it again', async () => {
     const dir = path.join(tmp, 'reports', 'html');
@@ -149,10 +188,15 @@ describe('writeHtmlReport: only into a folder that is ours, never through a link
     chmodSync(path.join(tmp, 'group'), 0o775);
     refuses(path.join(tmp, 'group'), /group: its mode 0775 lets group or others write to it/);
     mkdirSync(path.join(tmp, 'fake'));
-    writeFileSync(path.join(tmp, 'marker'), 'cann-ipc-harness HTML report folder: the harness replaces index.html and scenarios/ here at every run.\n');
+    writeFileSync(
+      path.join(tmp, 'marker'),
+      'cann-ipc-harness HTML report folder: the harness replaces index.html and scenarios/ here at every run.\n',
+    );
     symlinkSync(path.join(tmp, 'marker'), path.join(tmp, 'fake', REPORT_MARKER));
     refuses(path.join(tmp, 'fake'), /fake: its \.cann-harness-report is not one the harness wrote/);
-    expect(() => writeMatrixReport(path.join(tmp, 'src'), { columns: [], rows: [], summary: [] })).toThrow(/it holds files the harness did not write/);
+    expect(() => writeMatrixReport(path.join(tmp, 'src'), { columns: [], rows: [], summary: [] })).toThrow(
+      /it holds files the harness did not write/,
+    );
     expect(readdirSync(path.join(tmp, 'src'))).toEqual(['a.ts']);
   });
 

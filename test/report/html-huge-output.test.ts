@@ -25,16 +25,26 @@ beforeAll(() => {
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 function folderBytes(dir: string): number {
-  return readdirSync(dir, { withFileTypes: true }).reduce((n, e) => n + (e.isDirectory() ? folderBytes(path.join(dir, e.name)) : statSync(path.join(dir, e.name)).size), 0);
+  return readdirSync(dir, { withFileTypes: true }).reduce(
+    (n, e) => n + (e.isDirectory() ? folderBytes(path.join(dir, e.name)) : statSync(path.join(dir, e.name)).size),
+    0,
+  );
 }
 
 test('8 roles x 24 MB of output: a report under 4 MiB that says where the logs are; terminal and JUnit lines clipped', async () => {
   const html = path.join(tmp, 'html');
   const junit = path.join(tmp, 'junit.xml');
-  const r = await runCommand(process.execPath, [bin, 'run', '--mode', 'stub', '--specs', path.join(repoRoot, 'test', 'jest', 'fixtures', 'huge-output'), '--html', html, '--junit', junit], {
-    cwd: repoRoot,
-    env: { ...EIGHT_DEVICES, TMPDIR: tmp, CANN_TEST_HUGE_MB: '24' }, // the kept scenario directory goes with tmp
-  });
+  const r = await runCommand(
+    process.execPath,
+    [
+      bin, 'run', '--mode', 'stub', '--specs', path.join(repoRoot, 'test', 'jest', 'fixtures', 'huge-output'),
+      '--html', html, '--junit', junit,
+    ],
+    {
+      cwd: repoRoot,
+      env: { ...EIGHT_DEVICES, TMPDIR: tmp, CANN_TEST_HUGE_MB: '24' }, // the kept scenario directory goes with tmp
+    },
+  );
   expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 1, stderr: expect.not.stringContaining('Error') });
   expect(r.stdout).toContain('r7 fails after every role printed its output');
 
@@ -54,5 +64,6 @@ test('8 roles x 24 MB of output: a report under 4 MiB that says where the logs a
     expect(existsSync(log)).toBe(true);
   }
   expect(page).toContain(`characters not shown here: the last 8 MiB of it are in ${path.join(kept, 'logs', 'r1.stderr.log')} ...]`);
-  expect(page).toContain(`characters not shown here: the whole text is in ${path.join(kept, 'result.json')} ...]`); // the error's 1 MiB line
+  // the error's 1 MiB line
+  expect(page).toContain(`characters not shown here: the whole text is in ${path.join(kept, 'result.json')} ...]`);
 }, 240_000);

@@ -23,7 +23,9 @@ const bin = path.join(repoRoot, 'bin', 'cann-harness.js');
 const screenshots = path.join(repoRoot, 'reports', 'html-screenshots');
 const chromium = findChromium();
 const WORK_TIMEOUT_MS = 60_000;
-const browserTest = chromium ? test : (name: string, fn: () => unknown) => test.skip(`${name} [skip: ${NO_BROWSER_REASON}]`, fn as () => void);
+const browserTest = chromium
+  ? test
+  : (name: string, fn: () => unknown) => test.skip(`${name} [skip: ${NO_BROWSER_REASON}]`, fn as () => void);
 
 jest.setTimeout(180_000);
 
@@ -37,7 +39,10 @@ beforeAll(async () => {
   out = mkdtempSync(path.join(os.tmpdir(), 'cann-html-rounds-'));
   const r = await runCommand(
     process.execPath,
-    [bin, 'run', '--mode', 'stub', '--specs', path.join(repoRoot, 'test', 'jest', 'fixtures', 'html-rounds'), '--junit', path.join(out, 'junit.xml'), '--html', path.join(out, 'html'), '--trace'],
+    [
+      bin, 'run', '--mode', 'stub', '--specs', path.join(repoRoot, 'test', 'jest', 'fixtures', 'html-rounds'),
+      '--junit', path.join(out, 'junit.xml'), '--html', path.join(out, 'html'), '--trace',
+    ],
     { cwd: repoRoot, env: {} },
   );
   expect(r.code).toBe(1); // two of the four fail on purpose
@@ -69,7 +74,9 @@ async function open(file: string, shot: string): Promise<{ page: Page; errors: s
 }
 
 function pageOf(title: string): string {
-  const m = new RegExp(`<a href="(scenarios/\\d+\\.html)">${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}</a>`).exec(readFileSync(index, 'utf8'));
+  const m = new RegExp(`<a href="(scenarios/\\d+\\.html)">${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}</a>`).exec(
+    readFileSync(index, 'utf8'),
+  );
   if (!m) throw new Error(`no link to "${title}" in ${index}`);
   return path.join(out, 'html', m[1]);
 }
@@ -86,7 +93,9 @@ browserTest('the page of a passing rounds run shows its rounds, the figures over
   expect(await page.textContent('text=replay:')).toMatch(/--rounds 30$/);
   expect(await page.$$eval('svg.timeline rect.bar', (b) => b.length)).toBeGreaterThan(0); // the last round's trace, kept
   // Axis ticks on round steps: every label a multiple of the step, the last one inside the plot.
-  const labels = await page.$$eval('svg.timeline .axis-label', (l) => l.map((x) => ({ text: x.textContent ?? '', right: x.getBoundingClientRect().right })));
+  const labels = await page.$$eval('svg.timeline .axis-label', (l) =>
+    l.map((x) => ({ text: x.textContent ?? '', right: x.getBoundingClientRect().right })),
+  );
   const svgRight = await page.$eval('svg.timeline', (s) => s.getBoundingClientRect().right);
   expect(labels.length).toBeGreaterThan(3);
   for (const l of labels) expect(l.right).toBeLessThanOrEqual(svgRight);
@@ -95,22 +104,28 @@ browserTest('the page of a passing rounds run shows its rounds, the figures over
   expect([1, 2, 5]).toContain(Number((step / 10 ** Math.floor(Math.log10(step))).toFixed(6)));
   expect(await page.textContent('.legend')).toContain('host function');
   // One name per IPC event: the one it was shared under (as the wait-for graph names it), not the process's event id.
-  const names = await page.$eval('#scenario-data', (d) => (JSON.parse(d.textContent ?? '{}').timeline.bars as unknown[][]).map((b) => String(b[5])));
+  const names = await page.$eval('#scenario-data', (d) =>
+    (JSON.parse(d.textContent ?? '{}').timeline.bars as unknown[][]).map((b) => String(b[5])),
+  );
   expect(names.filter((n) => n.startsWith('ipc_')).length).toBeGreaterThan(0);
   for (const n of names.filter((x) => x.startsWith('ipc_'))) expect(n).toMatch(/^ipc_(record|wait) "[^"]+"/);
   await page.locator('#timeline').screenshot({ path: path.join(screenshots, 'rounds-timeline.png'), timeout: WORK_TIMEOUT_MS });
   expect(errors).toEqual([]);
 });
 
-browserTest('the page of a failed rounds run names the failing round, the timeline shows it, the verdict names the role with fewer ctx.barrier() calls', async () => {
-  const { page, errors } = await open(pageOf('html: unequal ctx.barrier() calls'), 'rounds-failing');
-  expect(await page.textContent('.facts.rounds')).toContain('round 3 failed after 2 of 5 passed');
-  expect(await page.textContent('.facts.rounds')).not.toContain('the timeline shows'); // it has none: no device work
-  expect(await page.textContent('text=replay:')).toMatch(/--rounds 3$/);
-  expect(await page.textContent('.role.first h3')).toContain('skipper');
-  expect(await page.textContent('.role.first')).toContain('this role called ctx.barrier() fewer times than role "steady" in round 3');
-  expect(errors).toEqual([]);
-});
+browserTest(
+  'the page of a failed rounds run names the failing round, the timeline shows it, ' +
+    'the verdict names the role with fewer ctx.barrier() calls',
+  async () => {
+    const { page, errors } = await open(pageOf('html: unequal ctx.barrier() calls'), 'rounds-failing');
+    expect(await page.textContent('.facts.rounds')).toContain('round 3 failed after 2 of 5 passed');
+    expect(await page.textContent('.facts.rounds')).not.toContain('the timeline shows'); // it has none: no device work
+    expect(await page.textContent('text=replay:')).toMatch(/--rounds 3$/);
+    expect(await page.textContent('.role.first h3')).toContain('skipper');
+    expect(await page.textContent('.role.first')).toContain('this role called ctx.barrier() fewer times than role "steady" in round 3');
+    expect(errors).toEqual([]);
+  },
+);
 
 browserTest('a pass whose every wait was a no-op is marked on the index and on its page', async () => {
   const { page, errors } = await open(index, 'rounds-index');
@@ -127,7 +142,9 @@ browserTest('a pass whose every wait was a no-op is marked on the index and on i
 browserTest('two C roles blocked in cannharness_await_signal for each other: the graph draws the cycle', async () => {
   const { page, errors } = await open(pageOf('html: two C roles await each other'), 'rounds-c-deadlock');
   expect(await page.$$eval('svg.wait-graph .wg-edge.cycle', (e) => e.length)).toBe(2);
-  expect(await page.$$eval('svg.wait-graph .wg-node.cycle text', (t) => t.map((x) => x.textContent))).toEqual(expect.arrayContaining(['producer', 'consumer']));
+  expect(await page.$$eval('svg.wait-graph .wg-node.cycle text', (t) => t.map((x) => x.textContent))).toEqual(
+    expect.arrayContaining(['producer', 'consumer']),
+  );
   expect(await page.textContent('#wait-graph + pre')).toContain('deadlock: producer (cannharness_await_signal');
   await page.locator('#wait-graph svg').screenshot({ path: path.join(screenshots, 'rounds-c-wait-graph.png'), timeout: WORK_TIMEOUT_MS });
   expect(errors).toEqual([]);

@@ -6,7 +6,13 @@ import { lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, s
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ENV } from '../../src/env';
-import { INTERVALS_FILE, INTERVAL_SAMPLES_FILE, logIntervalSamples, summarizeIntervals, writeIntervalsReport } from '../../src/report/intervals';
+import {
+  INTERVALS_FILE,
+  INTERVAL_SAMPLES_FILE,
+  logIntervalSamples,
+  summarizeIntervals,
+  writeIntervalsReport,
+} from '../../src/report/intervals';
 import { runCommand } from '../support/run-child';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
@@ -23,10 +29,17 @@ test('a link at the JUnit file is replaced by the report, its target untouched, 
   const shared = path.join(tmp, 'shared');
   mkdirSync(shared);
   symlinkSync(victim, path.join(shared, 'junit.xml'));
-  const r = await runCommand(process.execPath, [path.join(repoRoot, 'bin', 'cann-harness.js'), 'run', '--mode', 'stub', '--specs', path.join(repoRoot, 'test', 'jest', 'fixtures', 'cli'), '-t', 'quick', '--junit', path.join(shared, 'junit.xml')], {
-    cwd: repoRoot,
-    env: {},
-  });
+  const r = await runCommand(
+    process.execPath,
+    [
+      path.join(repoRoot, 'bin', 'cann-harness.js'), 'run', '--mode', 'stub',
+      '--specs', path.join(repoRoot, 'test', 'jest', 'fixtures', 'cli'), '-t', 'quick', '--junit', path.join(shared, 'junit.xml'),
+    ],
+    {
+      cwd: repoRoot,
+      env: {},
+    },
+  );
   expect(r.code).toBe(0);
   expect(readFileSync(victim, 'utf8')).toBe('precious');
   expect(lstatSync(path.join(shared, 'junit.xml')).isFile()).toBe(true);

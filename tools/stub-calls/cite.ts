@@ -13,7 +13,9 @@ import type { StubCalls } from './table';
 /** `git grep` over the CANN source (a checkout or a bare git directory), at HEAD. */
 function cannGrep(cann: string, pattern: string, pathspec: string): string[] {
   const bare = !fs.existsSync(path.join(cann, 'src'));
-  const args = bare ? ['--git-dir', cann, 'grep', '-n', '-E', pattern, 'HEAD', '--', pathspec] : ['-C', cann, 'grep', '-n', '-E', pattern, '--', pathspec];
+  const args = bare
+    ? ['--git-dir', cann, 'grep', '-n', '-E', pattern, 'HEAD', '--', pathspec]
+    : ['-C', cann, 'grep', '-n', '-E', pattern, '--', pathspec];
   try {
     return execFileSync('git', args, { encoding: 'utf8' }).split('\n').filter(Boolean).map((l) => l.replace(/^HEAD:/, ''));
   } catch {
@@ -34,7 +36,9 @@ export function writeCitations(repo: string, calls: StubCalls, cann: string): { 
   const written: string[] = [];
   const notFound: string[] = [];
   // Bottom-up within each file, so the line numbers read before stay right.
-  const missing = calls.acl.filter((r) => r.implemented && !r.cann).map((r) => ({ name: r.name, file: r.implemented!.split(':')[0], line: Number(r.implemented!.split(':')[1]) }));
+  const missing = calls.acl
+    .filter((r) => r.implemented && !r.cann)
+    .map((r) => ({ name: r.name, file: r.implemented!.split(':')[0], line: Number(r.implemented!.split(':')[1]) }));
   missing.sort((a, b) => (a.file === b.file ? b.line - a.line : a.file.localeCompare(b.file)));
   for (const m of missing) {
     const at = cannLocation(cann, m.name);

@@ -121,10 +121,16 @@ export function readStubCalls(repo: string, library = path.join(repo, LIBRARY)):
 export function problemsOf(calls: StubCalls): string[] {
   return [
     ...calls.acl.filter((r) => !r.declared).map((r) => `${r.name} is exported but declared in no header of ${HEADERS}`),
-    ...[...calls.acl, ...calls.extras].filter((r) => !r.implemented).map((r) => `${r.name} is exported but has no STUB_EXPORT definition in ${SOURCES}`),
+    ...[...calls.acl, ...calls.extras]
+      .filter((r) => !r.implemented)
+      .map((r) => `${r.name} is exported but has no STUB_EXPORT definition in ${SOURCES}`),
     ...calls.acl
       .filter((r) => r.implemented && !r.cann)
-      .map((r) => `${r.name} (${r.implemented}) has no \`CANN: <path>:<line>\` comment above its definition: cite the CANN source it follows`),
+      .map(
+        (r) =>
+          `${r.name} (${r.implemented}) has no \`CANN: <path>:<line>\` comment above its definition: ` +
+          'cite the CANN source it follows',
+      ),
   ];
 }
 
@@ -160,7 +166,8 @@ export function renderTable(calls: StubCalls): string {
     rows(calls.extras),
     '',
     calls.declaredOnly.length > 0
-      ? `Declared in the headers but not exported (a program that calls them does not link): ${calls.declaredOnly.map((n) => `\`${n}\``).join(', ')}.`
+      ? 'Declared in the headers but not exported (a program that calls them does not link): ' +
+        `${calls.declaredOnly.map((n) => `\`${n}\``).join(', ')}.`
       : 'Every ACL call the headers declare is exported.',
     '',
   ].join('\n');

@@ -12,7 +12,23 @@
  * writer that dies half-way leaves the previous report whole.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, constants, fstatSync, lstatSync, mkdirSync, mkdtempSync, openSync, readSync, readdirSync, renameSync, rmSync, statSync, writeSync, type Stats } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+  type Stats,
+} from 'node:fs';
 import * as path from 'node:path';
 
 /** The marker of a report folder: the harness made this folder, and may replace its index.html and scenarios/. */
@@ -92,7 +108,8 @@ export function isReportFolder(dir: string): boolean {
 export function checkReportFolder(dir: string, option: string): 'new' | 'ours' {
   const refuse = (problem: string) =>
     new ReportFolderError(
-      `${option}: ${problem}. The HTML report is written only into a new or empty folder, or one the harness made (it holds ${REPORT_MARKER}): give such a folder, e.g. --html reports/html`,
+      `${option}: ${problem}. The HTML report is written only into a new or empty folder, ` +
+        `or one the harness made (it holds ${REPORT_MARKER}): give such a folder, e.g. --html reports/html`,
     );
   const st = lstatOrNull(dir);
   if (st === null) {
@@ -166,7 +183,10 @@ function removeDeadWritersFiles(dir: string): void {
   }
 }
 
-/** Writes `parts` into a new file (created exclusively, so never through a link), one write each: a page is never joined into one string. */
+/**
+ * Writes `parts` into a new file (created exclusively, so never through a link), one write each:
+ * a page is never joined into one string.
+ */
 function writeNew(file: string, parts: Iterable<string>): void {
   const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
   try {

@@ -78,7 +78,9 @@ function boundedMessage(text: string, where: string): string {
 }
 
 function boundedError(e: RoleError, run: Pick<RunResult, 'dir' | 'kept'>): RoleError {
-  const where = run.kept ? `the whole text is in ${path.join(run.dir, 'result.json')}` : 'the scenario directory was removed (--keep keeps it)';
+  const where = run.kept
+    ? `the whole text is in ${path.join(run.dir, 'result.json')}`
+    : 'the scenario directory was removed (--keep keeps it)';
   return { ...e, message: boundedMessage(e.message, where), stack: e.stack === undefined ? undefined : boundedMessage(e.stack, where) };
 }
 
@@ -92,7 +94,10 @@ export function recordScenarioRun(
   const keepTraces = !run.ok || entry.verifyError !== undefined || envOn(ENV.trace, env);
   const record: ScenarioRecord = {
     ...entry,
-    verifyError: entry.verifyError === undefined ? undefined : boundedMessage(entry.verifyError, "the whole message is the test's failure message (terminal, JUnit XML)"),
+    verifyError:
+      entry.verifyError === undefined
+        ? undefined
+        : boundedMessage(entry.verifyError, "the whole message is the test's failure message (terminal, JUnit XML)"),
     schema: HTML_RECORD_SCHEMA,
     run: {
       ...run,
