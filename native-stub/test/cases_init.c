@@ -237,14 +237,17 @@ CT_CASE(init_config_file_is_json_and_sets_the_default_device)
     write_config("range.json", "{\"defaultDevice\":{\"default_device\":\"8\"}}", path);
     CT_CODE(ACL_ERROR_RT_INVALID_DEVICEID, aclInit(path)); /* 8 devices by default: 0..7 */
     CT_CODE(ACL_ERROR_INVALID_FILE, aclInit(case_dir()));  /* a directory */
-    CT_CODE(ACL_ERROR_UNINITIALIZE, aclrtSetDevice(0));
+    if (ct_library_is_stub(NULL)) /* stub rule (contract S1): calls before aclInit */
+        CT_CODE(ACL_ERROR_UNINITIALIZE, aclrtSetDevice(0));
 
     /* no defaultDevice, or an empty file: no default device */
-    write_config("other.json", "{\"dump\": {\"dump_list\": []}, \"defaultDevice\": {}}", path);
-    CT_OK(aclInit(path));
     int32_t dev = -1;
-    CT_CODE(ACL_ERROR_RT_CONTEXT_NULL, aclrtGetDevice(&dev));
-    CT_OK(aclFinalize());
+    if (ct_library_is_stub(NULL)) { /* stub rule (contract S12): a second file (acl.cpp:405-416), dump keys */
+        write_config("other.json", "{\"dump\": {\"dump_list\": []}, \"defaultDevice\": {}}", path);
+        CT_OK(aclInit(path));
+        CT_CODE(ACL_ERROR_RT_CONTEXT_NULL, aclrtGetDevice(&dev));
+        CT_OK(aclFinalize());
+    }
 
     write_config("default.json", " {\"defaultDevice\": {\"default_device\": \"3\"}}\n", path);
     CT_OK(aclInit(path));
@@ -255,7 +258,9 @@ CT_CASE(init_config_file_is_json_and_sets_the_default_device)
     int32_t one = 1;
     expect_device(&one);
     CT_OK(aclFinalize());
-    CT_OK(aclInit(NULL));
-    CT_CODE(ACL_ERROR_RT_CONTEXT_NULL, aclrtGetDevice(&dev));
-    CT_OK(aclFinalize());
+    if (ct_library_is_stub(NULL)) { /* stub rule (contract S12): another file after the first, as above */
+        CT_OK(aclInit(NULL));
+        CT_CODE(ACL_ERROR_RT_CONTEXT_NULL, aclrtGetDevice(&dev));
+        CT_OK(aclFinalize());
+    }
 }

@@ -702,7 +702,8 @@ CT_ROLE(ipc_on_full_tmpfs)
     return 0;
 }
 
-CT_CASE(ipc_create_on_a_full_dev_shm_returns_207001_and_leaves_nothing)
+CT_STUB_CASE(ipc_create_on_a_full_dev_shm_returns_207001_and_leaves_nothing,
+             "the stub's /dev/shm objects and message (contract S7)")
 {
     int code = wait_exit(spawn_role("ipc_on_full_tmpfs", NULL, NULL), PEER_TIMEOUT_MS);
     if (code == 3)

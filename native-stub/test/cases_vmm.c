@@ -114,7 +114,9 @@ static void granularity_without_init(void *arg)
     *(int *)arg = aclrtMemGetAllocationGranularity(&prop, ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, &g);
 }
 
-CT_CASE(vmm_granularity_rules)
+CT_STUB_CASE(
+    vmm_granularity_rules,
+    "granularity 2 MiB / 1 GiB, host locations 207000, option 107000 (contract 12.2, 12.7); a call before aclInit (S1)")
 {
     int rc = 0;
     granularity_without_init(&rc);
@@ -155,7 +157,8 @@ CT_CASE(vmm_granularity_rules)
     acl_down();
 }
 
-CT_CASE(vmm_malloc_and_free_physical_rules)
+CT_STUB_CASE(vmm_malloc_and_free_physical_rules,
+             "sizes rounded up to the granularity, freed or garbage handles 107000 (contract 12.7)")
 {
     acl_init_only();
     aclrtPhysicalMemProp prop = device_prop(0);
@@ -193,7 +196,8 @@ CT_CASE(vmm_malloc_and_free_physical_rules)
     acl_down();
 }
 
-CT_CASE(vmm_reserve_and_release_rules)
+CT_STUB_CASE(vmm_reserve_and_release_rules,
+             "the driver's codes: alignment, fixed addresses, releases (contract 12.3, 12.7)")
 {
     acl_init_only();
     void *va = NULL;
@@ -243,7 +247,9 @@ CT_CASE(vmm_reserve_and_release_rules)
     acl_down();
 }
 
-CT_CASE(vmm_map_copy_and_address_rules)
+CT_STUB_CASE(
+    vmm_map_copy_and_address_rules,
+    "map restrictions' codes, access not enforced, contiguous mappings one block, zeroed memory (contract 12.3, 12.7)")
 {
     acl_up(0);
     aclrtDrvMemHandle a = phys_new(0, MIB2), b = phys_new(0, MIB2), other = phys_new(1, MIB2);
@@ -377,7 +383,7 @@ static void *unmap_thread(void *arg)
 
 /* Stub rule: aclrtUnmapMem waits until the queued copies that touch the mapping ran, since the
  * addresses can be mapped again at once. */
-CT_CASE(vmm_unmap_waits_for_queued_copies)
+CT_STUB_CASE(vmm_unmap_waits_for_queued_copies, "aclrtUnmapMem waits for queued copies (contract 12.7)")
 {
     acl_up(0);
     aclrtDrvMemHandle h = phys_new(0, MIB2), h2 = phys_new(0, MIB2);
@@ -436,7 +442,8 @@ static void import_v2_without_device(void *arg)
     *(int *)arg = aclrtMemImportFromShareableHandleV2(&sh, ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT, 0, &h);
 }
 
-CT_CASE(vmm_export_and_import_rules)
+CT_STUB_CASE(vmm_export_and_import_rules,
+             "the driver's codes for exports and imports, /dev/shm objects, the stub's message (contract 12.4, 12.7)")
 {
     acl_up(0);
     aclrtDrvMemHandle h = phys_new(0, MIB2);
@@ -625,12 +632,16 @@ static void share_with_importer(const char *mode)
     acl_down();
 }
 
-CT_CASE(vmm_share_across_processes_with_the_pid_whitelist)
+CT_STUB_CASE(vmm_share_across_processes_with_the_pid_whitelist,
+             "unlisted pid 207006, bare tgid = getpid, /dev/shm objects, 107000 and the message of a late import "
+             "(contract 8.7, 12.7)")
 {
     share_with_importer("pid");
 }
 
-CT_CASE(vmm_share_across_processes_without_the_pid_whitelist_v2_fabric)
+CT_STUB_CASE(
+    vmm_share_across_processes_without_the_pid_whitelist_v2_fabric,
+    "the stub's fabric handle layout, /dev/shm objects, 107000 and the message of a late import (contract 12.4, 12.7)")
 {
     share_with_importer("fabric");
 }
@@ -652,7 +663,7 @@ CT_ROLE(vmm_exporter_dies)
     return 0;
 }
 
-CT_CASE(vmm_memory_of_a_dead_exporter_is_reclaimed)
+CT_STUB_CASE(vmm_memory_of_a_dead_exporter_is_reclaimed, "reclaim after deaths (contract S7)")
 {
     const char *dir = case_dir();
     const char *args[] = {dir, NULL};
@@ -704,7 +715,8 @@ CT_ROLE(ns_importer)
     return 0;
 }
 
-CT_CASE(vmm_pid_namespace_container_checks_every_whitelist_against_the_bare_tgid)
+CT_STUB_CASE(vmm_pid_namespace_container_checks_every_whitelist_against_the_bare_tgid,
+             "ACL_STUB_PID_NAMESPACE, a stub setting (contract 12.6, 8.7)")
 {
     const char *dir = case_dir();
     acl_up(0);
@@ -758,7 +770,7 @@ CT_ROLE(pid_namespace_bad)
     return 0;
 }
 
-CT_CASE(vmm_pid_namespace_bad_value_fails_aclInit)
+CT_STUB_CASE(vmm_pid_namespace_bad_value_fails_aclInit, "ACL_STUB_PID_NAMESPACE, a stub setting (contract 12.6, 8.7)")
 {
     const char *args[] = {case_dir(), NULL};
     const char *bad[] = {"ACL_STUB_PID_NAMESPACE=docker", NULL};
@@ -834,7 +846,8 @@ CT_ROLE(vmm_ordered_reader)
     return 0;
 }
 
-CT_CASE(vmm_mapped_memory_in_stream_order_with_ipc_events_and_notifies)
+CT_STUB_CASE(vmm_mapped_memory_in_stream_order_with_ipc_events_and_notifies,
+             "maps without aclrtMemSetAccess, which the stub does not enforce; /dev/shm objects (contract 12.7)")
 {
     const char *dir = case_dir();
     acl_up(0);
@@ -884,7 +897,8 @@ CT_CASE(vmm_mapped_memory_in_stream_order_with_ipc_events_and_notifies)
  * waiter's mapping is torn down once (ASan sees no use after free). aclFinalize cancels nothing
  * (CANN acl.cpp:547-627, contract S18): the copy stays queued behind the wait until the next aclInit
  * drops it, and after that nothing is left in /dev/shm. */
-CT_CASE(vmm_unmap_waiting_while_acl_finalize_runs)
+CT_STUB_CASE(vmm_unmap_waiting_while_acl_finalize_runs,
+             "aclrtUnmapMem waits for queued copies (contract 12.7); the next aclInit drops them (S18)")
 {
     acl_up(0);
     aclrtDrvMemHandle h = phys_new(0, MIB2);
@@ -932,7 +946,8 @@ CT_ROLE(vmm_importer_dies)
 
 /* An importer killed while it maps the memory does not keep the object alive: once the exporter
  * frees and unmaps, the object is gone from /dev/shm (its dead entry is dropped from the users table). */
-CT_CASE(vmm_memory_of_a_dead_importer_goes_with_the_exporter)
+CT_STUB_CASE(vmm_memory_of_a_dead_importer_goes_with_the_exporter,
+             "the stub's /dev/shm objects after a death (contract S7, 12.4)")
 {
     const char *dir = case_dir();
     acl_up(0);
