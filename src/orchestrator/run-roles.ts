@@ -8,7 +8,7 @@ import { assignBlame } from './blame';
 import { checkHappensBefore, formatHappensBefore } from '../trace/happens-before';
 import { formatTextTimeline } from '../trace/text-timeline';
 import { RoleProcess, checkDeviceProcessScript } from './role-process';
-import { groupsEmptied } from './native-role';
+import { groupsEmptied } from './process-group';
 import { describeEscaped, escapedProcesses, stopEscaped } from './escaped';
 import { collectWaitGraph, HANG_REPORT_MAX_MS, sharedEventNames } from './hang-report';
 import { progressFile } from './progress-file';
