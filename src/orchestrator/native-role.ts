@@ -9,22 +9,98 @@
  *  - which libascendcl.so it really loaded (read from /proc/<pid>/maps while it runs);
  *  - how its end is judged: exit code (expectExit, default 0) and expectOutput, since it sends
  *    the harness no result.
+ * NativeRole is that kind behind the RoleKind interface (role-kind.ts); the functions it uses are
+ * exported for the Jest gate and `doctor`, which check a program's environment before any run.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, lstatSync, openSync, readdirSync, readFileSync, readSync, realpathSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, openSync, readFileSync, readSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import { resolveLibrary } from '../acl/resolve';
 import { stubBuildDir } from '../acl/stub-build';
 import { ENV, type Mode } from '../env';
 import { LAYOUT } from '../rendezvous';
-import type { NativeRoleSpec, RoleError, RoleSpec } from './types';
+import { readNativeMarks } from './native-marks';
+import type { EndedRole, RoleKind, StartedRole, Verdict } from './role-kind';
+import type { NativeRoleSpec, RoleError, RoleResult, RoleSpec } from './types';
 
 export type { NativeRoleSpec } from './types';
 
-
-
 export function isNative(spec: RoleSpec): spec is RoleSpec & { native: NativeRoleSpec } {
   return spec.native !== undefined;
+}
+
+/** Where a native role runs: what RoleProcess knows of it besides its program. */
+export interface NativeRolePlace {
+  name: string;
+  device: number;
+  index: number;
+  dir: string;
+  mode: Mode;
+  /** CLOCK_MONOTONIC ns it gets as CANN_HARNESS_DEADLINE_NS (run-roles.ts nativeDeadlineNs). */
+  deadlineNs?: bigint;
+}
+
+/** The native kind of role (role-kind.ts): a user's program, judged by its end. */
+export class NativeRole implements RoleKind {
+  readonly eventLoop = false;
+  readonly forksOutsideHarness = true;
+  /** The library chosen for it (or why there is none), and what it really loaded. */
+  private readonly library: { path: string } | { error: string };
+  private libraryWatch?: LoadedLibraryWatch;
+  /** Why its marks file could not be read: fails it (verdict). */
+  private marksProblem?: string;
+
+  constructor(
+    private readonly native: NativeRoleSpec,
+    private readonly place: NativeRolePlace,
+  ) {
+    this.library = nativeLibrary(place.mode);
+  }
+
+  private get chosenLibrary(): string | undefined {
+    return 'path' in this.library ? this.library.path : undefined;
+  }
+
+  spawn(env: NodeJS.ProcessEnv): ChildProcess {
+    const { device, index, dir } = this.place;
+    return startNativeProcess(this.native, { device, index, dir }, env);
+  }
+
+  env(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+    return nativeRoleEnv(base, this.chosenLibrary, this.place.deadlineNs);
+  }
+
+  afterStart(role: StartedRole): void {
+    this.libraryWatch = new LoadedLibraryWatch(role.pid, this.chosenLibrary);
+  }
+
+  /** The C API's marks, as if it had sent them; a malformed marks file fails it. */
+  marksAtEnd(): RoleResult['marks'] {
+    try {
+      return readNativeMarks(this.place.dir, this.place.name);
+    } catch (e) {
+      this.marksProblem = (e as Error).message;
+      return [];
+    }
+  }
+
+  /** It sends no result: its exit code, its output and the library it loaded decide. */
+  verdict(end: EndedRole): Verdict {
+    this.libraryWatch?.stop(this.native.program, end.env());
+    const otherProblem =
+      'error' in this.library
+        ? this.library.error
+        : (this.libraryWatch?.mismatch() ??
+          (end.pid !== null ? callsMissedLibrary(this.place.dir, end.pid, this.chosenLibrary) : undefined) ??
+          this.marksProblem);
+    const { exitCode, spawnError, stdout, stderr } = end;
+    const problem = judgeNativeExit(this.native, { exitCode, spawnError, stdout, stderr, otherProblem });
+    return problem === null ? { ok: true } : { ok: false, error: nativeError(problem, end.endedAtNs) };
+  }
+
+  loadedLibrary(): string | null | undefined {
+    return this.libraryWatch?.loaded;
+  }
 }
 
 /** `{device}`, `{index}`, `{dir}` replaced in one argument. */
@@ -270,37 +346,4 @@ function samePath(a: string, b: string): boolean {
   } catch {
     return path.resolve(a) === path.resolve(b);
   }
-}
-
-/** Live (non-zombie) processes whose process group is one of `pgids`. */
-function liveMembers(pgids: Set<number>): number {
-  let n = 0;
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return 0;
-  }
-  for (const e of entries) {
-    if (!/^\d+$/.test(e)) continue;
-    try {
-      const stat = readFileSync(`/proc/${e}/stat`, 'latin1');
-      const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (rest[0] !== 'Z' && rest[0] !== 'X' && pgids.has(Number(rest[2]))) n++;
-    } catch {
-      /* gone meanwhile */
-    }
-  }
-  return n;
-}
-
-/**
- * Resolves once no live process is left in the roles' groups (bounded by `maxMs`): what a native
- * role forked was SIGKILLed with its group, but dies asynchronously, and the stub's objects of a
- * process still alive are (rightly) not reclaimed.
- */
-export async function groupsEmptied(pgids: number[], maxMs = 2000): Promise<void> {
-  const set = new Set(pgids);
-  const end = Date.now() + maxMs;
-  while (liveMembers(set) > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
 }

@@ -1,6 +1,8 @@
 /**
- * Parent-side view of one device process: starts it in its own process group, sends it its job,
- * collects output, marks, "waiting for" updates and the result, and decides the final status.
+ * Parent-side view of one role's process: starts it in its own process group, collects output,
+ * marks, "waiting for" updates and the result, and decides the final status. What differs between
+ * kinds of role (how to start it, its environment, its job, its own marks and verdict) its RoleKind
+ * says (role-kind.ts), chosen once by roleKindFor (role-kinds.ts): nothing here asks which kind it is.
  *
  * The status is decided at 'close' (the process has exited AND its stdout, stderr and message pipe
  * are all drained), never at 'exit': Node can deliver 'exit' before the last message has been read
@@ -8,15 +10,13 @@
  * silently.
  */
 import type { ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { isFromChild, parseFromChild, type FromChild, type Job, type ToChild } from '../wire/protocol';
+import { isFromChild, parseFromChild, type FromChild } from '../wire/protocol';
 import { protocolError } from '../wire/wire-error';
 import { OutputCapture, rolePrefix } from './output-capture';
-import { CLOSE_AFTER_EXIT_BOUND_MS, ProcessHost, startInOwnGroup, type HostState } from './process-host';
-import { DEVICE_PROCESS_SCRIPT, OWN_EXTENSION } from '../paths';
-import { LoadedLibraryWatch, callsMissedLibrary, isNative, judgeNativeExit, nativeError, nativeLibrary, nativeRoleEnv, startNativeProcess } from './native-role';
-import { readNativeMarks } from './native-marks';
+import { CLOSE_AFTER_EXIT_BOUND_MS, ProcessHost, type HostState } from './process-host';
+import type { RoleKind } from './role-kind';
+import { roleKindFor } from './role-kinds';
 import type { OutputLoss, RoleError, RoleResult, RoleSpec, RoleStatus, RunEvent } from './types';
 import type { WaitingFor } from '../rendezvous';
 import { ENV, type Mode } from '../env';
@@ -35,7 +35,7 @@ export interface RoleLaunch {
   mode: Mode;
   echo: boolean;
   emit: (e: RunEvent) => void;
-  /** Replaces starting harness/device-process.ts (tests script the order of child events). */
+  /** Replaces starting the process its kind starts (tests script the order of child events). */
   startDevice?: StartDevice;
   /** CLOCK_MONOTONIC ns native roles get as CANN_HARNESS_DEADLINE_NS (run-roles.ts nativeDeadlineNs: after the harness stops them). */
   deadlineNs?: bigint;
@@ -67,9 +67,8 @@ export class RoleProcess {
   private saidWhileStopping?: { ok: true } | { ok: false; error: RoleError };
   private status?: RoleStatus;
   private onEnd: (role: RoleProcess) => void = () => undefined;
-  /** Native roles: the library chosen for it, and what it really loaded. */
-  private readonly nativeLib?: { path: string } | { error: string };
-  private libraryWatch?: LoadedLibraryWatch;
+  /** What differs with its kind (a TypeScript body, a native program, ...): role-kind.ts. */
+  readonly kind: RoleKind;
   /** Resolves once the process has exited and its output pipes are drained. */
   readonly finished: Promise<void>;
 
@@ -77,12 +76,13 @@ export class RoleProcess {
     this.name = launch.spec.name;
     this.device = launch.spec.device;
     this.index = launch.index;
+    this.kind = roleKindFor(launch);
     const prefix = rolePrefix(this.name, this.device, this.index);
     this.stdout = new OutputCapture(launch.echo ? process.stdout : undefined, prefix);
     this.stderr = new OutputCapture(launch.echo ? process.stderr : undefined, prefix);
     this.host = new ProcessHost({
       what: `of role "${this.name}"`,
-      spawn: () => (launch.startDevice ?? this.starter())(this.childEnv()),
+      spawn: () => (launch.startDevice ?? ((env) => this.kind.spawn(env)))(this.childEnv()),
       stdout: this.stdout,
       stderr: this.stderr,
       onMessage: (m) => this.onRawMessage(m),
@@ -90,13 +90,6 @@ export class RoleProcess {
       onClosed: () => this.onClosed(),
     });
     this.finished = this.host.closed;
-    if (isNative(launch.spec)) this.nativeLib = nativeLibrary(launch.mode);
-  }
-
-  private starter(): StartDevice {
-    const { spec, dir } = this.launch;
-    if (!isNative(spec)) return startDeviceProcess;
-    return (env) => startNativeProcess(spec.native, { device: spec.device, index: this.index, dir }, env);
   }
 
   get pid(): number | null {
@@ -121,18 +114,20 @@ export class RoleProcess {
   start(onEnd: (role: RoleProcess) => void): void {
     this.onEnd = onEnd;
     this.host.start();
-    const { spec, dir, mode } = this.launch;
-    if (this.pid !== null && isNative(spec)) {
-      this.libraryWatch = new LoadedLibraryWatch(this.pid, this.nativeLib && 'path' in this.nativeLib ? this.nativeLib.path : undefined);
-      this.diagnosticReport = null; // no event loop to write a Node report: the hang report need not wait for one
-      this.launch.emit({ type: 'started', role: this.name, device: this.device, pid: this.pid, dir });
-    } else if (this.pid !== null) {
-      const job: Job = { role: spec.name, device: spec.device, index: this.index, dir, mode, entry: spec.entry! };
-      this.host.send({ type: 'job', job } satisfies ToChild, (err) => {
-        if (this.alive) this.stderr.push(`[harness] could not send the job to the child: ${err.message}\n`);
-      });
-      this.launch.emit({ type: 'started', role: this.name, device: this.device, pid: this.pid, dir });
-    }
+    const { pid } = this;
+    if (pid === null) return;
+    const host = this.host;
+    this.kind.afterStart({
+      pid,
+      get alive() {
+        return host.alive;
+      },
+      send: (message, onError) => host.send(message, onError),
+      note: (text) => this.stderr.push(text),
+    });
+    // No event loop to write a Node report: the hang report need not wait for one.
+    if (!this.kind.eventLoop) this.diagnosticReport = null;
+    this.launch.emit({ type: 'started', role: this.name, device: this.device, pid, dir: this.launch.dir });
   }
 
   private childEnv(): NodeJS.ProcessEnv {
@@ -149,8 +144,7 @@ export class RoleProcess {
       [ENV.stubTrace]: spec.env?.[ENV.stubTrace] ?? path.join(dir, 'trace'),
     };
     if (this.launch.deviceBundle !== undefined) env[ENV.deviceBundle] = this.launch.deviceBundle;
-    if (!isNative(spec)) return env;
-    return nativeRoleEnv(env, this.nativeLib && 'path' in this.nativeLib ? this.nativeLib.path : undefined, this.launch.deadlineNs);
+    return this.kind.env(env);
   }
 
   /** SIGTERM to the whole group now, SIGKILL after graceMs if anything is still there. */
@@ -178,9 +172,9 @@ export class RoleProcess {
   /** The diagnostic report file the main thread wrote for a hang report (null: it failed to; undefined: no answer, see hang-watch.ts). */
   diagnosticReport: string | null | undefined;
 
-  /** A native role (a program instead of a body): no event loop, its waits are C API calls. */
+  /** A program rather than a body (its kind has no event loop): its waits are C API calls (hang-report.ts). */
   get native(): boolean {
-    return isNative(this.launch.spec);
+    return !this.kind.eventLoop;
   }
 
   get exitedBeforeNow(): boolean {
@@ -207,7 +201,8 @@ export class RoleProcess {
       stderr: this.stderr.text,
       marks: [...this.marks],
     };
-    if (this.libraryWatch) r.library = this.libraryWatch.loaded;
+    const library = this.kind.loadedLibrary();
+    if (library !== undefined) r.library = library;
     if (this.reported?.ok && this.reported.value !== undefined) r.value = this.reported.value;
     if (status !== 'passed') {
       r.error = this.reported && !this.reported.ok ? this.reported.error : { message: this.describeEnd() };
@@ -305,7 +300,7 @@ export class RoleProcess {
 
   /** Everything the process sent is in (host state 'closed'): decide its status, once. */
   private onClosed(): void {
-    if (isNative(this.launch.spec)) this.readNativeMarks();
+    this.marks.push(...this.kind.marksAtEnd());
     this.status = this.decideStatus();
     this.launch.emit({ type: 'exited', role: this.name, status: this.status, exitCode: this.host.exitCode, signal: this.host.exitSignal });
     this.onEnd(this);
@@ -331,32 +326,20 @@ export class RoleProcess {
       return this.stopReason;
     }
     if (signal) return 'crashed'; // a signal we did not send: SIGSEGV, SIGABRT, ...
-    if (isNative(this.launch.spec)) return this.judgeNative(this.launch.spec.native);
-    return 'failed';
-  }
-
-  /** The C API's marks of a native role, as if it had sent them; a malformed marks file fails it. */
-  private nativeMarksProblem?: string;
-  private readNativeMarks(): void {
-    try {
-      this.marks.push(...readNativeMarks(this.launch.dir, this.name));
-    } catch (e) {
-      this.nativeMarksProblem = (e as Error).message;
-    }
-  }
-
-  /** A native role sends no result: its exit code, its output and the library it loaded decide. */
-  private judgeNative(native: NonNullable<RoleSpec['native']>): RoleStatus {
+    // Ended by itself without a result: its kind may judge it (a native program is judged by its end).
     const { host } = this;
-    this.libraryWatch?.stop(native.program, this.childEnv());
-    const chosen = this.nativeLib && 'path' in this.nativeLib ? this.nativeLib.path : undefined;
-    const otherProblem =
-      this.nativeLib && 'error' in this.nativeLib
-        ? this.nativeLib.error
-        : (this.libraryWatch?.mismatch() ?? (this.pid !== null ? callsMissedLibrary(this.launch.dir, this.pid, chosen) : undefined) ?? this.nativeMarksProblem);
-    const problem = judgeNativeExit(native, { exitCode: host.exitCode, spawnError: host.spawnError, stdout: this.stdout.text, stderr: this.stderr.text, otherProblem });
-    this.reported = problem === null ? { ok: true } : { ok: false, error: nativeError(problem, host.endedAtNs) };
-    return problem === null ? 'passed' : 'failed';
+    const verdict = this.kind.verdict({
+      pid: this.pid,
+      exitCode: host.exitCode,
+      spawnError: host.spawnError,
+      endedAtNs: host.endedAtNs,
+      stdout: this.stdout.text,
+      stderr: this.stderr.text,
+      env: () => this.childEnv(),
+    });
+    if (verdict === null) return 'failed';
+    this.reported = verdict;
+    return verdict.ok ? 'passed' : 'failed';
   }
 
   private describeEnd(): string {
@@ -374,25 +357,3 @@ export class RoleProcess {
 }
 
 type Outcome = Extract<FromChild, { type: 'result' }>;
-
-/**
- * Throws a clear error when the device process's script is missing: a compiled package built by tsc
- * alone, without its bundle. In a source checkout, makes sure the cached bundle of the device
- * process's modules is current (built here, once per change of the sources, rather than inside a
- * role's time), so that device processes need not load them one by one, and returns which entry
- * that is (RoleLaunch.deviceBundle: they need not compare it with the sources again).
- */
-export function checkDeviceProcessScript(): string | undefined {
-  if (!existsSync(DEVICE_PROCESS_SCRIPT)) {
-    throw new Error(`${DEVICE_PROCESS_SCRIPT} is missing, so no device process can start: rebuild the package with \`npm run build:js\` (tsc, then the device-process bundle)`);
-  }
-  if (OWN_EXTENSION === '.ts') {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    return (require('../ts-hook/device-bundle-cache') as { ensureDeviceBundle(): string | undefined }).ensureDeviceBundle();
-  }
-  return undefined;
-}
-
-function startDeviceProcess(env: NodeJS.ProcessEnv): ChildProcess {
-  return startInOwnGroup(DEVICE_PROCESS_SCRIPT, env);
-}

@@ -7,8 +7,9 @@ import { ensureRunStubScope, reclaimStubLeftovers } from '../acl';
 import { assignBlame } from './blame';
 import { checkHappensBefore, formatHappensBefore } from '../trace/happens-before';
 import { formatTextTimeline } from '../trace/text-timeline';
-import { RoleProcess, checkDeviceProcessScript } from './role-process';
-import { groupsEmptied } from './native-role';
+import { RoleProcess } from './role-process';
+import { checkDeviceProcessScript } from './typescript-role';
+import { groupsEmptied } from './process-group';
 import { describeEscaped, escapedProcesses, stopEscaped } from './escaped';
 import { collectWaitGraph, HANG_REPORT_MAX_MS, sharedEventNames } from './hang-report';
 import { progressFile } from './progress-file';
@@ -200,9 +201,11 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   const first = assignBlame(results, stoppedByFailFast);
   // A role killed by a signal could not detach from its IPC events' shared memory; nor could what a
   // native role forked (SIGKILLed with its group when the role ended, whatever its own exit).
-  const native = opts.roles.some((r) => r.native);
-  if (native || escaped.length) await groupsEmptied([...results.flatMap((r) => (r.pid !== null ? [r.pid] : [])), ...escaped.map((p) => p.pgid)]);
-  if (results.some((r) => r.signal !== null) || native || escaped.length) reclaimStubLeftovers({ mode });
+  const foreign = roles.some((r) => r.kind.forksOutsideHarness);
+  if (foreign || escaped.length) {
+    await groupsEmptied([...results.flatMap((r) => (r.pid !== null ? [r.pid] : [])), ...escaped.map((p) => p.pgid)]);
+  }
+  if (results.some((r) => r.signal !== null) || foreign || escaped.length) reclaimStubLeftovers({ mode });
   const traces = opts.collectTraces || opts.checkHappensBefore
     ? readTraces(dir, roleByPid)
     : undefined;
