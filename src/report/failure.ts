@@ -162,7 +162,8 @@ export function describeLoss(loss: NonNullable<RoleResult['outputLoss']>[number]
   const parts: string[] = [];
   if (loss.notKeptChars > 0) {
     const file = `logs/${role}.${loss.stream}.log`;
-    parts.push(`the first ${loss.notKeptChars} characters were not kept here (the harness keeps the last ${MAX_CAPTURE_MIB} MiB in memory; a kept directory's ${file} has the full log)`);
+    const memory = `the harness keeps the last ${MAX_CAPTURE_MIB} MiB in memory, and a kept directory's ${file} has the full log`;
+    parts.push(`the first ${loss.notKeptChars} characters were not kept here (${memory})`);
   }
   if (loss.unflushedBytes > 0) parts.push(`the last ${loss.unflushedBytes} bytes (at most: a write still in progress counts whole) were never flushed (the process exited first)`);
   return `${loss.stream} is incomplete: ${parts.join('; ')}`;

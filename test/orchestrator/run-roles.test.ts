@@ -283,7 +283,7 @@ test('output is never cut off silently: flushed before exit, and a capped stream
   expect(r.flood.outputLoss![0].notKeptChars).toBeGreaterThanOrEqual(1024 * 1024);
   const report = formatScenarioFailure('chatty', result);
   expect(report).toMatch(
-    / {4}\| last words\n {2}stdout is incomplete: the first \d+ characters were not kept here \(the harness keeps the last 8 MiB in memory; a kept directory's logs\/flood\.stdout\.log has the full log\)/,
+    / {4}\| last words\n {2}stdout is incomplete: the first \d+ characters were not kept here \(the harness keeps the last 8 MiB in memory, and a kept directory's logs\/flood\.stdout\.log has the full log\)/,
   );
   // The kept directory has the whole stream, byte for byte, streamed while the role ran (it had the last 8 MiB only).
   expect(result.kept).toBe(true);
