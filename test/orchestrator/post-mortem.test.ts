@@ -4,11 +4,22 @@
  * (a symlink at a name is replaced, never followed), and a name already taken does not silently
  * skip the rest: what could not be written is returned, and the failure report shows it.
  */
-import { mkdirSync, mkdtempSync, lstatSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { LAYOUT } from '../../src/rendezvous';
-import { openRoleLogs, writePostMortem } from '../../src/orchestrator/scenario-dir';
+import { RoleLogFile, openRoleLogs, writePostMortem } from '../../src/orchestrator/scenario-dir';
 import { OutputCapture } from '../../src/orchestrator/output-capture';
 import type { RoleResult } from '../../src/orchestrator';
 import { formatScenarioFailure } from '../../src/report/failure';
@@ -170,5 +181,14 @@ describe('full logs streamed while the roles run (openRoleLogs)', () => {
     expect(lstatSync(logFile('producer')).isFile()).toBe(true);
     expect(readFileSync(logFile('producer'), 'utf8')).toBe(r.stdout);
     expect(problems).toEqual(['logs/producer.stdout.log in full (replaced or changed by someone else; it has the last 8 MiB instead)']);
+  });
+
+  (existsSync('/dev/full') ? test : test.skip)('a write that fails (a full disk: /dev/full) ends the file and says why', () => {
+    const file = new RoleLogFile(openSync('/dev/full', 'w'));
+    for (const c of chunks) file.write(c);
+    for (let i = 0; i < 300; i++) file.write(Buffer.alloc(1024)); // past one 256 KiB block
+    file.write('ignored from now on');
+    file.close();
+    expect(file.incompleteAt(logFile('producer'))).toBe('ENOSPC');
   });
 });
