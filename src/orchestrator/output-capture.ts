@@ -13,9 +13,29 @@ export function rolePrefix(role: string, device: number, index: number): string 
   return PREFIX_COLOURS[index % PREFIX_COLOURS.length](`[${role}@dev${device}]`);
 }
 
-/** Where the post-mortem of a kept scenario directory puts what the harness kept of a role's stream. */
+/** A role's stream in full, written while it runs (scenario-dir.ts openRoleLogs); or the post-mortem's copy of what was kept. */
 export function roleLogFile(dir: string, role: string, stream: 'stdout' | 'stderr'): string {
   return path.join(dir, LAYOUT.logs, `${role}.${stream}.log`);
+}
+
+/**
+ * Where the rest of a role's stream is, for a report that shows only part of it: the kept directory's
+ * full log (streamed while the role ran), or what the post-mortem could leave there instead.
+ */
+export function restOfLog(
+  run: { dir: string; kept: boolean; postMortemProblems?: string[] },
+  role: string,
+  stream: 'stdout' | 'stderr',
+): string {
+  if (!run.kept) return 'the scenario directory was removed (--keep keeps it, with the full log)';
+  const file = roleLogFile(run.dir, role, stream);
+  const name = `${LAYOUT.logs}/${role}.${stream}.log`;
+  const problems = run.postMortemProblems ?? [];
+  if (problems.some((p) => p.startsWith(`${LAYOUT.logs}/ (`) || p.startsWith(`${name} (`))) {
+    return `the kept directory has no ${name} (see its post-mortem problems)`;
+  }
+  const partial = problems.some((p) => p.startsWith(`${name} in full`));
+  return partial ? `the last ${MAX_CAPTURE_CHARS / (1024 * 1024)} MiB of it are in ${file}` : `the full log is in ${file}`;
 }
 
 /** The longest log line a report prints whole (terminal, JUnit XML): a longer one shows its start and end. */
@@ -46,20 +66,32 @@ export function headAndTail(text: string, head: number, tail: number, where: str
   );
 }
 
+/** Where every chunk of a stream also goes, whole and in order (scenario-dir.ts RoleLogFile: the full log). */
+export interface OutputSink {
+  write(chunk: Buffer | string): void;
+}
+
 export class OutputCapture {
   private chunks: string[] = [];
   private size = 0;
   private dropped = 0;
   private partialLine = '';
 
-  constructor(private readonly echoTo?: NodeJS.WritableStream, private readonly prefix = '') {}
+  /** `maxChars`: how much of the stream's end is kept in memory (a smaller value only in tests). */
+  constructor(
+    private readonly echoTo?: NodeJS.WritableStream,
+    private readonly prefix = '',
+    private readonly sink?: OutputSink,
+    private readonly maxChars = MAX_CAPTURE_CHARS,
+  ) {}
 
   push(chunk: Buffer | string): void {
+    this.sink?.write(chunk); // the bytes as received: the full log is byte for byte what the role wrote
     const text = chunk.toString();
     this.chunks.push(text);
     this.size += text.length;
     // Bounded memory for chatty roles: keep the tail, which is what explains a failure.
-    while (this.size > MAX_CAPTURE_CHARS && this.chunks.length > 1) {
+    while (this.size > this.maxChars && this.chunks.length > 1) {
       const head = this.chunks.shift()!;
       this.size -= head.length;
       this.dropped += head.length;
@@ -75,7 +107,7 @@ export class OutputCapture {
     }
   }
 
-  /** Characters received but not kept (only the last MAX_CAPTURE_CHARS are). */
+  /** Characters received but not kept in memory (only the last MAX_CAPTURE_CHARS are; the sink has them all). */
   get droppedChars(): number {
     return this.dropped;
   }

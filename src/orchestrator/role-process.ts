@@ -13,7 +13,7 @@ import type { ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import { isFromChild, parseFromChild, type FromChild } from '../wire/protocol';
 import { protocolError } from '../wire/wire-error';
-import { OutputCapture, rolePrefix } from './output-capture';
+import { OutputCapture, rolePrefix, type OutputSink } from './output-capture';
 import { CLOSE_AFTER_EXIT_BOUND_MS, ProcessHost, type HostState } from './process-host';
 import type { RoleKind } from './role-kind';
 import { roleKindFor } from './role-kinds';
@@ -41,6 +41,8 @@ export interface RoleLaunch {
   deadlineNs?: bigint;
   /** The cached device bundle checkDeviceProcessScript found current (source checkout), for CANN_HARNESS_DEVICE_BUNDLE. */
   deviceBundle?: string;
+  /** Where each stream also goes in full (run-roles.ts: the scenario directory's logs/). */
+  logs?: Partial<Record<'stdout' | 'stderr', OutputSink>>;
 }
 
 export class RoleProcess {
@@ -78,8 +80,8 @@ export class RoleProcess {
     this.index = launch.index;
     this.kind = roleKindFor(launch);
     const prefix = rolePrefix(this.name, this.device, this.index);
-    this.stdout = new OutputCapture(launch.echo ? process.stdout : undefined, prefix);
-    this.stderr = new OutputCapture(launch.echo ? process.stderr : undefined, prefix);
+    this.stdout = new OutputCapture(launch.echo ? process.stdout : undefined, prefix, launch.logs?.stdout);
+    this.stderr = new OutputCapture(launch.echo ? process.stderr : undefined, prefix, launch.logs?.stderr);
     this.host = new ProcessHost({
       what: `of role "${this.name}"`,
       spawn: () => (launch.startDevice ?? ((env) => this.kind.spawn(env)))(this.childEnv()),

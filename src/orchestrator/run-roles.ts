@@ -16,7 +16,7 @@ import { progressFile } from './progress-file';
 import { createRoundBarrierFile } from '../wire/round-barrier-file';
 import { cApiWait, type WaitGraph } from './wait-graph';
 import { registerLive, unregisterLive, type Teardown } from './live-runs';
-import { createScenarioDir, keepRequested, readCancelledTasks, readTraces, removeScenarioDir, writePostMortem } from './scenario-dir';
+import { createScenarioDir, keepRequested, openRoleLogs, readCancelledTasks, readTraces, removeScenarioDir, writePostMortem, type RoleLogs } from './scenario-dir';
 import { moveToResults } from './results-dir';
 import { summarize } from './summary';
 import { msSince } from '../wire/mark-time';
@@ -39,6 +39,9 @@ export function nativeDeadlineNs(startNs: bigint, timeoutMs: number, graceMs: nu
   return startNs + BigInt(Math.round((timeoutMs + HANG_REPORT_MAX_MS + graceMs + LATE_TIMER_MS) * 1e6));
 }
 
+/** The full logs each run streamed into its directory (closed by then), for a post-mortem settleDeferredRun writes later. */
+const fullLogs = new WeakMap<RunResult, RoleLogs>();
+
 /**
  * For a run made with `deferRemoval` that passed: keep its directory (with logs, result.json and
  * trace.json) when a later check failed (a scenario's verify), else remove it as usual.
@@ -49,11 +52,12 @@ export function settleDeferredRun(result: RunResult, laterCheckFailed: boolean, 
   if (laterCheckFailed && !envOff(ENV.keep)) {
     result.kept = true;
     keepInResults(result, label);
-    keepPostMortem(result, label);
+    keepPostMortem(result, label, undefined, fullLogs.get(result));
     process.stderr.write(`[cann-harness] ${label}: scenario directory kept at ${result.dir}\n`);
   } else {
     removeScenarioDir(result.dir);
   }
+  fullLogs.delete(result);
 }
 
 /**
@@ -71,8 +75,8 @@ function keepInResults(result: RunResult, label: string): void {
 }
 
 /** Writes a kept directory's post-mortem; what could not be written goes into the result and to stderr. */
-function keepPostMortem(result: RunResult, label: string, endNs?: bigint): void {
-  const problems = writePostMortem(result.dir, result.roles, result, endNs);
+function keepPostMortem(result: RunResult, label: string, endNs?: bigint, logs?: RoleLogs): void {
+  const problems = writePostMortem(result.dir, result.roles, result, endNs, logs);
   if (problems.length === 0) return;
   result.postMortemProblems = problems;
   process.stderr.write(`[cann-harness] ${label}: post-mortem in ${result.dir} incomplete, not written: ${problems.join(', ')}\n`);
@@ -100,13 +104,27 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   const startNs = process.hrtime.bigint();
   const dir = createScenarioDir();
   if (opts.roundBarrierParties) createRoundBarrierFile(dir, opts.roundBarrierParties);
+  // Each role's whole output, streamed into logs/ (a kept directory's full log; the capture keeps only the last 8 MiB).
+  const logs = openRoleLogs(dir, opts.roles.map((r) => r.name));
   const roles = opts.roles.map(
-    (spec, i) => new RoleProcess({ spec, index: spec.index ?? i, dir, mode, echo: opts.echo ?? false, emit, deadlineNs: nativeDeadlineNs(startNs, opts.timeoutMs, graceMs), deviceBundle }),
+    (spec, i) =>
+      new RoleProcess({
+        spec,
+        index: spec.index ?? i,
+        dir,
+        mode,
+        echo: opts.echo ?? false,
+        emit,
+        deadlineNs: nativeDeadlineNs(startNs, opts.timeoutMs, graceMs),
+        deviceBundle,
+        logs: { stdout: logs.get(spec.name, 'stdout'), stderr: logs.get(spec.name, 'stderr') },
+      }),
   );
   let dirRemoved = false;
   const teardown: Teardown = {
     emergencyStop() {
       for (const r of roles) r.killNow();
+      logs.close();
       if (!dirRemoved) removeScenarioDir(dir);
       dirRemoved = true;
     },
@@ -176,6 +194,7 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
     if (deadline) clearTimeout(deadline);
     if (onExpire) opts.expireOn?.removeEventListener('abort', onExpire);
     for (const r of roles) r.killNow(); // no-op for exited groups
+    logs.close(); // every pipe is drained: the full logs are complete before any post-mortem
   }
 
   const results = roles.map((r) => r.result());
@@ -233,12 +252,13 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   if (timeline.length) result.timeline = timeline;
   if (kept) {
     keepInResults(result, label);
-    keepPostMortem(result, label, deadlineNs);
+    keepPostMortem(result, label, deadlineNs, logs);
     // A failure's report names its kept directory (result.summary, the Jest message); only a
     // passing run kept on request has nowhere else to say where it is.
     if (ok) process.stderr.write(`[cann-harness] ${label}: scenario directory kept at ${result.dir}\n`);
   } else if (opts.deferRemoval && ok) {
     result.removalDeferred = true; // settleDeferredRun() keeps or removes it once verify() has run
+    fullLogs.set(result, logs);
   } else {
     removeScenarioDir(dir);
   }

@@ -1,12 +1,12 @@
 /** The per-run scenario directory: created with `tmp`, removed after the run unless kept. */
-import { closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as tmp from 'tmp';
 import { LAYOUT } from '../rendezvous';
 import { toChromeTrace } from '../trace/chrome-trace';
-import { roleLogFile } from './output-capture';
+import { MAX_CAPTURE_CHARS, roleLogFile, type OutputSink } from './output-capture';
 import type { CancelledTask, RoleResult, TraceFile } from './types';
 import { ENV, envOff, envOn } from '../env';
 
@@ -86,12 +86,146 @@ function reason(e: unknown): string {
   return err.code ?? err.message;
 }
 
+type Stream = 'stdout' | 'stderr';
+/** Bytes a role log gathers before one write: bounds its memory and its system calls (4 per MiB). */
+const LOG_WRITE_BLOCK_BYTES = 256 * 1024;
+
+/**
+ * One stream of one role written in full to logs/<role>.<stream>.log while the role runs. The file is
+ * made exclusively before the role starts (openRoleLogs); writes are synchronous, in blocks of
+ * LOG_WRITE_BLOCK_BYTES, so memory stays flat whatever the role prints and the file is complete as
+ * soon as close() returns (exit paths need no event loop). A write that fails (ENOSPC) ends it: the
+ * post-mortem then writes what the capture kept in memory, and says so.
+ */
+export class RoleLogFile implements OutputSink {
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private written = 0;
+  private failure: string | null = null;
+
+  constructor(private fd: number | null) {}
+
+  write(chunk: Buffer | string): void {
+    if (this.fd === null) return;
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    this.pending.push(bytes);
+    this.pendingBytes += bytes.length;
+    if (this.pendingBytes >= LOG_WRITE_BLOCK_BYTES) this.flush();
+  }
+
+  /** Writes what is pending and closes the file; later writes are ignored. */
+  close(): void {
+    this.flush();
+    this.release();
+  }
+
+  /**
+   * Whether `file` holds the whole stream: closed without a failed write, still a regular file (not
+   * a link role code put there) of the length written. The same inode is not required: a kept directory
+   * copied to the results folder across file systems (results-dir.ts) has a copy. Null if complete, else why not.
+   */
+  incompleteAt(file: string): string | null {
+    if (this.fd !== null) return 'still open';
+    if (this.failure !== null) return this.failure;
+    try {
+      const st = lstatSync(file);
+      return st.isFile() && st.size === this.written ? null : 'replaced or changed by someone else';
+    } catch (e) {
+      return reason(e);
+    }
+  }
+
+  private flush(): void {
+    if (this.fd === null || this.pendingBytes === 0) return;
+    const data = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending, this.pendingBytes);
+    this.pending = [];
+    this.pendingBytes = 0;
+    try {
+      for (let off = 0; off < data.length; ) off += writeSync(this.fd, data, off);
+      this.written += data.length;
+    } catch (e) {
+      this.failure = reason(e);
+      this.release();
+    }
+  }
+
+  private release(): void {
+    this.pending = [];
+    this.pendingBytes = 0;
+    if (this.fd === null) return;
+    try {
+      closeSync(this.fd);
+    } catch {
+      /* already closed: nothing more to write */
+    }
+    this.fd = null;
+  }
+}
+
+/** The full logs of one run's roles (openRoleLogs), by role and stream; a missing one is written by the post-mortem from the capture. */
+export class RoleLogs {
+  private readonly files = new Map<string, RoleLogFile>();
+  /** Why no file could be made for a stream (shown only if the capture then lost part of it). */
+  private readonly notMade = new Map<string, string>();
+
+  get(role: string, stream: Stream): RoleLogFile | undefined {
+    return this.files.get(`${role}.${stream}`);
+  }
+
+  /** null when the file in `dir` holds the whole stream, else why it does not. */
+  incompleteAt(dir: string, role: string, stream: Stream): string | null {
+    const file = this.get(role, stream);
+    return file ? file.incompleteAt(roleLogFile(dir, role, stream)) : (this.notMade.get(`${role}.${stream}`) ?? 'not made');
+  }
+
+  /** Flushes and closes every file (before the post-mortem, and on every exit path). */
+  close(): void {
+    for (const f of this.files.values()) f.close();
+  }
+
+  static open(dir: string, roles: string[]): RoleLogs {
+    const logs = new RoleLogs();
+    const note = (why: string) => {
+      for (const role of roles) for (const stream of ['stdout', 'stderr'] as const) logs.notMade.set(`${role}.${stream}`, why);
+    };
+    try {
+      // Not recursive, and before any role starts: a logs/ that already exists (or is a link) is not ours to write in.
+      mkdirSync(path.join(dir, LAYOUT.logs), { mode: 0o755 });
+    } catch (e) {
+      note(`logs/ could not be made at the start: ${reason(e)}`);
+      return logs;
+    }
+    for (const role of roles) {
+      for (const stream of ['stdout', 'stderr'] as const) {
+        const file = roleLogFile(dir, role, stream);
+        try {
+          const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+          logs.files.set(`${role}.${stream}`, new RoleLogFile(fd));
+        } catch (e) {
+          logs.notMade.set(`${role}.${stream}`, `not made at the start: ${reason(e)}`);
+        }
+      }
+    }
+    return logs;
+  }
+}
+
+/**
+ * Opens logs/<role>.<stream>.log for every role before any starts, for its full output (see
+ * RoleLogFile). What cannot be made is left to the post-mortem, as before: the last 8 MiB.
+ */
+export function openRoleLogs(dir: string, roles: string[]): RoleLogs {
+  return RoleLogs.open(dir, roles);
+}
+
 /**
  * When a directory is kept, leave the logs and the result next to the rendezvous files. Never
- * follows a link planted in the directory (role code can write there). Returns what could not be
- * written, one phrase each (empty when everything was); the report shows them.
+ * follows a link planted in the directory (role code can write there). A role's log streamed in
+ * full while it ran (`streamed`, closed before this) stays as it is; any other is written from what
+ * the capture kept. Returns what could not be written, one phrase each (empty when everything was);
+ * the report shows them.
  */
-export function writePostMortem(dir: string, roles: RoleResult[], result: unknown, endNs?: bigint): string[] {
+export function writePostMortem(dir: string, roles: RoleResult[], result: unknown, endNs?: bigint, streamed?: RoleLogs): string[] {
   const problems: string[] = [];
   const logs = path.join(dir, LAYOUT.logs);
   let logsUsable = false;
@@ -114,10 +248,17 @@ export function writePostMortem(dir: string, roles: RoleResult[], result: unknow
   if (logsUsable) {
     for (const r of roles) {
       for (const [stream, text] of [['stdout', r.stdout], ['stderr', r.stderr]] as const) {
+        const incomplete = streamed ? streamed.incompleteAt(dir, r.name, stream) : 'not streamed';
+        if (incomplete === null) continue; // the full log, already in place
         try {
           writeOwnFile(roleLogFile(dir, r.name, stream), text);
         } catch (e) {
           problems.push(`logs/${r.name}.${stream}.log (${reason(e)})`);
+          continue;
+        }
+        const lost = r.outputLoss?.find((l) => l.stream === stream)?.notKeptChars ?? 0;
+        if (streamed && lost > 0) {
+          problems.push(`logs/${r.name}.${stream}.log in full (${incomplete}; it has the last ${MAX_CAPTURE_CHARS / (1024 * 1024)} MiB instead)`);
         }
       }
     }

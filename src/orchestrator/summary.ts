@@ -55,7 +55,8 @@ export function summarize(
       }
     }
     for (const loss of r.outputLoss ?? []) {
-      out.push(`        ${loss.stream} incomplete: ${loss.notKeptChars} characters not kept, at most ${loss.unflushedBytes} bytes never flushed`);
+      const kept = `${loss.notKeptChars} characters not kept in memory (logs/${r.name}.${loss.stream}.log of a kept directory has them)`;
+      out.push(`        ${loss.stream} incomplete: ${kept}, at most ${loss.unflushedBytes} bytes never flushed`);
     }
   }
   return out.join('\n');

@@ -11,7 +11,7 @@ export const LAYOUT = {
   barriers: 'barriers', // counted barriers: barriers/<name>/<ticket 0..N-1>
   trace: 'trace', // ACL_STUB_TRACE points here; the stub writes one file per process
   marks: 'marks', // marks of native roles: marks/<role>.<pid>.marks, lines "<tNs> <name>" (native-stub/api/marks.c)
-  logs: 'logs', // written by the orchestrator only when the directory is kept
+  logs: 'logs', // each role's full output, streamed by the orchestrator while it runs (removed with a passing run's directory)
   staging: '.staging', // hidden: temporary files of publishes, renamed from here into place
 } as const;
 

@@ -152,15 +152,19 @@ function logTail(r: AnyRole): string[] {
     out.push(`  last ${shown.length} of ${all.length} ${label} lines:`);
     for (const l of shown) out.push(`    | ${clipLine(l)}`);
   }
-  for (const loss of r.outputLoss ?? []) out.push(`  ${describeLoss(loss)}`);
+  for (const loss of r.outputLoss ?? []) out.push(`  ${describeLoss(loss, r.name)}`);
   if (out.length === 0) out.push('  (no output)');
   return out;
 }
 
 /** Says plainly which part of a stream is missing, so the tail above is never mistaken for all of it. */
-export function describeLoss(loss: NonNullable<RoleResult['outputLoss']>[number]): string {
+export function describeLoss(loss: NonNullable<RoleResult['outputLoss']>[number], role: string): string {
   const parts: string[] = [];
-  if (loss.notKeptChars > 0) parts.push(`the first ${loss.notKeptChars} characters were not kept (the harness keeps the last ${MAX_CAPTURE_MIB} MiB)`);
+  if (loss.notKeptChars > 0) {
+    const file = `logs/${role}.${loss.stream}.log`;
+    const memory = `the harness keeps the last ${MAX_CAPTURE_MIB} MiB in memory, and a kept directory's ${file} has the full log`;
+    parts.push(`the first ${loss.notKeptChars} characters were not kept here (${memory})`);
+  }
   if (loss.unflushedBytes > 0) parts.push(`the last ${loss.unflushedBytes} bytes (at most: a write still in progress counts whole) were never flushed (the process exited first)`);
   return `${loss.stream} is incomplete: ${parts.join('; ')}`;
 }

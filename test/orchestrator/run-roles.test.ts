@@ -282,7 +282,17 @@ test('output is never cut off silently: flushed before exit, and a capped stream
   expect(r.flood.outputLoss).toEqual([{ stream: 'stdout', notKeptChars: expect.any(Number), unflushedBytes: 0 }]);
   expect(r.flood.outputLoss![0].notKeptChars).toBeGreaterThanOrEqual(1024 * 1024);
   const report = formatScenarioFailure('chatty', result);
-  expect(report).toMatch(/ {4}\| last words\n {2}stdout is incomplete: the first \d+ characters were not kept \(the harness keeps the last 8 MiB\)/);
+  expect(report).toMatch(
+    / {4}\| last words\n {2}stdout is incomplete: the first \d+ characters were not kept here \(the harness keeps the last 8 MiB in memory, and a kept directory's logs\/flood\.stdout\.log has the full log\)/,
+  );
+  // The kept directory has the whole stream, byte for byte, streamed while the role ran (it had the last 8 MiB only).
+  expect(result.kept).toBe(true);
+  const whole = Buffer.from(`${`${'.'.repeat(1023)}\n`.repeat(9 * 1024)}last words\n`);
+  const log = readFileSync(path.join(result.dir, 'logs', 'flood.stdout.log'));
+  expect(log.length).toBe(whole.length);
+  expect(log.equals(whole)).toBe(true);
+  expect(readFileSync(path.join(result.dir, 'logs', 'chatty.stdout.log'), 'utf8')).toBe(r.chatty.stdout);
+  expect(result.postMortemProblems).toBeUndefined();
   await expectNothingLeft(result);
 }, TEST_TIMEOUT_MS);
 

@@ -208,7 +208,7 @@ function scenarioModel(row: IndexRow, c: CaseResult, record: ScenarioRecord | un
       cancelled: (r.cancelledTasks ?? []).map((t) => `${t.kind} on device ${t.device}, stream ${t.stream}${t.ipc ? `, IPC event ${t.ipc}` : ''}`),
       stdout: r.stdout,
       stderr: r.stderr,
-      outputLoss: (r.outputLoss ?? []).map((l) => `${l.stream} incomplete: ${l.notKeptChars} characters not kept, at most ${l.unflushedBytes} bytes never flushed`),
+      outputLoss: (r.outputLoss ?? []).map((l) => `${l.stream} incomplete: ${l.notKeptChars} characters not kept in memory, at most ${l.unflushedBytes} bytes never flushed`),
     })),
     happensBefore: run?.happensBefore
       ? {

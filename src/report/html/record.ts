@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { RoleError, RunResult } from '../../orchestrator';
-import { MAX_CAPTURE_CHARS, headAndTail, roleLogFile } from '../../orchestrator/output-capture';
+import { headAndTail, restOfLog } from '../../orchestrator/output-capture';
 import { ENV, envOn } from '../../env';
 
 /** A soak-rounds run's rounds (the scenario layer's RoundsSummary, which src/report may not import). */
@@ -58,19 +58,18 @@ export function htmlWantsTraces(env: NodeJS.ProcessEnv = process.env): boolean {
 
 /**
  * What the report keeps of each stream of each role: its first and last characters (an HTML page of
- * 8 roles then holds at most 8 x 2 x 64 KiB of output, escaped at most 6 times: ~6 MiB). The rest is
- * in the kept scenario directory (the last 8 MiB the harness keeps of each stream, MAX_CAPTURE_CHARS).
+ * 8 roles then holds at most 8 x 2 x 64 KiB of output, escaped at most 6 times: ~6 MiB). The whole
+ * stream is in the kept scenario directory (logs/<role>.<stream>.log, written while the role ran).
  */
 export const REPORT_LOG_HEAD_CHARS = 16 * 1024;
 export const REPORT_LOG_TAIL_CHARS = 48 * 1024;
 /** An error message or stack, or verify()'s message, keeps this many characters at each end. */
 const REPORT_MESSAGE_END_CHARS = 8 * 1024;
 
-function boundedLog(text: string, run: Pick<RunResult, 'dir' | 'kept'>, role: string, stream: 'stdout' | 'stderr'): string {
-  const where = run.kept
-    ? `the last ${MAX_CAPTURE_CHARS / (1024 * 1024)} MiB of it are in ${roleLogFile(run.dir, role, stream)}`
-    : 'the scenario directory was removed (--keep keeps it, with the log)';
-  return headAndTail(text, REPORT_LOG_HEAD_CHARS, REPORT_LOG_TAIL_CHARS, where);
+type RunWhere = Pick<RunResult, 'dir' | 'kept' | 'postMortemProblems'>;
+
+function boundedLog(text: string, run: RunWhere, role: string, stream: 'stdout' | 'stderr'): string {
+  return headAndTail(text, REPORT_LOG_HEAD_CHARS, REPORT_LOG_TAIL_CHARS, restOfLog(run, role, stream));
 }
 
 function boundedMessage(text: string, where: string): string {
