@@ -196,7 +196,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option('--library <path>', "the libascendcl.so to check (default: the active mode's; real CANN: $ASCEND_HOME_PATH/lib64/libascendcl.so)")
     .option('--jobs <n>', 'cases run side by side (default: the number of CPUs)', validated((t) => parseJobs(t)))
     .option('--json <file>', 'also write the results as JSON to this file')
-    .action(async (filter: string | undefined, opts: { mode?: AclMode; library?: string; jobs?: number; json?: string }) => {
+    .action(async (filter: string | undefined, opts: { mode?: Mode; library?: string; jobs?: number; json?: string }) => {
       const report = await conformanceCommand({ ...opts, filter, modeGiven: opts.mode !== undefined, mode: opts.library ? 'auto' : chosenMode(opts.mode) });
       setExitCode(report.exitCode);
     });
