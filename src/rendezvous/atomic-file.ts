@@ -120,3 +120,21 @@ export function writeFileAtomicSync(finalPath: string, data: Buffer | string, st
   }
   if (stagingDir) prepareSpare(stagingDir);
 }
+
+/**
+ * Publishes an empty file (a signal, a done flag): created under its final name at once, with
+ * O_CREAT|O_EXCL (never through a link), as an empty file cannot be torn. One file-system
+ * operation instead of a temporary file and a rename: on ext4 each costs ~0.1 ms of CPU, and a
+ * soak round signals several times (issue #35). A file already there means already published:
+ * the same empty content, as a rename over it would have left.
+ */
+export function createEmptyFileSync(finalPath: string): void {
+  let fd: number;
+  try {
+    fd = openSync(finalPath, 'wx', 0o644);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return;
+    throw e;
+  }
+  closeSync(fd);
+}
