@@ -13,13 +13,13 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { LIBRARY_FILE, resolveLibrary } from '../acl/resolve';
-import type { Mode as AclMode } from '../env';
+import type { Mode } from '../env';
 import { buildStubIfNeeded } from '../acl/stub-setup';
 import { StubBuildError, buildConformanceRunner, conformanceRunnerPath, isSourceCheckout, packageVersion } from '../acl/stub-build';
 import { UsageError } from './run';
 
 export interface ConformanceOptions {
-  mode: AclMode;
+  mode: Mode;
   /** A libascendcl.so to check instead of the active mode's. */
   library?: string;
   jobs?: number;
