@@ -26,7 +26,8 @@ interface Outcome {
 }
 function once(extra: string[]): Outcome {
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, [bin, 'run', '--mode', 'stub', '--specs', specs, '--junit', junit, '--rounds', String(rounds), ...extra], {
+  const args = [bin, 'run', '--mode', 'stub', '--specs', specs, '--junit', junit, '--rounds', String(rounds), ...extra];
+  const r = spawnSync(process.execPath, args, {
     env: { ...process.env, FORCE_COLOR: '0', CANN_HARNESS_TIMEOUT_MS: '600000' },
     encoding: 'utf8',
     maxBuffer: 64 << 20,
@@ -48,24 +49,25 @@ const ways: [string, string[]][] = [
   [`--jitter${process.env.RACE_JITTER_US ? ` ${process.env.RACE_JITTER_US}` : ''}`, jitter],
 ];
 const results = new Map<string, Outcome[]>(ways.map(([w]) => [w, []]));
-console.log(`race-demo bench: ${runs} runs of --rounds ${rounds} per way, alternately; ${os.cpus().length} cores; load ${os.loadavg()[0].toFixed(1)}`);
+const load = () => os.loadavg()[0].toFixed(1);
+console.log(`race-demo bench: ${runs} runs of --rounds ${rounds} per way, alternately; ${os.cpus().length} cores; load ${load()}`);
 for (let i = 0; i < runs; i++) {
   for (const [way, extra] of i % 2 === 0 ? ways : [...ways].reverse()) {
     const o = once(extra);
     results.get(way)!.push(o);
-    console.log(`  ${way.padEnd(14)} run ${i + 1}: ${o.found ? `found at round ${o.round}` : `not found in ${rounds} rounds`}, ${o.seconds.toFixed(1)} s (load ${os.loadavg()[0].toFixed(1)})`);
+    const what = o.found ? `found at round ${o.round}` : `not found in ${rounds} rounds`;
+    console.log(`  ${way.padEnd(14)} run ${i + 1}: ${what}, ${o.seconds.toFixed(1)} s (load ${load()})`);
   }
 }
 rmSync(junit, { force: true });
 const median = (xs: number[]) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] : NaN);
 for (const [way] of ways) {
-  const os_ = results.get(way)!;
-  const found = os_.filter((o) => o.found);
-  console.log(
-    `  ${way.padEnd(14)} found in ${found.length} of ${os_.length} runs` +
-      (found.length
-        ? `; first failure at round ${Math.min(...found.map((o) => o.round!))}-${Math.max(...found.map((o) => o.round!))} (median ${median(found.map((o) => o.round!))}), ` +
-          `${median(found.map((o) => o.seconds)).toFixed(1)} s median to it (start-up included)`
-        : ''),
-  );
+  const all = results.get(way)!;
+  const found = all.filter((o) => o.found);
+  const at = found.map((o) => o.round!);
+  const detail = found.length
+    ? `; first failure at round ${Math.min(...at)}-${Math.max(...at)} (median ${median(at)}), ` +
+      `${median(found.map((o) => o.seconds)).toFixed(1)} s median to it (start-up included)`
+    : '';
+  console.log(`  ${way.padEnd(14)} found in ${found.length} of ${all.length} runs${detail}`);
 }

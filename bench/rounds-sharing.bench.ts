@@ -68,7 +68,10 @@ const checkouts: Checkout[] = [{ label: 'this', root: here, specDir: (k) => path
 const baselineCopies: string[] = [];
 if (baseline) {
   if (!existsSync(path.join(baseline, 'bin', 'cann-harness.js')) || !existsSync(path.join(baseline, 'native-stub', 'build', 'lib64'))) {
-    console.error(`ROUNDS_BASELINE=${baseline}: not a checkout with a built stub (bin/cann-harness.js, native-stub/build/lib64): run make -C native-stub there`);
+    console.error(
+      `ROUNDS_BASELINE=${baseline}: not a checkout with a built stub (bin/cann-harness.js, native-stub/build/lib64): ` +
+        'run make -C native-stub there',
+    );
     process.exit(2);
   }
   // One level under the baseline's bench/, so the specs' '../../src' is the baseline's own src.
@@ -95,9 +98,10 @@ function run(c: Checkout, k: Kind, rounds: number): Run {
   const rssAt = Number(process.env.ROUNDS_RSS_AT ?? Math.max(1, Math.floor(k.rounds / 10)));
   const cpu0 = childrenCpuS();
   const t0 = process.hrtime.bigint();
+  const cli = path.join(c.root, 'bin', 'cann-harness.js');
   const r = spawnSync(
     process.execPath,
-    [path.join(c.root, 'bin', 'cann-harness.js'), 'run', '--mode', 'stub', '--specs', c.specDir(k), '--junit', junit, '--rounds', String(rounds)],
+    [cli, 'run', '--mode', 'stub', '--specs', c.specDir(k), '--junit', junit, '--rounds', String(rounds)],
     {
       cwd: c.root,
       env: {
@@ -115,7 +119,8 @@ function run(c: Checkout, k: Kind, rounds: number): Run {
   const wallS = Number(process.hrtime.bigint() - t0) / 1e9;
   const cpuS = childrenCpuS() - cpu0;
   if (r.status !== 0) {
-    console.error(`${c.label} ${k.name} --rounds ${rounds} failed (exit ${r.status ?? r.signal}):\n${(r.stdout + r.stderr).split('\n').slice(-40).join('\n')}`);
+    const tail = (r.stdout + r.stderr).split('\n').slice(-40).join('\n');
+    console.error(`${c.label} ${k.name} --rounds ${rounds} failed (exit ${r.status ?? r.signal}):\n${tail}`);
     cleanup();
     process.exit(1);
   }
@@ -154,7 +159,8 @@ for (let rep = 0; rep < reps; rep++) {
       rssGrowth.set(key, [...(rssGrowth.get(key) ?? []), ...growth]);
       const rssText = growth.length ? `, RSS ${growth.map((g) => `${g >= 0 ? '+' : ''}${g.toFixed(1)}%`).join(' ')}` : '';
       console.log(
-        `  ${key.padEnd(17)} rep ${rep + 1}: ${s.perS.toFixed(0).padStart(5)} rounds/s, ${s.cpuMs.toFixed(2)} CPU-ms/round${rssText} (load ${os.loadavg()[0].toFixed(1)})`,
+        `  ${key.padEnd(17)} rep ${rep + 1}: ${s.perS.toFixed(0).padStart(5)} rounds/s, ${s.cpuMs.toFixed(2)} CPU-ms/round${rssText} ` +
+          `(load ${os.loadavg()[0].toFixed(1)})`,
       );
     }
   }
@@ -166,7 +172,8 @@ let flat = true;
 for (const k of kinds) {
   const mine = samples.get(`this ${k.name}`)!;
   const line = (label: string, xs: Sample[]) =>
-    `  ${`${label} ${k.name}`.padEnd(17)} ${median(xs.map((x) => x.perS)).toFixed(0).padStart(5)} rounds/s, ${median(xs.map((x) => x.cpuMs)).toFixed(2)} CPU-ms/round`;
+    `  ${`${label} ${k.name}`.padEnd(17)} ${median(xs.map((x) => x.perS)).toFixed(0).padStart(5)} rounds/s, ` +
+    `${median(xs.map((x) => x.cpuMs)).toFixed(2)} CPU-ms/round`;
   console.log(line('this', mine));
   const base = samples.get(`baseline ${k.name}`);
   if (base) {
@@ -180,7 +187,10 @@ for (const k of kinds) {
   // Before ~10,000 rounds a process is still warming up (code caches, heap sizing): judge only long runs.
   const judged = k.rounds >= MEMORY_JUDGED_FROM;
   if (judged) flat &&= worst <= 10;
-  const verdict = !judged ? `not judged below ${MEMORY_JUDGED_FROM.toLocaleString('en-US')} rounds: warm-up` : worst <= 10 ? 'flat' : 'GREW';
-  console.log(`  ${`this ${k.name}`.padEnd(17)} device-process RSS from round ${Math.max(1, Math.floor(k.rounds / 10))} to ${k.rounds}: worst ${worst >= 0 ? '+' : ''}${worst.toFixed(1)} % (${verdict})`);
+  const notJudged = `not judged below ${MEMORY_JUDGED_FROM.toLocaleString('en-US')} rounds: warm-up`;
+  const verdict = !judged ? notJudged : worst <= 10 ? 'flat' : 'GREW';
+  const from = Math.max(1, Math.floor(k.rounds / 10));
+  const growth = `${worst >= 0 ? '+' : ''}${worst.toFixed(1)} %`;
+  console.log(`  ${`this ${k.name}`.padEnd(17)} device-process RSS from round ${from} to ${k.rounds}: worst ${growth} (${verdict})`);
 }
 process.exit(flat ? 0 : 1);

@@ -49,7 +49,8 @@ scenario('race demo: a read races a queued write it should have waited for', {
         const want = roundByte(ctx.round);
         const bad = data.findIndex((b) => b !== want);
         if (bad >= 0) {
-          throw new Error(`round ${ctx.round}: byte ${bad} is 0x${data[bad].toString(16)}, expected 0x${want.toString(16)}: the copy ran before the producer's queued fill`);
+          const got = `byte ${bad} is 0x${data[bad].toString(16)}, expected 0x${want.toString(16)}`;
+          throw new Error(`round ${ctx.round}: ${got}: the copy ran before the producer's queued fill`);
         }
       },
     },
