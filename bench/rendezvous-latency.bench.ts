@@ -53,7 +53,7 @@ async function writer(base: string): Promise<void> {
     if ((await exited) !== 0) throw new Error('reader failed');
     const latencies = (JSON.parse(out) as string[]).map((s) => BigInt(s));
     console.log(`\nrendezvous latency, ${COUNT} messages, scenario dir under ${base}:`);
-    console.log(stats('publish() call (write+fdatasync+rename)', publishNs));
+    console.log(stats('publish() call (write+rename)', publishNs));
     console.log(stats('publish start -> await resolved', latencies));
     const median = Number(latencies.sort((a, b) => (a < b ? -1 : 1))[Math.floor(latencies.length / 2)]) / 1e6;
     console.log(`target median < 2 ms: ${median < 2 ? 'met' : 'NOT met'} (${median.toFixed(3)} ms)`);

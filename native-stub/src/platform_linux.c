@@ -260,9 +260,12 @@ int plat_mutex_lock_timeout(pthread_mutex_t *m, int timeout_ms)
 /* Field 22 of /proc/<pid>/stat: start time in clock ticks since boot. The
  * command name (field 2) may contain spaces and parentheses, so parse from
  * the last ')'. Returns 0 when unreadable. */
-static uint64_t read_start_time(int32_t pid)
+/* Reads /proc/<pid>/stat once: the state letter (field 3) into *state and
+ * the start time (field 22) as the result; 0 when unreadable. */
+static uint64_t read_stat(int32_t pid, char *state)
 {
     char path[64], buf[1024];
+    *state = '?';
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -276,6 +279,8 @@ static uint64_t read_start_time(int32_t pid)
     if (!p)
         return 0;
     p++;
+    if (p[0] == ' ' && p[1] != '\0')
+        *state = p[1];
     /* after ')' come fields 3..; skip 19 fields to reach field 22 */
     for (int field = 3; field < 22 && p; field++) {
         p = strchr(p + 1, ' ');
@@ -285,11 +290,28 @@ static uint64_t read_start_time(int32_t pid)
     return strtoull(p + 1, NULL, 10);
 }
 
+/* This process's start time, read from /proc once per pid (a forked child
+ * reads its own): every shared object's create, open and leave asks for it.
+ * The time is stored before the pid, so a reader that sees its pid sees its
+ * time; threads that race to fill it store the same values. */
+static uint64_t self_start_time;
+static int32_t self_start_pid;
+
 void plat_self_process_id(struct plat_process_id *out)
 {
-    out->pid = (int32_t)getpid();
+    int32_t pid = (int32_t)getpid();
+    out->pid = pid;
     out->reserved = 0;
-    out->start_time = read_start_time(out->pid);
+    if (__atomic_load_n(&self_start_pid, __ATOMIC_ACQUIRE) == pid) {
+        out->start_time = __atomic_load_n(&self_start_time, __ATOMIC_RELAXED);
+        return;
+    }
+    char state;
+    out->start_time = read_stat(pid, &state);
+    if (out->start_time != 0) {
+        __atomic_store_n(&self_start_time, out->start_time, __ATOMIC_RELAXED);
+        __atomic_store_n(&self_start_pid, pid, __ATOMIC_RELEASE);
+    }
 }
 
 int plat_process_alive(const struct plat_process_id *id)
@@ -298,7 +320,8 @@ int plat_process_alive(const struct plat_process_id *id)
         return 0;
     if (kill(id->pid, 0) != 0 && errno == ESRCH)
         return 0;
-    uint64_t start = read_start_time(id->pid);
+    char state;
+    uint64_t start = read_stat(id->pid, &state);
     if (start == 0) {
         /* /proc unreadable: a zombie or a hidden /proc. Trust kill(). */
         char path[64];
@@ -308,20 +331,7 @@ int plat_process_alive(const struct plat_process_id *id)
     if (id->start_time != 0 && start != id->start_time)
         return 0; /* the pid was reused by another process */
     /* a zombie has exited: it no longer uses anything */
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)id->pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        ssize_t n = read(fd, buf, sizeof buf - 1);
-        close(fd);
-        if (n > 0) {
-            buf[n] = '\0';
-            char *p = strrchr(buf, ')');
-            if (p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'))
-                return 0;
-        }
-    }
-    return 1;
+    return state != 'Z' && state != 'X';
 }
 
 void plat_self_object_path(char *out, size_t cap)

@@ -118,7 +118,7 @@ export class IpcEventHandle {
   }
 }
 
-/** Atomic whole-file write (the rendezvous layer's writer: temp name, fdatasync, rename), with an error naming the file. */
+/** Atomic whole-file write (the rendezvous layer's writer: temp name, rename), with an error naming the file. */
 export function writeFileAtomic(file: string, data: Buffer): void {
   try {
     writeFileAtomicSync(file, data);

@@ -3,6 +3,9 @@
  * is set (by the CLI), each runRoles() keeps one small JSON file there with the scenario's label,
  * its start time and each role's state, rewritten on each run event and removed when the run ends.
  * The CLI's main process reads them (src/report/progress.ts); Jest's workers cannot print there.
+ * A role's start, exit and deadline are written at once; its waits and the rounds' rate at most
+ * every WAIT_WRITE_MS (a soak round starts and ends several waits: rewriting the file for each
+ * cost the CLI a third of a device process's CPU, issue #35).
  */
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -23,6 +26,9 @@ export interface RunProgress {
 
 let runs = 0;
 
+/** Waits and round counts are written at most this often; the reader looks every second or less often. */
+export const WAIT_WRITE_MS = 100;
+
 /** Null when no one is watching (no CANN_HARNESS_PROGRESS_DIR): then a run writes nothing. */
 export function progressFile(label: string, roleNames: string[], env: NodeJS.ProcessEnv = process.env): { onEvent(e: RunEvent): void; close(): void } | null {
   const dir = env[PROGRESS_DIR_ENV];
@@ -30,7 +36,14 @@ export function progressFile(label: string, roleNames: string[], env: NodeJS.Pro
   const file = path.join(dir, `${process.pid}-${++runs}.json`);
   const state: RunProgress = { label, startedAt: Date.now(), roles: Object.fromEntries(roleNames.map((n) => [n, 'starting'])) };
   const roundsRate = roundsProgress();
+  let closed = false;
+  let lastWrite = 0;
+  let later: NodeJS.Timeout | undefined;
   const write = () => {
+    if (later) clearTimeout(later);
+    later = undefined;
+    if (closed) return;
+    lastWrite = Date.now();
     try {
       writeFileSync(`${file}.tmp`, JSON.stringify(state));
       renameSync(`${file}.tmp`, file);
@@ -47,9 +60,12 @@ export function progressFile(label: string, roleNames: string[], env: NodeJS.Pro
       else if (e.type === 'timeout') for (const r of e.roles) state.roles[r] = `${state.roles[r]} (deadline passed)`;
       else if (e.type === 'rounds') state.rounds = roundsRate.line(e.done, e.total);
       else return;
-      write();
+      if (e.type !== 'waiting' && e.type !== 'rounds') write();
+      else if (!later) later = setTimeout(write, Math.max(0, lastWrite + WAIT_WRITE_MS - Date.now())).unref();
     },
     close() {
+      closed = true;
+      if (later) clearTimeout(later);
       rmSync(file, { force: true });
       rmSync(`${file}.tmp`, { force: true });
     },

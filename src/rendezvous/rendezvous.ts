@@ -4,7 +4,7 @@
  */
 import { promises as fsp, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { writeFileAtomicSync } from './atomic-file';
+import { createEmptyFileSync, writeFileAtomicSync } from './atomic-file';
 import { RendezvousTimeoutError } from './errors';
 import { waitFor } from './wait-for';
 import { LAYOUT, barrierDir, checkName, donePath, handlePath, signalPath } from './layout';
@@ -102,7 +102,7 @@ export class Rendezvous {
 
   async signal(name: string): Promise<void> {
     checkName('signal', name);
-    writeFileAtomicSync(signalPath(this.dir, name), '', this.staging);
+    createEmptyFileSync(signalPath(this.dir, name));
   }
 
   async awaitSignal(name: string, opts: AwaitOptions): Promise<void> {
@@ -119,7 +119,7 @@ export class Rendezvous {
       throw new TypeError('markDone(): no role given and this Rendezvous has no self role; pass the role name');
     }
     checkName('role', who);
-    writeFileAtomicSync(donePath(this.dir, who), '', this.staging);
+    createEmptyFileSync(donePath(this.dir, who));
   }
 
   async awaitDone(role: string, opts: { timeoutMs: number }): Promise<void> {

@@ -2,10 +2,58 @@
  * Wait until `check()` yields a value, re-checking whenever something changes in `watchDir`
  * (inotify through fs.watch, sub-millisecond) and on a short polling tick as a fallback (fs.watch
  * can miss events on some filesystems, or fail outright when inotify watches run out).
+ * The waits of a process share one watcher per directory, kept for LINGER_MS after its last wait
+ * ends: a soak round's waits (three signals at once, a handle a round) no longer each add and
+ * remove an inotify watch and a libuv handle (issue #35).
  */
 import { watch, type FSWatcher } from 'node:fs';
 
 export const POLL_INTERVAL_MS = 25;
+/** How long a directory's watcher outlives its last wait, for the next one (the next round's). */
+export const LINGER_MS = 2000;
+
+interface DirWatch {
+  watcher: FSWatcher;
+  listeners: Set<() => void>;
+  linger?: NodeJS.Timeout;
+}
+const watches = new Map<string, DirWatch>();
+
+function closeWatch(dir: string, w: DirWatch): void {
+  if (watches.get(dir) === w) watches.delete(dir);
+  if (w.linger) clearTimeout(w.linger);
+  w.watcher.close();
+}
+
+/** Calls `onChange` on every change in `dir` until the returned function is called; null if the directory cannot be watched. */
+function subscribe(dir: string, onChange: () => void): (() => void) | null {
+  let w = watches.get(dir);
+  if (!w) {
+    let watcher: FSWatcher;
+    try {
+      // Not persistent: a lingering watcher must not keep the process alive (a wait's poller does).
+      watcher = watch(dir, { persistent: false }, () => {
+        for (const fn of [...created.listeners]) fn();
+      });
+    } catch {
+      return null; // e.g. ENOSPC (inotify limit): polling still works
+    }
+    const created: DirWatch = { watcher, listeners: new Set() };
+    watcher.on('error', () => closeWatch(dir, created)); // keep going on the polling tick alone
+    watches.set(dir, created);
+    w = created;
+  }
+  const mine = w;
+  if (mine.linger) clearTimeout(mine.linger);
+  mine.linger = undefined;
+  mine.listeners.add(onChange);
+  return () => {
+    mine.listeners.delete(onChange);
+    if (mine.listeners.size === 0 && watches.get(dir) === mine) {
+      mine.linger = setTimeout(() => closeWatch(dir, mine), LINGER_MS).unref();
+    }
+  };
+}
 
 export type WaitOutcome<T> = { ok: true; value: T } | { ok: false; waitedMs: number };
 
@@ -19,7 +67,7 @@ export function waitFor<T>(
     let settled = false;
     let checking = false;
     let recheck = false;
-    let watcher: FSWatcher | undefined;
+    let unsubscribe: (() => void) | null = null;
     let timer: NodeJS.Timeout | undefined;
 
     const finish = (outcome: WaitOutcome<T> | Error) => {
@@ -27,7 +75,7 @@ export function waitFor<T>(
       settled = true;
       clearInterval(poller);
       if (timer) clearTimeout(timer);
-      watcher?.close();
+      unsubscribe?.();
       if (outcome instanceof Error) reject(outcome);
       else resolve(outcome);
     };
@@ -53,15 +101,7 @@ export function waitFor<T>(
     };
 
     const poller = setInterval(runCheck, POLL_INTERVAL_MS);
-    try {
-      watcher = watch(watchDir, { persistent: true }, () => void runCheck());
-      watcher.on('error', () => {
-        watcher?.close(); // keep going on the polling tick alone
-        watcher = undefined;
-      });
-    } catch {
-      watcher = undefined; // e.g. ENOSPC (inotify limit): polling still works
-    }
+    unsubscribe = subscribe(watchDir, () => void runCheck());
     if (Number.isFinite(timeoutMs)) {
       timer = setTimeout(() => {
         // One last look, so a file that arrived on the deadline is not reported as missing.
@@ -75,4 +115,9 @@ export function waitFor<T>(
     // awaits of files that already exist must still let I/O (child exits, IPC) make progress.
     setImmediate(runCheck);
   });
+}
+
+/** The directories watched now (for tests). */
+export function watchedDirs(): string[] {
+  return [...watches.keys()];
 }

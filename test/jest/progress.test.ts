@@ -1,7 +1,7 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { PROGRESS_DIR_ENV, progressFile } from '../../src/orchestrator/progress-file';
+import { PROGRESS_DIR_ENV, WAIT_WRITE_MS, progressFile } from '../../src/orchestrator/progress-file';
 import { formatProgress, readProgress } from '../../src/report/progress';
 
 describe('live progress', () => {
@@ -22,6 +22,27 @@ describe('live progress', () => {
     expect(formatProgress([run], run.startedAt + 4_000, 5_000)).toEqual([]);
     p.close();
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  test('waits are written at most every WAIT_WRITE_MS, the last one always; nothing after close', async () => {
+    const p = progressFile('scenario "w"', ['producer'], { [PROGRESS_DIR_ENV]: dir })!;
+    p.onEvent({ type: 'started', role: 'producer', device: 0, pid: 1, dir: '/d' });
+    const file = path.join(dir, readdirSync(dir)[0]);
+    const writes = () => statSync(file).mtimeMs;
+    const before = writes();
+    for (let i = 0; i < 1000; i++) {
+      p.onEvent({ type: 'waiting', role: 'producer', waitingFor: { what: `signal "s${i}"` } });
+      p.onEvent({ type: 'waiting', role: 'producer', waitingFor: null });
+    }
+    p.onEvent({ type: 'waiting', role: 'producer', waitingFor: { what: 'signal "last"' } });
+    expect(readProgress(dir)[0].roles.producer).toBe('running'); // not yet: at most one write per WAIT_WRITE_MS
+    expect(writes()).toBe(before);
+    await new Promise((r) => setTimeout(r, WAIT_WRITE_MS * 3));
+    expect(readProgress(dir)[0].roles.producer).toBe('waiting for signal "last"');
+    p.onEvent({ type: 'waiting', role: 'producer', waitingFor: { what: 'signal "after"' } });
+    p.close();
+    await new Promise((r) => setTimeout(r, WAIT_WRITE_MS * 3));
+    expect(readdirSync(dir)).toEqual([]); // the pending write died with the run
   });
 
   test('nobody watching (no CANN_HARNESS_PROGRESS_DIR): nothing is written', () => {

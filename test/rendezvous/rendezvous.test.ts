@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, rmSync, existsSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Rendezvous, RendezvousNameError, RendezvousTimeoutError, type WaitingFor } from '../../src/rendezvous';
+import { watchedDirs } from '../../src/rendezvous/wait-for';
 
 let dir: string;
 beforeEach(() => {
@@ -115,6 +116,21 @@ describe('signals and done flags', () => {
     await worker.markDone();
     await expect(waiting).resolves.toBeUndefined();
     expect(existsSync(path.join(dir, 'done', 'worker-1'))).toBe(true);
+  });
+
+  test('waits in one directory share one watcher, which outlives them for the next round', async () => {
+    const boss = new Rendezvous(dir, 'boss');
+    const workers = new Rendezvous(dir, 'workers');
+    for (let round = 0; round < 3; round++) {
+      const names = ['a', 'b', 'c'].map((n) => `${n}@r${round}`);
+      const waits = names.map((n) => boss.awaitSignal(n, { timeoutMs: 5000 }));
+      await new Promise((r) => setTimeout(r, 5));
+      expect(watchedDirs().filter((d) => d.startsWith(dir))).toEqual([path.join(dir, 'signals')]);
+      for (const n of names) await workers.signal(n);
+      await Promise.all(waits);
+    }
+    // After its last wait the watcher lingers (for the next round), then goes.
+    expect(watchedDirs()).toContain(path.join(dir, 'signals'));
   });
 });
 

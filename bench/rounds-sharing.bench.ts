@@ -1,0 +1,196 @@
+/**
+ * Rounds where users are (issue #35): wall time and CPU time per checked round of
+ *  - "sharing": a round written the way the README shows per-round sharing
+ *    (bench/round-sharing-specs/per-round-sharing.spec.ts: every round the producer creates an IPC
+ *    event, records it behind a latch, shares it; 3 consumers on devices 1-3 open it, wait on it,
+ *    signal back; the producer awaits the 3 signals and releases the latch), and
+ *  - "template": `handoff({ consumers: 3, rounds })` (bench/rounds-specs/handoff.spec.ts),
+ * each as `cann-harness run --rounds N` minus `--rounds 1` (start-up), so a round's cost is
+ * (time(N) - time(1)) / (N - 1). CPU time is every process of the run (the CLI, its Jest worker,
+ * the 4 device processes): this process's children's user + system time (/proc/self/stat cutime,
+ * cstime), which a loaded machine disturbs far less than the wall clock.
+ *
+ * ROUNDS_BASELINE=<another checkout> (e.g. `git worktree add --detach /tmp/base <commit>`, with
+ * its stub built and a node_modules) measures that checkout too, alternately with this one, each
+ * scenario ROUNDS_REPS times (default 3), and prints the ratios this/baseline of the medians: the
+ * machine's load changes between runs, the alternation spreads it over both. The spec folders are
+ * copied into temporary folders of the baseline's bench/ (removed after), so both run the same
+ * rounds against their own harness and stub.
+ * Memory: every device process logs its RSS after a full GC at round ROUNDS_RSS_AT (default a
+ * tenth of the rounds) and at its last round; flat means within 10 %, judged (exit 1 if not) only
+ * for runs of 50,000 rounds or more: shorter ones are still warming up. Run with
+ * ROUNDS_SHARING=100000 ROUNDS_TEMPLATE=100000 for the 100,000-round check.
+ * Run: npm run bench -- rounds-sharing (ROUNDS_SHARING, default 3000; ROUNDS_TEMPLATE, default
+ * 20000; ROUNDS_REPS, default 3; ROUNDS_BASELINE). Goals (issue #35): sharing >= 1,000 rounds/s,
+ * template >= 3,000, CPU per round half the baseline's, RSS flat.
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+const TICK_S = 0.01; // USER_HZ
+/** RSS growth fails the bench only in runs this long (from a tenth of them to the end). */
+const MEMORY_JUDGED_FROM = 50_000;
+const reps = Number(process.env.ROUNDS_REPS ?? 3);
+const baseline = process.env.ROUNDS_BASELINE ? path.resolve(process.env.ROUNDS_BASELINE) : undefined;
+const here = path.resolve(__dirname, '..');
+const junit = path.join(os.tmpdir(), `cann-rounds-sharing-bench-${process.pid}.xml`);
+
+interface Kind {
+  name: string;
+  specs: string; // folder under bench/
+  rounds: number;
+}
+const kinds: Kind[] = [
+  { name: 'sharing', specs: 'round-sharing-specs', rounds: Number(process.env.ROUNDS_SHARING ?? 3000) },
+  { name: 'template', specs: 'rounds-specs', rounds: Number(process.env.ROUNDS_TEMPLATE ?? 20_000) },
+];
+for (const k of kinds) {
+  if (!Number.isInteger(k.rounds) || k.rounds < 2) {
+    console.error(`ROUNDS_${k.name.toUpperCase()} must be an integer >= 2, got ${k.rounds}`);
+    process.exit(2);
+  }
+}
+
+function childrenCpuS(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[13]) + Number(f[14])) * TICK_S;
+}
+
+interface Checkout {
+  label: string;
+  root: string;
+  specDir: (k: Kind) => string;
+}
+const checkouts: Checkout[] = [{ label: 'this', root: here, specDir: (k) => path.join(here, 'bench', k.specs) }];
+const baselineCopies: string[] = [];
+if (baseline) {
+  if (!existsSync(path.join(baseline, 'bin', 'cann-harness.js')) || !existsSync(path.join(baseline, 'native-stub', 'build', 'lib64'))) {
+    console.error(
+      `ROUNDS_BASELINE=${baseline}: not a checkout with a built stub (bin/cann-harness.js, native-stub/build/lib64): ` +
+        'run make -C native-stub there',
+    );
+    process.exit(2);
+  }
+  // One level under the baseline's bench/, so the specs' '../../src' is the baseline's own src.
+  const copies = new Map<string, string>();
+  for (const k of kinds) {
+    const dir = mkdtempSync(path.join(baseline, 'bench', `.${k.specs}-`));
+    baselineCopies.push(dir);
+    cpSync(path.join(here, 'bench', k.specs), dir, { recursive: true });
+    copies.set(k.name, dir);
+  }
+  checkouts.push({ label: 'baseline', root: baseline, specDir: (k) => copies.get(k.name)! });
+}
+const cleanup = () => {
+  rmSync(junit, { force: true });
+  for (const dir of baselineCopies) rmSync(dir, { recursive: true, force: true });
+};
+
+interface Run {
+  wallS: number;
+  cpuS: number;
+  out: string;
+}
+function run(c: Checkout, k: Kind, rounds: number): Run {
+  const rssAt = Number(process.env.ROUNDS_RSS_AT ?? Math.max(1, Math.floor(k.rounds / 10)));
+  const cpu0 = childrenCpuS();
+  const t0 = process.hrtime.bigint();
+  const cli = path.join(c.root, 'bin', 'cann-harness.js');
+  const r = spawnSync(
+    process.execPath,
+    [cli, 'run', '--mode', 'stub', '--specs', c.specDir(k), '--junit', junit, '--rounds', String(rounds)],
+    {
+      cwd: c.root,
+      env: {
+        ...process.env,
+        FORCE_COLOR: '0',
+        CANN_HARNESS_ECHO: '1',
+        CANN_HARNESS_TIMEOUT_MS: '600000',
+        ROUNDS_RSS_AT: String(rssAt),
+        NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --expose-gc`.trim(),
+      },
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+    },
+  );
+  const wallS = Number(process.hrtime.bigint() - t0) / 1e9;
+  const cpuS = childrenCpuS() - cpu0;
+  if (r.status !== 0) {
+    const tail = (r.stdout + r.stderr).split('\n').slice(-40).join('\n');
+    console.error(`${c.label} ${k.name} --rounds ${rounds} failed (exit ${r.status ?? r.signal}):\n${tail}`);
+    cleanup();
+    process.exit(1);
+  }
+  return { wallS, cpuS, out: r.stdout + r.stderr };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+type Sample = { perS: number; cpuMs: number };
+const samples = new Map<string, Sample[]>();
+const rssGrowth = new Map<string, number[]>();
+
+console.log(
+  `rounds-sharing bench: sharing ${kinds[0].rounds} rounds, template ${kinds[1].rounds} rounds, ${reps} reps` +
+    `${baseline ? `, alternately with ${baseline}` : ''}; ${os.cpus().length} cores; load ${os.loadavg()[0].toFixed(1)}`,
+);
+for (let rep = 0; rep < reps; rep++) {
+  const order = rep % 2 === 0 ? checkouts : [...checkouts].reverse();
+  for (const c of order) {
+    for (const k of kinds) {
+      const one = run(c, k, 1);
+      const many = run(c, k, k.rounds);
+      const s: Sample = {
+        perS: (k.rounds - 1) / Math.max(1e-3, many.wallS - one.wallS),
+        cpuMs: (Math.max(0, many.cpuS - one.cpuS) / (k.rounds - 1)) * 1000,
+      };
+      const key = `${c.label} ${k.name}`;
+      samples.set(key, [...(samples.get(key) ?? []), s]);
+      const rss = new Map<string, Map<number, number>>();
+      for (const m of many.out.matchAll(/rss (\S+) round (\d+) (\d+)/g)) {
+        rss.set(m[1], (rss.get(m[1]) ?? new Map<number, number>()).set(Number(m[2]), Number(m[3])));
+      }
+      const growth = [...rss.values()].map((byRound) => {
+        const [early, late] = [...byRound.entries()].sort((a, b) => a[0] - b[0]).map(([, v]) => v);
+        return late !== undefined ? ((late - early) / early) * 100 : 0;
+      });
+      rssGrowth.set(key, [...(rssGrowth.get(key) ?? []), ...growth]);
+      const rssText = growth.length ? `, RSS ${growth.map((g) => `${g >= 0 ? '+' : ''}${g.toFixed(1)}%`).join(' ')}` : '';
+      console.log(
+        `  ${key.padEnd(17)} rep ${rep + 1}: ${s.perS.toFixed(0).padStart(5)} rounds/s, ${s.cpuMs.toFixed(2)} CPU-ms/round${rssText} ` +
+          `(load ${os.loadavg()[0].toFixed(1)})`,
+      );
+    }
+  }
+}
+cleanup();
+
+console.log('medians:');
+let flat = true;
+for (const k of kinds) {
+  const mine = samples.get(`this ${k.name}`)!;
+  const line = (label: string, xs: Sample[]) =>
+    `  ${`${label} ${k.name}`.padEnd(17)} ${median(xs.map((x) => x.perS)).toFixed(0).padStart(5)} rounds/s, ` +
+    `${median(xs.map((x) => x.cpuMs)).toFixed(2)} CPU-ms/round`;
+  console.log(line('this', mine));
+  const base = samples.get(`baseline ${k.name}`);
+  if (base) {
+    console.log(line('baseline', base));
+    console.log(
+      `  ${`ratio ${k.name}`.padEnd(17)} ${(median(mine.map((x) => x.perS)) / median(base.map((x) => x.perS))).toFixed(2)}x rounds/s, ` +
+        `${(median(mine.map((x) => x.cpuMs)) / median(base.map((x) => x.cpuMs))).toFixed(2)}x CPU per round (this / baseline)`,
+    );
+  }
+  const worst = Math.max(...(rssGrowth.get(`this ${k.name}`) ?? [0]));
+  // Before ~10,000 rounds a process is still warming up (code caches, heap sizing): judge only long runs.
+  const judged = k.rounds >= MEMORY_JUDGED_FROM;
+  if (judged) flat &&= worst <= 10;
+  const notJudged = `not judged below ${MEMORY_JUDGED_FROM.toLocaleString('en-US')} rounds: warm-up`;
+  const verdict = !judged ? notJudged : worst <= 10 ? 'flat' : 'GREW';
+  const from = Math.max(1, Math.floor(k.rounds / 10));
+  const growth = `${worst >= 0 ? '+' : ''}${worst.toFixed(1)} %`;
+  console.log(`  ${`this ${k.name}`.padEnd(17)} device-process RSS from round ${from} to ${k.rounds}: worst ${growth} (${verdict})`);
+}
+process.exit(flat ? 0 : 1);
