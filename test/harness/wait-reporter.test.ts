@@ -7,7 +7,7 @@ import type { FromChild } from '../../src/wire/protocol';
 
 const what = (m: FromChild) => (m.type === 'waiting' ? (m.waitingFor?.what ?? null) : m.type);
 
-test('the reports of one synchronous stretch are sent as one (the last), in a microtask; an unchanged state is not sent again', async () => {
+test('one synchronous stretch's reports are sent as one (the last), in a microtask; an unchanged state is not sent again', async () => {
   const sent: FromChild[] = [];
   const report = waitReporter((m) => sent.push(m));
   const [a, b] = [{ what: 'signal "a"' }, { what: 'signal "b"' }];
@@ -26,7 +26,7 @@ test('the reports of one synchronous stretch are sent as one (the last), in a mi
   expect(what(sent[1])).toBeNull();
 });
 
-test('through a Rendezvous: awaitSignals of three names sends one report, and the parent knows before the awaiting code goes on', async () => {
+test('through a Rendezvous: awaitSignals of three names sends one report; the parent knows before the awaiting code goes on', async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'wait-reporter-'));
   try {
     const sent: FromChild[] = [];
