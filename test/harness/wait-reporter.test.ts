@@ -7,7 +7,7 @@ import type { FromChild } from '../../src/wire/protocol';
 
 const what = (m: FromChild) => (m.type === 'waiting' ? (m.waitingFor?.what ?? null) : m.type);
 
-test('one synchronous stretch's reports are sent as one (the last), in a microtask; an unchanged state is not sent again', async () => {
+test('the reports of a synchronous stretch go as one (the last), in a microtask; an unchanged state is not sent again', async () => {
   const sent: FromChild[] = [];
   const report = waitReporter((m) => sent.push(m));
   const [a, b] = [{ what: 'signal "a"' }, { what: 'signal "b"' }];
