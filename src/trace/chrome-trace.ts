@@ -51,6 +51,11 @@ export interface ChromeTraceOptions {
   deadlineNs?: number;
   /** IPC event trace id -> the name it was shared under (RunResult.ipcNames). */
   ipcNames?: Record<string, string>;
+  /**
+   * With endNs: from when a process's task ends were the harness stopping it (a latch released, a
+   * wait abandoned at exit). Such a task is unfinished, drawn up to endNs, never as ending by itself.
+   */
+  stoppedAt?: (pid: number) => number | undefined;
 }
 
 export function toChromeTrace(traces: TraceSource[], marks: MarkSource[] = [], opts: ChromeTraceOptions = {}): { traceEvents: ChromeEvent[] } {
@@ -92,6 +97,17 @@ export function toChromeTrace(traces: TraceSource[], marks: MarkSource[] = [], o
         const started = open.get(l.stream)?.shift();
         if (!started) continue;
         const queuedUs = started.submitT === undefined ? undefined : (started.start.t - started.submitT) / 1000;
+        const stopNs = opts.endNs !== undefined ? opts.stoppedAt?.(source.pid) : undefined;
+        if (stopNs !== undefined && l.t >= stopNs) {
+          // Ended by the stop: drawn up to the end line (from its start when it began after it).
+          const until = started.start.t < opts.endNs! ? opts.endNs! : Math.max(started.start.t, stopNs);
+          events.push({
+            name: `${taskName(l, opts.ipcNames)} (unfinished at ${opts.endLabel ?? 'the deadline'}: stopped by the harness)`, ph: 'X', pid: source.pid, tid: l.stream,
+            ts: us(started.start.t), dur: (until - started.start.t) / 1000, cat: l.kind,
+            args: { ...args, queuedUs, unfinished: 'stopped', stoppedAfterUs: (l.t - until) / 1000 },
+          });
+          continue;
+        }
         events.push({
           name: taskName(l, opts.ipcNames), ph: 'X', pid: source.pid, tid: l.stream, ts: us(started.start.t),
           dur: (l.t - started.start.t) / 1000, cat: l.kind, args: { ...args, queuedUs },
@@ -114,7 +130,7 @@ export function toChromeTrace(traces: TraceSource[], marks: MarkSource[] = [], o
     }
   }
 
-  events.push(...releaseFlows(parsed, us, opts.deadlineNs));
+  events.push(...releaseFlows(parsed, us, opts.endNs !== undefined ? opts.stoppedAt : undefined, opts.deadlineNs));
 
   for (const m of marks) {
     const pid = m.pid ?? 0;
@@ -141,7 +157,12 @@ function recordKey(pid: number, l: StubTraceLine): string | null {
  * Flow arrows from each record to the waits it released (a wait that ended normally after its
  * record took effect), so the timeline shows who woke whom across processes.
  */
-function releaseFlows(parsed: { source: TraceSource; lines: StubTraceLine[] }[], us: (ns: number) => number, deadlineNs?: number): ChromeEvent[] {
+function releaseFlows(
+  parsed: { source: TraceSource; lines: StubTraceLine[] }[],
+  us: (ns: number) => number,
+  stoppedAt: ((pid: number) => number | undefined) | undefined,
+  deadlineNs?: number,
+): ChromeEvent[] {
   const recordEnds = new Map<string, { pid: number; l: StubTraceLine }>();
   for (const { source, lines } of parsed) {
     for (const l of lines) {
@@ -156,6 +177,8 @@ function releaseFlows(parsed: { source: TraceSource; lines: StubTraceLine[] }[],
     for (const l of lines) {
       if (l.op !== 'end' || (l.kind !== 'ipc_wait' && l.kind !== 'wait') || l.note) continue;
       if (deadlineNs !== undefined && l.t > deadlineNs) continue; // ended by the stop after the deadline, not by its record
+      const stopNs = stoppedAt?.(source.pid);
+      if (stopNs !== undefined && l.t >= stopNs) continue; // drawn unfinished: the stop ended it
       const key = recordKey(source.pid, l);
       const rec = key ? recordEnds.get(key) : undefined;
       if (!rec) continue;
