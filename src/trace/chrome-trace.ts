@@ -99,12 +99,18 @@ export function toChromeTrace(traces: TraceSource[], marks: MarkSource[] = [], o
         const queuedUs = started.submitT === undefined ? undefined : (started.start.t - started.submitT) / 1000;
         const stopNs = opts.endNs !== undefined ? opts.stoppedAt?.(source.pid) : undefined;
         if (stopNs !== undefined && l.t >= stopNs) {
-          // Ended by the stop: drawn up to the end line (from its start when it began after it).
-          const until = started.start.t < opts.endNs! ? opts.endNs! : Math.max(started.start.t, stopNs);
+          const endLabel = opts.endLabel ?? 'the deadline';
+          if (started.start.t >= opts.endNs!) {
+            // Began after the run's end, as it was being stopped (e.g. behind a latch the exit released): an instant.
+            const name = `${taskName(l, opts.ipcNames)} (started after ${endLabel}, as the harness stopped the run)`;
+            events.push({ name, ph: 'i', s: 't', pid: source.pid, tid: l.stream, ts: us(started.start.t), cat: 'stopped', args });
+            continue;
+          }
+          // Running at the run's end and ended by the stop: drawn up to the end, unfinished.
           events.push({
-            name: `${taskName(l, opts.ipcNames)} (unfinished at ${opts.endLabel ?? 'the deadline'}: stopped by the harness)`, ph: 'X', pid: source.pid, tid: l.stream,
-            ts: us(started.start.t), dur: (until - started.start.t) / 1000, cat: l.kind,
-            args: { ...args, queuedUs, unfinished: 'stopped', stoppedAfterUs: (l.t - until) / 1000 },
+            name: `${taskName(l, opts.ipcNames)} (unfinished at ${endLabel}: stopped by the harness)`, ph: 'X', pid: source.pid, tid: l.stream,
+            ts: us(started.start.t), dur: (opts.endNs! - started.start.t) / 1000, cat: l.kind,
+            args: { ...args, queuedUs, unfinished: 'stopped', stoppedAfterUs: (l.t - opts.endNs!) / 1000 },
           });
           continue;
         }

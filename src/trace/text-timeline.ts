@@ -38,7 +38,8 @@ export function formatTextTimeline(traces: TraceSource[], opts: TextTimelineOpti
   const origin = Math.min(...parsed.map((p) => p.lines[0].t));
   const ms = (ns: number) => `+${((ns - origin) / 1e6).toFixed(1)}`;
   const endNs = opts.endNs === undefined ? undefined : Number(opts.endNs);
-  const deadline = endNs === undefined ? '' : `; ${opts.endLabel ?? 'the deadline'} was at ${ms(endNs)}`;
+  const endLabel = opts.endLabel ?? 'the deadline';
+  const deadline = endNs === undefined ? '' : `; ${endLabel} was at ${ms(endNs)}`;
   const out = [`timeline (ms from the first trace line; per role and stream, the last tasks${deadline}):`];
   // Up to where an unfinished task is shown running: the run's end, when it started before it.
   const until = (start: number) => (endNs !== undefined && start < endNs ? `${ms(endNs)} ` : '');
@@ -70,6 +71,7 @@ export function formatTextTimeline(traces: TraceSource[], opts: TextTimelineOpti
         if (t.start === undefined) return `${n} queued ${ms(t.submit.t)}, never ran`;
         if (t.end === undefined) return `${n} ${ms(t.start)}..${until(t.start)}UNFINISHED`;
         if (stopNs !== undefined && t.end >= stopNs) {
+          if (until(t.start) === '') return `${n} ${ms(t.start)} (started after ${endLabel}, as the harness stopped the run)`;
           return `${n} ${ms(t.start)}..${until(t.start)}UNFINISHED (stopped by the harness at ${ms(t.end)})`;
         }
         return `${n} ${ms(t.start)}..${ms(t.end)}${t.note ? ` (${t.note})` : ''}`;
