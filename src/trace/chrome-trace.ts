@@ -74,6 +74,12 @@ export function toChromeTrace(traces: TraceSource[], marks: MarkSource[] = [], o
     events.push({ name: 'thread_name', ph: 'M', pid, tid, args: { name } });
   };
 
+  // A task that began only after the run's end (deadline, first failure): an instant where it began.
+  const startedAfterEnd = (start: StubTraceLine, pid: number, stopped: boolean): ChromeEvent => ({
+    name: `${taskName(start, opts.ipcNames)} (started after ${opts.endLabel ?? 'the deadline'}, ${stopped ? 'as the harness stopped the run' : 'never ended'})`,
+    ph: 'i', s: 't', pid, tid: start.stream, ts: us(start.t), cat: 'stopped',
+  });
+
   for (const { source, lines } of parsed) {
     const label = source.role ? `${source.role} (pid ${source.pid})` : `pid ${source.pid}`;
     events.push({ name: 'process_name', ph: 'M', pid: source.pid, tid: 0, args: { name: label } });
@@ -99,16 +105,14 @@ export function toChromeTrace(traces: TraceSource[], marks: MarkSource[] = [], o
         const queuedUs = started.submitT === undefined ? undefined : (started.start.t - started.submitT) / 1000;
         const stopNs = opts.endNs !== undefined ? opts.stoppedAt?.(source.pid) : undefined;
         if (stopNs !== undefined && l.t >= stopNs) {
-          const endLabel = opts.endLabel ?? 'the deadline';
           if (started.start.t >= opts.endNs!) {
             // Began after the run's end, as it was being stopped (e.g. behind a latch the exit released): an instant.
-            const name = `${taskName(l, opts.ipcNames)} (started after ${endLabel}, as the harness stopped the run)`;
-            events.push({ name, ph: 'i', s: 't', pid: source.pid, tid: l.stream, ts: us(started.start.t), cat: 'stopped', args });
+            events.push(startedAfterEnd(started.start, source.pid, true));
             continue;
           }
           // Running at the run's end and ended by the stop: drawn up to the end, unfinished.
           events.push({
-            name: `${taskName(l, opts.ipcNames)} (unfinished at ${endLabel}: stopped by the harness)`, ph: 'X', pid: source.pid, tid: l.stream,
+            name: `${taskName(l, opts.ipcNames)} (unfinished at ${opts.endLabel ?? 'the deadline'}: stopped by the harness)`, ph: 'X', pid: source.pid, tid: l.stream,
             ts: us(started.start.t), dur: (opts.endNs! - started.start.t) / 1000, cat: l.kind,
             args: { ...args, queuedUs, unfinished: 'stopped', stoppedAfterUs: (l.t - opts.endNs!) / 1000 },
           });
@@ -128,6 +132,10 @@ export function toChromeTrace(traces: TraceSource[], marks: MarkSource[] = [], o
     const unfinished = opts.endNs !== undefined ? `unfinished at ${opts.endLabel ?? 'the deadline'}` : 'unfinished';
     for (const [stream, pending] of open) {
       for (const { start } of pending) {
+        if (opts.endNs !== undefined && start.t >= opts.endNs) {
+          events.push(startedAfterEnd(start, source.pid, opts.stoppedAt?.(source.pid) !== undefined));
+          continue;
+        }
         events.push({
           name: `${taskName(start, opts.ipcNames)} (${unfinished})`, ph: 'X', pid: source.pid, tid: stream, ts: us(start.t),
           dur: Math.max(0, lastT - start.t) / 1000, cat: start.kind, args: { unfinished: true },

@@ -69,11 +69,13 @@ export function formatTextTimeline(traces: TraceSource[], opts: TextTimelineOpti
         const n = name(t.submit);
         if (t.cancelled) return `${n} cancelled ${ms(t.end!)}`;
         if (t.start === undefined) return `${n} queued ${ms(t.submit.t)}, never ran`;
-        if (t.end === undefined) return `${n} ${ms(t.start)}..${until(t.start)}UNFINISHED`;
-        if (stopNs !== undefined && t.end >= stopNs) {
-          if (until(t.start) === '') return `${n} ${ms(t.start)} (started after ${endLabel}, as the harness stopped the run)`;
-          return `${n} ${ms(t.start)}..${until(t.start)}UNFINISHED (stopped by the harness at ${ms(t.end)})`;
+        const endedByStop = t.end !== undefined && stopNs !== undefined && t.end >= stopNs;
+        if (endNs !== undefined && t.start >= endNs && (t.end === undefined || endedByStop)) {
+          const why = stopNs !== undefined ? 'as the harness stopped the run' : 'never ended';
+          return `${n} ${ms(t.start)} (started after ${endLabel}, ${why})`;
         }
+        if (t.end === undefined) return `${n} ${ms(t.start)}..${until(t.start)}UNFINISHED`;
+        if (endedByStop) return `${n} ${ms(t.start)}..${until(t.start)}UNFINISHED (stopped by the harness at ${ms(t.end!)})`;
         return `${n} ${ms(t.start)}..${ms(t.end)}${t.note ? ` (${t.note})` : ''}`;
       });
       const more = tasks.length > TASKS_PER_STREAM ? `${tasks.length - TASKS_PER_STREAM} earlier, ` : '';

@@ -95,6 +95,7 @@ test('after a timeout, what only the stop ended is unfinished at the deadline; w
   const p = { pid: 10, role: 'producer', jsonl: [
     line({ t: 1_000_000, op: 'start', kind: 'host_func', event: 0 }), line({ t: 5_000_000, op: 'end', kind: 'host_func', event: 0 }),
     g({ t: 5_100_000, op: 'start', kind: 'ipc_record' }), g({ t: 5_200_000, op: 'end', kind: 'ipc_record' }),
+    line({ t: 5_250_000, op: 'start', kind: 'host_func', event: 0 }), // then SIGKILL: no end
   ].join('\n') };
   const c = { pid: 20, role: 'consumer', jsonl: [
     g({ pid: 20, t: 2_000_000, op: 'start', kind: 'ipc_wait' }), g({ pid: 20, t: 5_300_000, op: 'end', kind: 'ipc_wait' }),
@@ -106,6 +107,7 @@ test('after a timeout, what only the stop ended is unfinished at the deadline; w
   ]);
   expect(events.filter((e) => e.cat === 'stopped').map((e) => [e.ph, e.name, e.ts])).toEqual([
     ['i', 'ipc_record ev2 slot 0 (started after the deadline, as the harness stopped the run)', 4100],
+    ['i', 'host func (started after the deadline, as the harness stopped the run)', 4250],
   ]);
   expect(events.filter((e) => e.cat === 'flow')).toEqual([]);
   // Without the cut (a passing run's view), the same traces draw finished bars and the release.
