@@ -7,10 +7,11 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { LAYOUT } from '../rendezvous/layout';
 import { writeTimeline } from '../orchestrator/scenario-dir';
-import type { RoleResult, RunResult } from '../orchestrator';
+import type { RoleResult } from '../orchestrator';
+import { runCut, type CutInputs } from '../orchestrator/run-cut';
 import { UsageError } from './run';
 
-type SavedResult = Pick<RunResult, 'deadlineNs'> & { roles: (Pick<RoleResult, 'name' | 'pid' | 'marks'>)[] };
+type SavedResult = CutInputs & { roles: (Pick<RoleResult, 'name' | 'pid' | 'marks'>)[] };
 
 export function traceCommand(dirArg: string): string {
   const dir = path.resolve(dirArg);
@@ -25,9 +26,8 @@ export function traceCommand(dirArg: string): string {
     /* a directory kept by hand (CANN_HARNESS_KEEP=1 and an interrupted run): pids only */
   }
   const roles = saved?.roles ?? [];
-  // A run that timed out: unfinished tasks end at its deadline, as in the trace.json the run wrote.
-  const deadline = saved?.deadlineNs;
-  const file = writeTimeline(dir, roles, deadline === undefined ? undefined : BigInt(deadline));
+  // Unfinished tasks end at the deadline or the first failure, as in the trace.json the run wrote.
+  const file = writeTimeline(dir, roles, saved ? runCut(saved) : undefined);
   if (!file) throw new UsageError(`${dirArg}/${LAYOUT.trace} holds no trace-<pid>.jsonl files: nothing to draw`);
   return `${file} (open it in https://ui.perfetto.dev or chrome://tracing)`;
 }

@@ -213,6 +213,7 @@ export class RoleProcess {
     if (waiting && (status === 'timeout' || status === 'stopped')) r.waitingFor = { ...waiting };
     const failedAt = this.failedAtNs(status);
     if (failedAt !== null) r.failedAtNs = failedAt.toString();
+    if (this.stoppedAtNs !== null) r.stoppedAtNs = this.stoppedAtNs.toString();
     if (this.saidWhileStopping && !this.saidWhileStopping.ok) r.errorWhileStopping = this.saidWhileStopping.error;
     const loss = this.outputLoss();
     if (loss.length > 0) r.outputLoss = loss;

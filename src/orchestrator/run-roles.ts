@@ -7,6 +7,7 @@ import { ensureRunStubScope, reclaimStubLeftovers } from '../acl';
 import { assignBlame } from './blame';
 import { checkHappensBefore, formatHappensBefore } from '../trace/happens-before';
 import { formatTextTimeline } from '../trace/text-timeline';
+import { runCut, type RunCut } from './run-cut';
 import { RoleProcess } from './role-process';
 import { checkDeviceProcessScript } from './typescript-role';
 import { groupsEmptied } from './process-group';
@@ -75,8 +76,8 @@ function keepInResults(result: RunResult, label: string): void {
 }
 
 /** Writes a kept directory's post-mortem; what could not be written goes into the result and to stderr. */
-function keepPostMortem(result: RunResult, label: string, endNs?: bigint, logs?: RoleLogs): void {
-  const problems = writePostMortem(result.dir, result.roles, result, endNs, logs);
+function keepPostMortem(result: RunResult, label: string, cut?: RunCut, logs?: RoleLogs): void {
+  const problems = writePostMortem(result.dir, result.roles, result, cut, logs);
   if (problems.length === 0) return;
   result.postMortemProblems = problems;
   process.stderr.write(`[cann-harness] ${label}: post-mortem in ${result.dir} incomplete, not written: ${problems.join(', ')}\n`);
@@ -237,7 +238,10 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   if (waitGraph) summary = `${waitGraph.lines.join('\n')}\n${summary}`;
   if (happensBefore && !happensBefore.ok) summary += `\n${formatHappensBefore(happensBefore)}`;
   // For CI logs: what ran on which stream, when (only failures pay for reading the traces).
-  const timeline = ok ? [] : formatTextTimeline(traces ?? readTraces(dir, roleByPid), { endNs: deadlineNs });
+  const cut = ok ? undefined : runCut({ deadlineNs: deadlineNs?.toString(), firstFailure: first, roles: results, startNs: startNs.toString(), durationMs });
+  const timeline = ok
+    ? []
+    : formatTextTimeline(traces ?? readTraces(dir, roleByPid), cut && { endNs: BigInt(cut.endNs), endLabel: cut.label, stoppedAt: cut.stoppedAt });
   if (timeline.length) summary += `\n${timeline.join('\n')}`;
   const result: RunResult = { ok, dir, kept, timedOut, durationMs, startNs: startNs.toString(), roles: results, summary };
   if (first) result.firstFailure = first;
@@ -252,7 +256,7 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   if (timeline.length) result.timeline = timeline;
   if (kept) {
     keepInResults(result, label);
-    keepPostMortem(result, label, deadlineNs, logs);
+    keepPostMortem(result, label, cut, logs);
     // A failure's report names its kept directory (result.summary, the Jest message); only a
     // passing run kept on request has nowhere else to say where it is.
     if (ok) process.stderr.write(`[cann-harness] ${label}: scenario directory kept at ${result.dir}\n`);

@@ -7,6 +7,7 @@ import * as tmp from 'tmp';
 import { LAYOUT } from '../rendezvous';
 import { toChromeTrace } from '../trace/chrome-trace';
 import { MAX_CAPTURE_CHARS, roleLogFile, type OutputSink } from './output-capture';
+import type { RunCut } from './run-cut';
 import type { CancelledTask, RoleResult, TraceFile } from './types';
 import { ENV, envOff, envOn } from '../env';
 
@@ -225,7 +226,7 @@ export function openRoleLogs(dir: string, roles: string[]): RoleLogs {
  * the capture kept. Returns what could not be written, one phrase each (empty when everything was);
  * the report shows them.
  */
-export function writePostMortem(dir: string, roles: RoleResult[], result: unknown, endNs?: bigint, streamed?: RoleLogs): string[] {
+export function writePostMortem(dir: string, roles: RoleResult[], result: unknown, cut?: RunCut, streamed?: RoleLogs): string[] {
   const problems: string[] = [];
   const logs = path.join(dir, LAYOUT.logs);
   let logsUsable = false;
@@ -271,7 +272,7 @@ export function writePostMortem(dir: string, roles: RoleResult[], result: unknow
   // CANN_HARNESS_TRACE=0 (config trace: 'never'): no timeline; `cann-harness trace <dir>` can build it later.
   if (!envOff(ENV.trace)) {
     try {
-      writeTimeline(dir, roles, endNs);
+      writeTimeline(dir, roles, cut);
     } catch (e) {
       problems.push(`trace.json (${reason(e)})`);
     }
@@ -281,15 +282,15 @@ export function writePostMortem(dir: string, roles: RoleResult[], result: unknow
 
 /**
  * One timeline of every process's stream tasks and marks, for ui.perfetto.dev / chrome://tracing:
- * `<dir>/trace.json`. `endNs` (the deadline of a run that timed out) is where unfinished tasks end.
- * Returns the file, or null when the directory has no stub traces.
+ * `<dir>/trace.json`. `cut` (runCut: the deadline or the first failure) is where unfinished tasks,
+ * and those only the harness's stop ended, end. Returns the file, or null when the directory has no stub traces.
  */
-export function writeTimeline(dir: string, roles: Pick<RoleResult, 'name' | 'pid' | 'marks'>[], endNs?: bigint): string | null {
+export function writeTimeline(dir: string, roles: Pick<RoleResult, 'name' | 'pid' | 'marks'>[], cut?: RunCut): string | null {
   const traces = readTraces(dir, new Map(roles.filter((r) => r.pid !== null).map((r) => [r.pid!, r.name])));
   if (traces.length === 0) return null;
   const marks = roles.map((r) => ({ role: r.name, pid: r.pid, marks: r.marks }));
   const file = path.join(dir, 'trace.json');
-  writeOwnFile(file, JSON.stringify(toChromeTrace(traces, marks, { endNs: endNs === undefined ? undefined : Number(endNs) })));
+  writeOwnFile(file, JSON.stringify(toChromeTrace(traces, marks, cut && { endNs: cut.endNs, endLabel: cut.label, stoppedAt: cut.stoppedAt })));
   return file;
 }
 

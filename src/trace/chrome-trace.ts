@@ -51,6 +51,11 @@ export interface ChromeTraceOptions {
   deadlineNs?: number;
   /** IPC event trace id -> the name it was shared under (RunResult.ipcNames). */
   ipcNames?: Record<string, string>;
+  /**
+   * With endNs: from when a process's task ends were the harness stopping it (a latch released, a
+   * wait abandoned at exit). Such a task is unfinished, drawn up to endNs, never as ending by itself.
+   */
+  stoppedAt?: (pid: number) => number | undefined;
 }
 
 export function toChromeTrace(traces: TraceSource[], marks: MarkSource[] = [], opts: ChromeTraceOptions = {}): { traceEvents: ChromeEvent[] } {
@@ -68,6 +73,12 @@ export function toChromeTrace(traces: TraceSource[], marks: MarkSource[] = [], o
     named.add(`${pid}/${tid}`);
     events.push({ name: 'thread_name', ph: 'M', pid, tid, args: { name } });
   };
+
+  // A task that began only after the run's end (deadline, first failure): an instant where it began.
+  const startedAfterEnd = (start: StubTraceLine, pid: number, stopped: boolean): ChromeEvent => ({
+    name: `${taskName(start, opts.ipcNames)} (started after ${opts.endLabel ?? 'the deadline'}, ${stopped ? 'as the harness stopped the run' : 'never ended'})`,
+    ph: 'i', s: 't', pid, tid: start.stream, ts: us(start.t), cat: 'stopped',
+  });
 
   for (const { source, lines } of parsed) {
     const label = source.role ? `${source.role} (pid ${source.pid})` : `pid ${source.pid}`;
@@ -92,6 +103,21 @@ export function toChromeTrace(traces: TraceSource[], marks: MarkSource[] = [], o
         const started = open.get(l.stream)?.shift();
         if (!started) continue;
         const queuedUs = started.submitT === undefined ? undefined : (started.start.t - started.submitT) / 1000;
+        const stopNs = opts.endNs !== undefined ? opts.stoppedAt?.(source.pid) : undefined;
+        if (stopNs !== undefined && l.t >= stopNs) {
+          if (started.start.t >= opts.endNs!) {
+            // Began after the run's end, as it was being stopped (e.g. behind a latch the exit released): an instant.
+            events.push(startedAfterEnd(started.start, source.pid, true));
+            continue;
+          }
+          // Running at the run's end and ended by the stop: drawn up to the end, unfinished.
+          events.push({
+            name: `${taskName(l, opts.ipcNames)} (unfinished at ${opts.endLabel ?? 'the deadline'}: stopped by the harness)`, ph: 'X', pid: source.pid, tid: l.stream,
+            ts: us(started.start.t), dur: (opts.endNs! - started.start.t) / 1000, cat: l.kind,
+            args: { ...args, queuedUs, unfinished: 'stopped', stoppedAfterUs: (l.t - opts.endNs!) / 1000 },
+          });
+          continue;
+        }
         events.push({
           name: taskName(l, opts.ipcNames), ph: 'X', pid: source.pid, tid: l.stream, ts: us(started.start.t),
           dur: (l.t - started.start.t) / 1000, cat: l.kind, args: { ...args, queuedUs },
@@ -106,6 +132,10 @@ export function toChromeTrace(traces: TraceSource[], marks: MarkSource[] = [], o
     const unfinished = opts.endNs !== undefined ? `unfinished at ${opts.endLabel ?? 'the deadline'}` : 'unfinished';
     for (const [stream, pending] of open) {
       for (const { start } of pending) {
+        if (opts.endNs !== undefined && start.t >= opts.endNs) {
+          events.push(startedAfterEnd(start, source.pid, opts.stoppedAt?.(source.pid) !== undefined));
+          continue;
+        }
         events.push({
           name: `${taskName(start, opts.ipcNames)} (${unfinished})`, ph: 'X', pid: source.pid, tid: stream, ts: us(start.t),
           dur: Math.max(0, lastT - start.t) / 1000, cat: start.kind, args: { unfinished: true },
@@ -114,7 +144,7 @@ export function toChromeTrace(traces: TraceSource[], marks: MarkSource[] = [], o
     }
   }
 
-  events.push(...releaseFlows(parsed, us, opts.deadlineNs));
+  events.push(...releaseFlows(parsed, us, opts.endNs !== undefined ? opts.stoppedAt : undefined, opts.deadlineNs));
 
   for (const m of marks) {
     const pid = m.pid ?? 0;
@@ -141,7 +171,12 @@ function recordKey(pid: number, l: StubTraceLine): string | null {
  * Flow arrows from each record to the waits it released (a wait that ended normally after its
  * record took effect), so the timeline shows who woke whom across processes.
  */
-function releaseFlows(parsed: { source: TraceSource; lines: StubTraceLine[] }[], us: (ns: number) => number, deadlineNs?: number): ChromeEvent[] {
+function releaseFlows(
+  parsed: { source: TraceSource; lines: StubTraceLine[] }[],
+  us: (ns: number) => number,
+  stoppedAt: ((pid: number) => number | undefined) | undefined,
+  deadlineNs?: number,
+): ChromeEvent[] {
   const recordEnds = new Map<string, { pid: number; l: StubTraceLine }>();
   for (const { source, lines } of parsed) {
     for (const l of lines) {
@@ -156,6 +191,8 @@ function releaseFlows(parsed: { source: TraceSource; lines: StubTraceLine[] }[],
     for (const l of lines) {
       if (l.op !== 'end' || (l.kind !== 'ipc_wait' && l.kind !== 'wait') || l.note) continue;
       if (deadlineNs !== undefined && l.t > deadlineNs) continue; // ended by the stop after the deadline, not by its record
+      const stopNs = stoppedAt?.(source.pid);
+      if (stopNs !== undefined && l.t >= stopNs) continue; // drawn unfinished: the stop ended it
       const key = recordKey(source.pid, l);
       const rec = key ? recordEnds.get(key) : undefined;
       if (!rec) continue;

@@ -23,14 +23,26 @@ function name(l: StubTraceLine): string {
   return `${l.kind}${ev}${slot}`;
 }
 
-export function formatTextTimeline(traces: TraceSource[], opts: { endNs?: bigint } = {}): string[] {
+export interface TextTimelineOptions {
+  /** Where the run ended (the deadline, the first failure): unfinished tasks run to it. */
+  endNs?: bigint;
+  /** What endNs is (default 'the deadline'). */
+  endLabel?: string;
+  /** From when a process's task ends were the harness stopping it: those tasks are UNFINISHED too. */
+  stoppedAt?: (pid: number) => number | undefined;
+}
+
+export function formatTextTimeline(traces: TraceSource[], opts: TextTimelineOptions = {}): string[] {
   const parsed = traces.map((t) => ({ source: t, lines: parseTraceLines(t.jsonl) })).filter((p) => p.lines.length > 0);
   if (parsed.length === 0) return [];
   const origin = Math.min(...parsed.map((p) => p.lines[0].t));
   const ms = (ns: number) => `+${((ns - origin) / 1e6).toFixed(1)}`;
-  // Tasks that end after the deadline ended while the run was being stopped (clean-up releases latches).
-  const deadline = opts.endNs === undefined ? '' : `; the deadline was at ${ms(Number(opts.endNs))}`;
+  const endNs = opts.endNs === undefined ? undefined : Number(opts.endNs);
+  const endLabel = opts.endLabel ?? 'the deadline';
+  const deadline = endNs === undefined ? '' : `; ${endLabel} was at ${ms(endNs)}`;
   const out = [`timeline (ms from the first trace line; per role and stream, the last tasks${deadline}):`];
+  // Up to where an unfinished task is shown running: the run's end, when it started before it.
+  const until = (start: number) => (endNs !== undefined && start < endNs ? `${ms(endNs)} ` : '');
   for (const { source, lines } of parsed) {
     const streams = new Map<number, Task[]>();
     const byKey = new Map<string, Task>();
@@ -50,12 +62,20 @@ export function formatTextTimeline(traces: TraceSource[], opts: { endNs?: bigint
       if (l.op === 'cancel') (task.cancelled = true), (task.end = l.t);
     }
     out.push(`  ${source.role ?? 'pid'} (pid ${source.pid})`);
+    // Ends written once the harness stopped the process (a latch released, a wait abandoned at exit).
+    const stopNs = endNs !== undefined ? opts.stoppedAt?.(source.pid) : undefined;
     for (const [stream, tasks] of [...streams].sort((a, b) => a[0] - b[0])) {
       const shown = tasks.slice(-TASKS_PER_STREAM).map((t) => {
         const n = name(t.submit);
         if (t.cancelled) return `${n} cancelled ${ms(t.end!)}`;
         if (t.start === undefined) return `${n} queued ${ms(t.submit.t)}, never ran`;
-        if (t.end === undefined) return `${n} ${ms(t.start)}..${opts.endNs ? `${ms(Number(opts.endNs))} ` : ''}UNFINISHED`;
+        const endedByStop = t.end !== undefined && stopNs !== undefined && t.end >= stopNs;
+        if (endNs !== undefined && t.start >= endNs && (t.end === undefined || endedByStop)) {
+          const why = stopNs !== undefined ? 'as the harness stopped the run' : 'never ended';
+          return `${n} ${ms(t.start)} (started after ${endLabel}, ${why})`;
+        }
+        if (t.end === undefined) return `${n} ${ms(t.start)}..${until(t.start)}UNFINISHED`;
+        if (endedByStop) return `${n} ${ms(t.start)}..${until(t.start)}UNFINISHED (stopped by the harness at ${ms(t.end!)})`;
         return `${n} ${ms(t.start)}..${ms(t.end)}${t.note ? ` (${t.note})` : ''}`;
       });
       const more = tasks.length > TASKS_PER_STREAM ? `${tasks.length - TASKS_PER_STREAM} earlier, ` : '';

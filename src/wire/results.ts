@@ -53,6 +53,11 @@ export interface RoleResult {
    * without a result) or the deadline (timeout). Set for failed, crashed and timeout roles.
    */
   failedAtNs?: string;
+  /**
+   * CLOCK_MONOTONIC ns at which the harness began stopping this role (SIGTERM at the deadline, or
+   * after another role's failure): a task of it that ended from then on was ended by the stop.
+   */
+  stoppedAtNs?: string;
   /** What a stopped role reported while it was being stopped (not its result: it was stopped first). */
   errorWhileStopping?: RoleError;
   /** The role whose failure came first, when this role failed after it or was stopped because of it. */

@@ -93,15 +93,15 @@ withStub('wait-for graph at the deadline (stub)', () => {
     expect(existsSync(path.join(r.dir, 'hang', `producer.${r.roles[0].pid}.report.json`))).toBe(true);
     expect(existsSync(path.join(r.dir, 'hang', `consumer.${r.roles[1].pid}.report.json`))).toBe(false);
     // When the producer's clean-up (it is stopped) releases its latch before the consumer is gone, the
-    // record runs and wakes the consumer: the timeline then draws a flow arrow between the two
-    // processes. Which SIGTERM lands first is not fixed, so the arrow is checked only when the
-    // consumer's wait did end (test/trace/chrome-trace.test.ts checks arrows deterministically).
-    // `cann-harness trace` rebuilds the same file either way.
+    // record runs and wakes the consumer, after the deadline: that wait ended because a role was
+    // stopped, not released by a record in the run (issue 33 item 7). Either way trace.json draws the
+    // wait unfinished at the deadline and no release arrow (test/trace/chrome-trace.test.ts checks
+    // arrows deterministically). `cann-harness trace` rebuilds the same file.
     const kept = readFileSync(path.join(r.dir, 'trace.json'), 'utf8');
-    const flows = (JSON.parse(kept) as { traceEvents: { ph: string; pid: number }[] }).traceEvents.filter((e) => e.ph === 's' || e.ph === 'f');
-    const consumerTrace = readFileSync(path.join(r.dir, 'trace', `trace-${r.roles[1].pid}.jsonl`), 'utf8');
-    const waitEnded = consumerTrace.split('\n').some((l) => l.includes('"op":"end"') && l.includes('"kind":"ipc_wait"') && !l.includes('"note"'));
-    expect(flows.map((e) => [e.ph, e.pid])).toEqual(waitEnded ? [['s', r.roles[0].pid], ['f', r.roles[1].pid]] : []);
+    const events = (JSON.parse(kept) as { traceEvents: { ph: string; pid: number; name: string }[] }).traceEvents;
+    expect(events.filter((e) => e.ph === 's' || e.ph === 'f')).toEqual([]);
+    const consumerWait = events.filter((e) => e.ph === 'X' && e.pid === r.roles[1].pid && e.name.startsWith('ipc_wait'));
+    expect(consumerWait.map((e) => e.name)).toEqual([expect.stringMatching(/\(unfinished at the deadline(: stopped by the harness)?\)$/)]);
     rmSync(path.join(r.dir, 'trace.json'));
     expect(traceCommand(r.dir)).toContain(path.join(r.dir, 'trace.json'));
     expect(readFileSync(path.join(r.dir, 'trace.json'), 'utf8')).toBe(kept);

@@ -1,8 +1,10 @@
 /** The HTML report's page data and markup, without a browser (test/report/html-browser.test.ts opens the pages). */
 import type { RunResult } from '../../src/orchestrator';
+import { runCut } from '../../src/orchestrator/run-cut';
 import { buildModels, type CaseResult, type RunInfo } from '../../src/report/html/model';
 import { HTML_RECORD_SCHEMA, type ScenarioRecord } from '../../src/report/html/record';
 import { renderIndex, renderScenario } from '../../src/report/html/write';
+import { formatTextTimeline } from '../../src/trace/text-timeline';
 
 const info: RunInfo = { mode: 'stub', library: '/lib/libascendcl.so', devices: 8, durationMs: 1200, startedAt: 0, rerun: 'npx cann-harness run --html', loadErrors: [] };
 
@@ -77,4 +79,60 @@ test("a role's output is text on the page, never markup, also inside the page's 
   expect(html).not.toContain('<script>alert(1)');
   expect(html).not.toContain('<b>x</b>');
   expect(html).toContain('&lt;/script&gt;&lt;script&gt;alert(1)');
+});
+
+describe('issue 33 item 7: work the harness stopped is drawn unfinished, up to the deadline or the failure line', () => {
+  const S = 1_000_000_000; // 1 s in ns
+  const hostFunc = (pid: number, t: number, op: string) => line({ t, pid, op, kind: 'host_func', event: 0, slot: null, gen: null, ipc: null });
+
+  test('a host function running at the deadline, its role killed 1 s later (its latch released at exit): unfinished at the deadline', () => {
+    // The deadline at 5 s; the stop after the hang report released the latch at 6 s: an "end" line with no note.
+    const traces = [{ pid: 10, role: 'producer', jsonl: [hostFunc(10, 1 * S, 'submit'), hostFunc(10, 1 * S, 'start'), hostFunc(10, 6 * S, 'end')].join('\n') }];
+    const run = {
+      ok: false, timedOut: true, deadlineNs: String(5 * S), startNs: String(1 * S), durationMs: 5100,
+      firstFailure: { role: 'producer', status: 'timeout' as const, atNs: String(6 * S) },
+      roles: [role('producer', 10, { status: 'timeout', signal: 'SIGTERM', exitCode: null, failedAtNs: String(6 * S), stoppedAtNs: String(6 * S) })],
+      traces,
+    };
+    const tl = buildModels([tc('t', 'failed')], [record('t', run)], info).scenarios[0].timeline!;
+    expect(tl.deadlineT).toBe(4 * 1e6);
+    expect(tl.bars).toEqual([[0, 0, 0, 4 * 1e6, 0, 'host func (unfinished at the deadline: stopped by the harness)', 'host_func', 2]]);
+    expect(tl.endT).toBe(4 * 1e6); // nothing drawn past the deadline
+    // The text timeline of the terminal's failure report says the same.
+    const cut = runCut(run)!;
+    expect(formatTextTimeline(traces, { endNs: BigInt(cut.endNs), endLabel: cut.label, stoppedAt: cut.stoppedAt })[2]).toBe(
+      '    stream 1 (device 0): host func +0.0..+4000.0 UNFINISHED (stopped by the harness at +5000.0)',
+    );
+  });
+
+  test('after a failure: a stopped role\'s wait abandoned at its stop ends at the failure line, no release arrow; ends before the stop stay', () => {
+    const wait = (t: number, op: string, o: Record<string, unknown> = {}) => line({ t, pid: 20, op, kind: 'ipc_wait', ...o });
+    const traces = [
+      { pid: 10, role: 'producer', jsonl: [line({ t: 1 * S, pid: 10, op: 'start', kind: 'ipc_record' }), line({ t: 1 * S, pid: 10, op: 'end', kind: 'ipc_record' })].join('\n') },
+      {
+        pid: 20, role: 'consumer',
+        jsonl: [
+          // a record that ran after the failure line but before the stop: it finished by itself
+          line({ t: 2.1 * S, pid: 20, op: 'start', kind: 'record', stream: 2, event: 3, slot: null, ipc: null }),
+          line({ t: 2.2 * S, pid: 20, op: 'end', kind: 'record', stream: 2, event: 3, slot: null, ipc: null }),
+          // released by the stop at 3 s (the stub writes its end, even when its record is there)
+          wait(1.5 * S, 'start'), wait(3 * S, 'end', { note: 'abandoned' }),
+        ].join('\n'),
+      },
+    ];
+    const run = {
+      ok: false, startNs: String(1 * S), durationMs: 2500,
+      firstFailure: { role: 'producer', status: 'failed' as const, atNs: String(2 * S) },
+      roles: [
+        role('producer', 10, { status: 'failed', exitCode: 1, failedAtNs: String(2 * S) }),
+        role('consumer', 20, { status: 'stopped', signal: 'SIGTERM', exitCode: null, stoppedAtNs: String(3 * S), consequenceOf: 'producer' }),
+      ],
+      traces,
+    };
+    const tl = buildModels([tc('t', 'failed')], [record('t', run)], info).scenarios[0].timeline!;
+    expect(tl.unfinishedUntil).toBe('the first failure');
+    expect(tl.bars.find((b) => b[6] === 'ipc_wait')).toEqual([1, 0, 0.5e6, 0.5e6, 0, 'ipc_wait ev1 slot 0 (unfinished at the first failure: stopped by the harness)', 'ipc_wait', 2]);
+    expect(tl.bars.find((b) => b[6] === 'record')).toMatchObject([1, 1, 1.1e6, 0.1e6, 0, 'record ev3', 'record', 0]);
+    expect(tl.arrows).toEqual([]);
+  });
 });

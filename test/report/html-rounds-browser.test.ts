@@ -7,7 +7,8 @@
  *  - a pass whose every wait was a no-op is marked on the index and on its page;
  *  - the wait-for graph of two C roles blocked in cannharness_await_signal draws the cycle;
  *  - the timeline's axis is on round steps, its last label not cut, and the host-function colour
- *    is in the legend.
+ *    is in the legend;
+ *  - a host function still running at the deadline ends there, unfinished, not at the role's stop.
  * Screenshots go to reports/html-screenshots/ (rounds-*.png).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -15,6 +16,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
+import type { TimelineModel } from '../../src/report/html/model';
 import { runCommand } from '../support/run-child';
 import { NO_BROWSER_REASON, findChromium } from '../support/browser';
 
@@ -45,7 +47,7 @@ beforeAll(async () => {
     ],
     { cwd: repoRoot, env: {} },
   );
-  expect(r.code).toBe(1); // two of the four fail on purpose
+  expect(r.code).toBe(1); // three of the five fail on purpose
   keptDirs = [...`${r.stdout}\n${r.stderr}`.matchAll(/(?:kept directory|kept at):? (\/\S+?)(?=[\s)]|$)/g)].map((m) => m[1]);
   index = path.join(out, 'html', 'index.html');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -147,5 +149,28 @@ browserTest('two C roles blocked in cannharness_await_signal for each other: the
   );
   expect(await page.textContent('#wait-graph + pre')).toContain('deadlock: producer (cannharness_await_signal');
   await page.locator('#wait-graph svg').screenshot({ path: path.join(screenshots, 'rounds-c-wait-graph.png'), timeout: WORK_TIMEOUT_MS });
+  expect(errors).toEqual([]);
+});
+
+browserTest('a host function still running at the deadline is drawn up to it, unfinished, never past it', async () => {
+  const { page, errors } = await open(pageOf('html: a host function still running at the deadline'), 'rounds-timeout-host-func');
+  const tl = await page.$eval('#scenario-data', (d) => JSON.parse(d.textContent ?? '{}').timeline as TimelineModel);
+  const hostFunc = tl.bars.filter((b) => b[6] === 'host_func');
+  expect(hostFunc).toHaveLength(1);
+  const [, , start, dur, , name, , unfinished] = hostFunc[0];
+  // Its end line, when the exit released the latch, came ~the hang report after the deadline: not drawn.
+  expect(unfinished).toBeGreaterThan(0);
+  expect(name).toMatch(/\(unfinished at the deadline(: stopped by the harness)?\)$/);
+  expect(start + dur).toBeCloseTo(tl.deadlineT!, 3);
+  expect(tl.endT).toBeCloseTo(tl.deadlineT!, 3);
+  // On screen: the bar's right edge is on the deadline line, not after it.
+  const barRight = await page.$eval('svg.timeline rect.bar[stroke="#cf222e"]', (b) => b.getBoundingClientRect().right);
+  const lines = await page.$$eval('svg.timeline line.vline', (l) =>
+    l.map((x) => x.getBoundingClientRect().left + x.getBoundingClientRect().width / 2),
+  );
+  expect(lines.length).toBeGreaterThan(0);
+  expect(Math.abs(barRight - Math.max(...lines))).toBeLessThanOrEqual(2);
+  expect(await page.textContent('.legend')).toContain('unfinished at the deadline');
+  await page.locator('#timeline').screenshot({ path: path.join(screenshots, 'rounds-timeout-host-func.png'), timeout: WORK_TIMEOUT_MS });
   expect(errors).toEqual([]);
 });

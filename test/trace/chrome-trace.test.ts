@@ -88,6 +88,33 @@ describe('toChromeTrace', () => {
   });
 });
 
+test('after a timeout, what only the stop ended is unfinished at the deadline; what only the stop let run is an instant; no arrow', () => {
+  // The producer holds a latch (host func) ahead of its record; the consumer waits for that record.
+  // The deadline is at 4 ms; the stop at ~5 ms released the latch: the record ran, the wait ended.
+  const g = (o: Record<string, unknown>) => line({ slot: 0, ipc: 'ab', gen: 1, ...o });
+  const p = { pid: 10, role: 'producer', jsonl: [
+    line({ t: 1_000_000, op: 'start', kind: 'host_func', event: 0 }), line({ t: 5_000_000, op: 'end', kind: 'host_func', event: 0 }),
+    g({ t: 5_100_000, op: 'start', kind: 'ipc_record' }), g({ t: 5_200_000, op: 'end', kind: 'ipc_record' }),
+    line({ t: 5_250_000, op: 'start', kind: 'host_func', event: 0 }), // then SIGKILL: no end
+  ].join('\n') };
+  const c = { pid: 20, role: 'consumer', jsonl: [
+    g({ pid: 20, t: 2_000_000, op: 'start', kind: 'ipc_wait' }), g({ pid: 20, t: 5_300_000, op: 'end', kind: 'ipc_wait' }),
+  ].join('\n') };
+  const events = toChromeTrace([p, c], [], { endNs: 4_000_000, stoppedAt: () => 4_000_000 }).traceEvents;
+  expect(events.filter((e) => e.ph === 'X').map((e) => [e.name, e.ts, e.dur])).toEqual([
+    ['host func (unfinished at the deadline: stopped by the harness)', 0, 3000],
+    ['ipc_wait ev2 slot 0 (unfinished at the deadline: stopped by the harness)', 1000, 2000],
+  ]);
+  expect(events.filter((e) => e.cat === 'stopped').map((e) => [e.ph, e.name, e.ts])).toEqual([
+    ['i', 'ipc_record ev2 slot 0 (started after the deadline, as the harness stopped the run)', 4100],
+    ['i', 'host func (started after the deadline, as the harness stopped the run)', 4250],
+  ]);
+  expect(events.filter((e) => e.cat === 'flow')).toEqual([]);
+  // Without the cut (a passing run's view), the same traces draw finished bars and the release.
+  const plain = toChromeTrace([p, c]).traceEvents;
+  expect(plain.filter((e) => e.cat === 'flow')).toHaveLength(2);
+});
+
 test('memory and notify tasks (no event id) are named by their kind', () => {
   const jsonl = ['memcpy', 'notify_wait']
     .flatMap((kind, i) => [

@@ -4,6 +4,7 @@
  * readers (toChromeTrace: bars with their queue time, marks, and the record → wait release arrows);
  * the wait-for graph from the orchestrator's WaitGraph. The pages only draw what is here.
  */
+import { runCut } from '../../orchestrator/run-cut';
 import { toChromeTrace } from '../../trace/chrome-trace';
 import { parseTraceLines } from '../../trace/stub-trace';
 import type { RoleStatus } from '../../orchestrator';
@@ -72,7 +73,7 @@ export interface TimelineLane {
 /** Times in µs since the timeline's origin (its earliest trace line or mark). */
 export interface TimelineModel {
   lanes: TimelineLane[];
-  /** [lane, row, start, duration, queued (µs before start), name, kind, unfinished 0/1] */
+  /** [lane, row, start, duration, queued (µs before start), name, kind, unfinished: 0, 1 never ended, 2 ended only by the harness's stop] */
   bars: [number, number, number, number, number, string, string, number][];
   /** [lane, row, t, name, kind] */
   ticks: [number, number, number, string, string][];
@@ -234,16 +235,14 @@ function scenarioModel(row: IndexRow, c: CaseResult, record: ScenarioRecord | un
 
 function timelineModel(run: NonNullable<ScenarioRecord['run']>, traces: NonNullable<ScenarioRecord['run']['traces']>): TimelineModel {
   const marks = run.roles.map((r) => ({ role: r.name, pid: r.pid, marks: r.marks }));
-  // Unfinished tasks run to the deadline, else to the first failure, else to the run's end: never
-  // to a role's last trace line (a host function that never returned was a 0 µs sliver).
-  const firstRole = run.firstFailure ? run.roles.find((r) => r.name === run.firstFailure!.role) : undefined;
-  const failureNs = firstRole?.failedAtNs ?? run.firstFailure?.atNs;
-  const runEndNs = run.startNs !== undefined ? (BigInt(run.startNs) + BigInt(Math.round(run.durationMs * 1e6))).toString() : undefined;
-  const [endAt, unfinishedUntil] =
-    run.deadlineNs !== undefined ? [run.deadlineNs, 'the deadline'] : failureNs !== undefined ? [failureNs, 'the first failure'] : [runEndNs, 'the end of the run'];
-  const endNs = endAt !== undefined ? Number(BigInt(endAt)) : undefined;
+  // Unfinished tasks, and those that ended only because the harness stopped their role, run to the
+  // deadline, else to the first failure, else to the run's end: never to a role's last trace line
+  // (a host function that never returned was a 0 µs sliver), nor to its stop after the deadline.
+  const cut = runCut(run);
+  const failureNs = run.firstFailure ? (run.roles.find((r) => r.name === run.firstFailure!.role)?.failedAtNs ?? run.firstFailure.atNs) : undefined;
+  const unfinishedUntil = cut?.label ?? 'the end of the run';
   const deadlineNs = run.deadlineNs !== undefined ? Number(BigInt(run.deadlineNs)) : undefined;
-  const chrome = toChromeTrace(traces, marks, { endNs, endLabel: unfinishedUntil, deadlineNs, ipcNames: run.ipcNames }).traceEvents;
+  const chrome = toChromeTrace(traces, marks, { endNs: cut?.endNs, endLabel: unfinishedUntil, stoppedAt: cut?.stoppedAt, deadlineNs, ipcNames: run.ipcNames }).traceEvents;
   // toChromeTrace's origin: the earliest trace line or mark (its µs count from there).
   const allNs = [...traces.flatMap((t) => parseTraceLines(t.jsonl).map((l) => l.t)), ...marks.flatMap((m) => m.marks.map((k) => Number(BigInt(k.tNs))))];
   const origin = allNs.length ? Math.min(...allNs) : 0;
@@ -295,7 +294,7 @@ function timelineModel(run: NonNullable<ScenarioRecord['run']>, traces: NonNulla
     const [li, t] = rowIdx(e.pid, tid);
     const ts = e.ts ?? 0;
     endT = Math.max(endT, ts + (e.dur ?? 0));
-    if (e.ph === 'X') bars.push([li, t, ts, e.dur ?? 0, Number(e.args?.queuedUs ?? 0), e.name, e.cat ?? '', e.args?.unfinished ? 1 : 0]);
+    if (e.ph === 'X') bars.push([li, t, ts, e.dur ?? 0, Number(e.args?.queuedUs ?? 0), e.name, e.cat ?? '', e.args?.unfinished === 'stopped' ? 2 : e.args?.unfinished ? 1 : 0]);
     else if (e.ph === 'i') ticks.push([li, t, ts, e.name, e.cat ?? '']);
     else if (e.ph === 's' && e.id !== undefined) flowStart.set(e.id, [li, t, ts]);
     else if (e.ph === 'f' && e.id !== undefined) {

@@ -158,7 +158,7 @@ export function renderScenario(m: ScenarioModel): string {
         '<span class="muted">Ctrl + wheel zooms; hover for details</span></div>' +
         '<div class="legend muted"><span><i class="sw" style="background:#1f6feb"></i>record</span><span><i class="sw" style="background:#8250df"></i>wait</span><span><i class="sw" style="background:#8250df;opacity:.25"></i>queued</span>' +
         '<span><i class="sw" style="background:#bf8700"></i>host function</span><span><i class="sw" style="background:#1a7f37"></i>memcpy / memset</span>' +
-        '<span><i class="sw" style="border:1px dashed #cf222e"></i>never finished (drawn up to ' + escapeHtml(m.timeline.unfinishedUntil) + ')</span>' +
+        '<span><i class="sw" style="border:1px dashed #cf222e"></i>unfinished at ' + escapeHtml(m.timeline.unfinishedUntil) + '</span>' +
         '<span><i class="sw" style="background:#cf222e;height:2px"></i>record → the wait it released</span><span><i class="sw" style="background:#0969da;width:2px"></i>mark</span></div>' +
         `<div class="tl-wrap"></div><div class="muted">${m.timeline.arrows.length} release arrow(s), ${m.timeline.bars.length} task(s)</div></div>`,
     );
