@@ -76,7 +76,8 @@ export class HeadTail {
       this.dropped += this.tail[0].length;
       this.tailLen -= this.tail.shift()!.length;
     }
-    if (this.tailLen > half && this.tail.length === 1) {
+    // The loop leaves at most one chunk's worth too much: cut the oldest chunk so the tail is `half` at most.
+    if (this.tailLen > half) {
       const cut = this.tailLen - half;
       this.dropped += cut;
       this.tail[0] = this.tail[0].subarray(cut);

@@ -4,9 +4,10 @@
  * aclrtMemcpyAsync of the value from a staging buffer on A's stream, ReadDo(p) an aclrtMemcpyAsync
  * out of the import on B's stream. The samples' file exchange (pid.bin, memName.bin, flag.bin) is
  * the harness's: shareMemory waits for B's pid (aclrtDeviceGetBareTgid) before
- * aclrtIpcMemSetImportPid when the whitelist is on. Unlike the samples, B synchronizes its read and
- * closes its import before it raises the flag, and A closes the export only then (the documented
- * order, which the samples race).
+ * aclrtIpcMemSetImportPid when the whitelist is on. Unlike the samples, A synchronizes its write
+ * before the export, B synchronizes its read and closes its import before it raises the flag, and A
+ * closes the export only then (the documented order, which the samples race). CANN's own code runs
+ * unchanged in specs/cann-samples.spec.ts.
  */
 import * as assert from 'node:assert/strict';
 import { scenario } from '../src';
@@ -30,7 +31,11 @@ for (const withPid of [true, false]) {
           const p = ctx.alloc(MIB);
           const staging = ctx.alloc(4);
           staging.write(int32(123));
-          p.copyFrom(staging, ctx.stream, 4); // WriteDo(p, 123), not synchronized before the export (as in the sample)
+          p.copyFrom(staging, ctx.stream, 4); // WriteDo(p, 123)
+          // The sample exports without synchronizing and lets B read without a wait: a race that its
+          // file exchange (polled once a second) hides on an NPU. The harness's exchange takes
+          // microseconds, so B could read before the write ran (seen once in CI): synchronize first.
+          ctx.stream.synchronize();
           ctx.log('Source data: 123');
           const key = await ctx.shareMemory('memName.bin', p, withPid ? { importers: ['B'] } : { pidValidation: false });
           assert.ok(key.length > 0 && key.length <= 64);
