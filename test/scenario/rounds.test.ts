@@ -196,7 +196,10 @@ withStub('a role that calls ctx.barrier() once less in round 3 is blamed, with t
   expect(errorOf(r, 'skipper')).toContain('2 of 10 rounds passed, round 3 failed');
   expect(errorOf(r, 'skipper')).toContain('this role called ctx.barrier() fewer times than role "steady" in round 3: this role went on to the end of round 3 while "steady" was at its ctx.barrier() call 1 of round 3');
   expect(r.role('steady').consequenceOf).toBe('skipper');
-  expect(errorOf(r, 'steady')).toContain('role "skipper" called ctx.barrier() fewer times than this role in round 3');
+  // The other role either saw the mismatch itself or was stopped first because of skipper: both say so.
+  expect(errorOf(r, 'steady')).toMatch(
+    /role "skipper" called ctx\.barrier\(\) fewer times than this role in round 3|stopped because role "skipper" failed first/,
+  );
 }, 60_000);
 
 withStub('a role that calls ctx.barrier() once more in round 3: the other role, which called it fewer times, is named', async () => {
@@ -206,5 +209,8 @@ withStub('a role that calls ctx.barrier() once more in round 3: the other role, 
   expect(r.firstFailure?.role).toBe('steady');
   expect(errorOf(r, 'steady')).toContain('round 3 failed');
   expect(errorOf(r, 'steady')).toContain('this role called ctx.barrier() fewer times than role "extra" in round 3: this role went on to the end of round 3 while "extra" was at its ctx.barrier() call 2 of round 3');
-  expect(errorOf(r, 'extra')).toContain('role "steady" called ctx.barrier() fewer times than this role in round 3');
+  // extra either saw the mismatch itself or was stopped first because of steady (under load): both say so.
+  expect(errorOf(r, 'extra')).toMatch(
+    /role "steady" called ctx\.barrier\(\) fewer times than this role in round 3|stopped because role "steady" failed first/,
+  );
 }, 60_000);

@@ -230,5 +230,8 @@ withStub('threads that call ctx.barrier() once more in round 3: the role that ca
   expect(r.timedOut).toBe(false);
   expect(r.firstFailure?.role).toBe('steady');
   expect(r.role('steady').error?.message).toContain('this role called ctx.barrier() fewer times than role "extra" in round 3');
-  expect(r.role('extra').error?.message).toContain('role "steady" called ctx.barrier() fewer times than this role in round 3');
+  // extra either saw the mismatch itself or was stopped first because of steady (seen under load): both say so.
+  expect(r.role('extra').error?.message).toMatch(
+    /role "steady" called ctx\.barrier\(\) fewer times than this role in round 3|stopped because role "steady" failed first/,
+  );
 }, 60_000);
