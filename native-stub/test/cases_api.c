@@ -1,5 +1,5 @@
 /*
- * cases_api.c - the C API for native roles (include/cannharness.h,
+ * cases_api.c - the C API for native roles (harness/include/cannharness.h,
  * libcannharness.so): values and signals published and awaited in the
  * scenario directory's rendezvous layout, deadlines, marks, the safety
  * rules (no links followed, nothing trusted that is not a regular file of

@@ -1,5 +1,5 @@
 /*
- * cases_barrier.c - the round barrier of soak rounds (hold/barrier.h, in
+ * cases_barrier.c - the round barrier of soak rounds (harness/hold/barrier.h, in
  * libcannharness_hold.so; not part of the ACL API): parties meet round
  * after round without losing or doubling a wake-up (threads of one process
  * and a forked process on one file), a break wakes every waiter with

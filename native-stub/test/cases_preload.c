@@ -1,5 +1,5 @@
 /*
- * cases_preload.c - libcannharness_preload.so (hold/preload.c), the library
+ * cases_preload.c - libcannharness_preload.so (harness/preload/preload.c), the library
  * the harness preloads into native roles: its constructor starts the
  * watchdog only when CANN_HARNESS_NATIVE_WATCH=1 (and hides that from the
  * program's children), and its ACL wrappers write the call records the hang

@@ -1,5 +1,5 @@
 /*
- * cases_watch.c - the harness's native watchdog (hold/watch.h, in
+ * cases_watch.c - the harness's native watchdog (harness/hold/watch.h, in
  * libcannharness_hold.so; not part of the ACL API): an orphaned process
  * removes its scenario directory (or keeps it) and kills its process group,
  * also when the parent was already dead at start; a hang request is

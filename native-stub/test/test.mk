@@ -28,7 +28,8 @@ CHECK_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
              TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
 
 # Programs the tests run as native roles (test/programs/), built as a user's
-# program that uses the C API is: -lascendcl -lcannharness and nothing else.
+# program that uses the C API is: the stub's and the harness's headers (as `cann-harness flags`
+# prints them), -lascendcl -lcannharness and nothing else.
 TEST_PROGRAM_SRCS := $(wildcard test/programs/*.c)
 TEST_PROGRAM_BINS := $(patsubst test/programs/%.c,$(BUILD_DIR)/test-programs/%,$(TEST_PROGRAM_SRCS))
 
@@ -47,7 +48,7 @@ $(CONFORMANCE_BIN): $(TEST_OBJS) $(LIB) $(HOLD_LIB) $(API_LIB)
 $(BUILD_DIR)/obj/test/%.o: test/%.c
 	@mkdir -p $(dir $@)
 	$(SAY) "  CC      $<"
-	$(Q)$(CC) $(TEST_CFLAGS) -Iinclude -Itest -Ihold -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(TEST_CFLAGS) $(HARNESS_INCLUDES) -Itest -Iharness/hold -MMD -MP -c $< -o $@
 
 $(BUILD_DIR)/samples/%: samples/%.c $(LIB)
 	@mkdir -p $(dir $@)
@@ -57,7 +58,7 @@ $(BUILD_DIR)/samples/%: samples/%.c $(LIB)
 $(BUILD_DIR)/test-programs/%: test/programs/%.c $(LIB) $(API_LIB)
 	@mkdir -p $(dir $@)
 	$(SAY) "  CC      $@"
-	$(Q)$(CC) $(SAMPLE_CFLAGS) -Iinclude -o $@ $< -L$(BUILD_DIR)/lib64 -lascendcl -lcannharness \
+	$(Q)$(CC) $(SAMPLE_CFLAGS) $(HARNESS_INCLUDES) -o $@ $< -L$(BUILD_DIR)/lib64 -lascendcl -lcannharness \
 		-Wl,-rpath,'$$ORIGIN/../lib64' $(LDFLAGS_FLAVOR)
 
 # Cases run side by side (each in a stub scope of its own): most of a case's time is spent

@@ -1,6 +1,6 @@
 /**
  * "Which ACL call is this process in, since when": written by the binding around calls that can
- * block (synchronize, finalize, ...), so that the native watchdog thread (native-stub/hold/watch.c)
+ * block (synchronize, finalize, ...), so that the native watchdog thread (native-stub/harness/hold/watch.c)
  * can read it while the main thread is stuck inside the native call (issue #11). A seqlock
  * (even = stable) makes a read that races a write retry instead of returning half a name. Costs two
  * Atomics stores and one short UTF-8 encode per blocking call; nothing is read unless a hang report
@@ -22,7 +22,7 @@ const encoder = new TextEncoder();
 export const CALL_RECORD_BYTES = TEXT_OFFSET + TEXT_BYTES;
 /** Worker-thread slots of the table: a role has at most 64 threads (src/scenario/plan.ts). */
 export const MAX_THREAD_RECORDS = 64;
-/** Slots of the native table (native-stub/hold/watch.h): the main thread's, then one per worker thread. */
+/** Slots of the native table (native-stub/harness/hold/watch.h): the main thread's, then one per worker thread. */
 export const CALL_RECORD_SLOTS = 1 + MAX_THREAD_RECORDS;
 /** The table slot of worker thread `thread`. */
 export const threadSlot = (thread: number): number => 1 + thread;

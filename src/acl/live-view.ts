@@ -2,7 +2,7 @@
  * The stub's live view of a process's streams (cannstub_live_view, a stub-only extension:
  * native-stub/include/cannstub/live_view.h, docs/acl-contract.md S11), for hang reports (issue #11).
  *
- * The native watchdog thread (native-stub/hold/watch.c) makes the call while the main thread may
+ * The native watchdog thread (native-stub/harness/hold/watch.c) makes the call while the main thread may
  * be blocked inside a synchronize: it looks cannstub_live_view up in the ACL library the binding
  * loaded (watchdog.ts publishLoadedLibrary; real CANN has no such call, and then the answer says
  * so) and hands the JSON text to the parent, which parses it here.

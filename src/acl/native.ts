@@ -376,7 +376,7 @@ export function loadHoldLibrary(file: string): HoldFunctions {
   };
 }
 
-/** The native watchdog of libcannharness_hold.so (native-stub/hold/watch.h). */
+/** The native watchdog of libcannharness_hold.so (native-stub/harness/hold/watch.h). */
 export interface WatchFunctions {
   /** 0, or a negated errno: -EALREADY (one already runs), -EINVAL, -ENAMETOOLONG, pthread_create's error. */
   start(expectedParent: number, dir: string | null, keep: number, role: string | null): number;
@@ -413,7 +413,7 @@ export function mapNativeMemory(address: bigint, bytes: number): ArrayBuffer {
   return koffi.view(address, bytes) as ArrayBuffer;
 }
 
-/** The round barrier of libcannharness_hold.so (native-stub/hold/barrier.h). */
+/** The round barrier of libcannharness_hold.so (native-stub/harness/hold/barrier.h). */
 export interface BarrierFunctions {
   /** The mapping, or 0n (errno is lost through koffi: the caller checks the file itself for the message). */
   attach(path: string): bigint;

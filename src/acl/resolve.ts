@@ -224,7 +224,7 @@ export function resolveHoldLibrary(env: NodeJS.ProcessEnv = process.env): string
 }
 
 /**
- * The library preloaded into native roles (native-stub/hold/preload.c): it starts their watchdog
+ * The library preloaded into native roles (native-stub/harness/preload/preload.c): it starts their watchdog
  * and records their blocking ACL calls for the hang report. It is built next to the helper library
  * above and loads it from there, so it is looked for in that library's folder.
  */

@@ -1,7 +1,7 @@
 /**
  * The round barrier of `rounds` scenarios, device-process side: maps the barrier file that the
  * orchestrator created in the scenario directory (src/wire/round-barrier-file.ts) and
- * waits on its futex through libcannharness_hold.so (native-stub/hold/barrier.c).
+ * waits on its futex through libcannharness_hold.so (native-stub/harness/hold/barrier.c).
  */
 import { lstatSync } from 'node:fs';
 import { recordCall } from './call-record';

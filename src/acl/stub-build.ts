@@ -59,8 +59,8 @@ export class StubBuildError extends Error {
   }
 }
 
-/** The stub's sources shipped in the package, enough for `make lib hold api tools`. */
-const STUB_SOURCES = ['Makefile', 'include', 'src', 'hold', 'api'];
+/** The stub's sources shipped in the package, enough for `make lib hold api tools`: the stub (src/, include/) and the harness's libraries (harness/). */
+const STUB_SOURCES = ['Makefile', 'include', 'src', 'harness'];
 const TOOLCHAIN = ['gcc', 'make'];
 
 function missingTools(env: NodeJS.ProcessEnv): string[] {

@@ -1,5 +1,5 @@
 /**
- * Starts the device process's native watchdog (native-stub/hold/watch.c, in
+ * Starts the device process's native watchdog (native-stub/harness/hold/watch.c, in
  * libcannharness_hold.so) and connects the binding to it: the call records move into the
  * library's table, and the watchdog learns which ACL library this process loaded (for the stub's
  * live view). harness/parent-watch.ts decides what to do when it cannot start.

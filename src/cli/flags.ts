@@ -20,6 +20,9 @@ export interface FlagsOptions {
   harness?: boolean;
 }
 
+/** The harness's own headers (cannharness.h, cannharness_kernel.h), for the stub and real CANN alike. */
+export const HARNESS_INCLUDE_DIR = path.join(NATIVE_STUB_DIR, 'harness', 'include');
+
 /** The include folder that holds acl/acl.h for a libascendcl.so at `library`. */
 export function includeDirFor(library: string, mode: ResolvedMode): string {
   if (mode === 'stub') return path.join(NATIVE_STUB_DIR, 'include');
@@ -45,7 +48,7 @@ export function flagsCommand(opts: FlagsOptions): string {
   const out: string[] = [];
   if (opts.cflags || both) {
     out.push(`-I${includeDirFor(choice.path, choice.mode)}`);
-    if (harness) out.push(`-I${path.join(NATIVE_STUB_DIR, 'include')}`);
+    if (harness) out.push(`-I${HARNESS_INCLUDE_DIR}`);
   }
   if (opts.libs || both) {
     out.push(`-L${libDir}`, '-lascendcl', `-Wl,-rpath,${libDir}`);

@@ -2,7 +2,7 @@
  * What a dead run left, removed at the start of the next one. A runner killed with SIGKILL (a CI
  * job cancelled, `kill -9` of `npx jest` or of its process group) runs no handler: its device
  * processes notice the dead parent, remove their scenario directories and release their IPC
- * objects (harness/parent-watch.ts, native-stub/hold/watch.c), but what the runner itself owned
+ * objects (harness/parent-watch.ts, native-stub/harness/hold/watch.c), but what the runner itself owned
  * stays: `cann-harness run`'s progress directory, the directory of a scenario whose device
  * processes were killed along with the group, stub objects of processes killed mid-update.
  *

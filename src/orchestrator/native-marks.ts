@@ -1,5 +1,5 @@
 /**
- * The marks of a native role (a C program using `cannharness_mark`, native-stub/api/marks.c):
+ * The marks of a native role (a C program using `cannharness_mark`, native-stub/harness/api/marks.c):
  * one file per process, `marks/<role>.<pid>.marks` (or `<role>.<pid>-<k>.marks` when that name was
  * taken), each line `<CLOCK_MONOTONIC ns> <name>\n`, written with one write(2) per mark. Read when
  * the role has ended, into the role's result, so that they take part in the happens-before check

@@ -121,7 +121,7 @@ export function nativeLibrary(mode: Mode, env: NodeJS.ProcessEnv = process.env):
 }
 
 /**
- * The harness's preload library for native roles (native-stub/hold/preload.c): its constructor
+ * The harness's preload library for native roles (native-stub/harness/preload/preload.c): its constructor
  * starts the watchdog (parent gone -> kill the group; hang report answers) and it records the
  * blocking ACL call in progress. Must come first in LD_PRELOAD, before libascendcl.so.
  */

@@ -29,7 +29,7 @@ export interface RoleState {
   ended?: string;
   /** The harness wait it reported (rendezvous), if any. */
   waitingFor?: WaitingFor | null;
-  /** Its watchdog thread's answer (native-stub/hold/watch.c); undefined when it gave none. */
+  /** Its watchdog thread's answer (native-stub/harness/hold/watch.c); undefined when it gave none. */
   call?: CallInProgress | null;
   openLatches?: number;
   main?: ThreadState | null;
@@ -227,7 +227,7 @@ function seconds(sinceNs: string, nowNs: bigint): string {
   return ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.max(0, Math.round(ms))} ms`;
 }
 
-/** The C API's waits (native-stub/api/rendezvous.c), recorded by the preload like ACL calls, with args `name="<name>"`. */
+/** The C API's waits (native-stub/harness/api/rendezvous.c), recorded by the preload like ACL calls, with args `name="<name>"`. */
 const C_API_WAITS: Record<string, string> = { cannharness_await: 'handle', cannharness_await_signal: 'signal' };
 
 /** The harness wait a C API call in progress is, as a TypeScript role reports its waits; null for any other call. */

@@ -10,7 +10,7 @@ export const LAYOUT = {
   done: 'done', // done flags: done/<role> (empty file)
   barriers: 'barriers', // counted barriers: barriers/<name>/<ticket 0..N-1>
   trace: 'trace', // ACL_STUB_TRACE points here; the stub writes one file per process
-  marks: 'marks', // marks of native roles: marks/<role>.<pid>.marks, lines "<tNs> <name>" (native-stub/api/marks.c)
+  marks: 'marks', // marks of native roles: marks/<role>.<pid>.marks, lines "<tNs> <name>" (native-stub/harness/api/marks.c)
   logs: 'logs', // each role's full output, streamed by the orchestrator while it runs (removed with a passing run's directory)
   staging: '.staging', // hidden: temporary files of publishes, renamed from here into place
 } as const;

@@ -1,6 +1,6 @@
 /**
  * Files of a hang report in the scenario directory (issue #11): the parent's request, each role's
- * answer (written by its watcher thread: the native watchdog, native-stub/hold/watch.c) and Node
+ * answer (written by its watcher thread: the native watchdog, native-stub/harness/hold/watch.c) and Node
  * diagnostic reports.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * The file behind the round barrier of `rounds` scenarios (native-stub/hold/barrier.h): created
+ * The file behind the round barrier of `rounds` scenarios (native-stub/harness/hold/barrier.h): created
  * exclusively (O_EXCL, 0600, never through a link) by the orchestrator in the scenario directory
  * before any device process starts, so no stranger's file is ever mapped, and it goes away with
  * the directory however the run ends (nothing in /dev/shm). Written with plain fs: the

@@ -1,10 +1,10 @@
 /**
  * The record under which a role shares an IPC memory or notify key (ctx.shareMemory / shareNotify,
- * and the C API's cannharness_share_memory / share_notify: native-stub/api/shared.c), read by the
+ * and the C API's cannharness_share_memory / share_notify: native-stub/harness/api/shared.c), read by the
  * importer (ctx.openSharedMemory / openSharedNotify, cannharness_await_memory / await_notify),
  * or VMM physical memory (ctx.sharePhysical / openSharedPhysical: kind physical, the key the
  * shareable handle of aclrtMemExportToShareableHandle in decimal, docs/guide/vmm.md).
- * One format for both languages, documented for C in native-stub/include/cannharness.h:
+ * One format for both languages, documented for C in native-stub/harness/include/cannharness.h:
  *
  *   cann-harness shared 1\n  kind memory|notify|physical\n  key <key>\n  [bytes <n>\n]  from <role>\n
  *

@@ -1,5 +1,5 @@
 /**
- * The C API for native roles (native-stub/include/cannharness.h) against the TypeScript
+ * The C API for native roles (native-stub/harness/include/cannharness.h) against the TypeScript
  * rendezvous: a value or signal published by a C role is seen by a TypeScript role's awaits, and
  * the other way round, in both directions blocking until it is there; a C await times out at
  * CANN_HARNESS_DEADLINE_NS with its message; C marks come back through readNativeMarks on the

@@ -48,3 +48,9 @@ test('--no-harness leaves the C API out; --harness (older Makefiles) is still ac
   expect(flags('--cflags', '--libs', '--no-harness')).not.toContain('cannharness');
   expect(flags('--libs', '--harness')).toBe(flags('--libs'));
 });
+
+test("--cflags: the stub's headers and the harness's are two folders, and --no-harness leaves cannharness.h off the path", () => {
+  const stubHeaders = `-I${path.join(repoRoot, 'native-stub', 'include')}`;
+  expect(flags('--cflags').split(' ')).toEqual([stubHeaders, `-I${path.join(repoRoot, 'native-stub', 'harness', 'include')}`]);
+  expect(flags('--cflags', '--no-harness')).toBe(stubHeaders);
+});

@@ -1,4 +1,4 @@
-/** readNativeMarks: the marks files of native roles (native-stub/api/marks.c), read without trusting them. */
+/** readNativeMarks: the marks files of native roles (native-stub/harness/api/marks.c), read without trusting them. */
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import * as os from 'node:os';

@@ -47,7 +47,7 @@ const SHIPPED = [
   /^dist\/(src|harness)\/.*\.(js|d\.ts)$/,
   /^bin\/cann-harness\.js$/,
   /^jest-preset\.js$/,
-  /^native-stub\/(Makefile|include\/.*\.h|src\/.*\.[ch]|hold\/.*\.[ch]|api\/.*\.[ch])$/,
+  /^native-stub\/(Makefile|include\/.*\.h|src\/.*\.[ch]|harness\/(hold|preload|api)\/[a-z_]+\.[ch]|harness\/include\/[a-z_]+\.h)$/,
   /^(README\.md|package\.json|LICENSE|CHANGELOG\.md|CONTRIBUTING\.md)$/,
   /^docs\/.*\.md$/,
   /^docs\/[^/]+\.png$/,
@@ -137,9 +137,10 @@ test('npm pack lists only what users need: no tests, specs, benches, source maps
   expect(packed).toContain('dist/src/index.d.ts');
   expect(packed).toContain('native-stub/src/stream.c');
   expect(packed).toContain('LICENSE'); // the terms that "license" names travel with the code
-  expect(packed).toContain('native-stub/hold/watch.h'); // hold/watch.c includes it: the install's build needs it
-  expect(packed).toContain('native-stub/api/api.h'); // the C API's sources include it
-  expect(packed).toContain('native-stub/include/cannharness.h');
+  expect(packed).toContain('native-stub/harness/hold/watch.h'); // watch.c and preload.c include it: the install's build needs it
+  expect(packed).toContain('native-stub/harness/preload/preload.c');
+  expect(packed).toContain('native-stub/harness/api/api.h'); // the C API's sources include it
+  expect(packed).toContain('native-stub/harness/include/cannharness.h');
   expect(packed.filter((f) => !SHIPPED.some((re) => re.test(f)))).toEqual([]);
 });
 

@@ -1,6 +1,6 @@
 /**
  * Issue 33 item 10 end to end: device memory a C role exported and shared with the C API
- * (cannharness_share_memory, native-stub/api/shared.c) is opened by a TypeScript role's
+ * (cannharness_share_memory, native-stub/harness/api/shared.c) is opened by a TypeScript role's
  * ctx.openSharedMemory and read back: the one record format, both sides.
  */
 import * as path from 'node:path';

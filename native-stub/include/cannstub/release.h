@@ -2,7 +2,7 @@
  * cannstub/release.h - a stub-only extension: NOT part of CANN's API, and
  * not declared by any acl/ header (docs/acl-contract.md section 7).
  *
- * A process about to be killed (the harness's watchdog, hold/watch.c, when
+ * A process about to be killed (the harness's watchdog, harness/hold/watch.c, when
  * the orchestrator died) cannot run aclFinalize: its shared-memory objects
  * (/dev/shm/cannstub-*) would stay until some later aclInit reclaims them.
  * This call leaves them first, as aclFinalize would, so that the last user

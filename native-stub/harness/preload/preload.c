@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "watch.h"
+#include "../hold/watch.h"
 
 #define PRELOAD_EXPORT __attribute__((visibility("default")))
 
@@ -106,7 +106,7 @@ static void record_end(void)
 }
 
 /*
- * For libcannharness.so (native-stub/api/rendezvous.c): a C API wait in
+ * For libcannharness.so (native-stub/harness/api/rendezvous.c): a C API wait in
  * progress is recorded like a blocking ACL call, with the call's name and
  * name="<what it awaits>", so that the hang report says what a C role waits
  * for. Found with dlsym(RTLD_DEFAULT) once per process: without the preload

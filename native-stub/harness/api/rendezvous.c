@@ -202,7 +202,7 @@ static int watch_dir(int ino, int fd, uint32_t mask)
     return inotify_add_watch(ino, self, mask | IN_ONLYDIR);
 }
 
-/* The preload's record of a wait in progress (hold/preload.c), looked up once: NULL without it. */
+/* The preload's record of a wait in progress (harness/preload/preload.c), looked up once: NULL without it. */
 typedef void (*wait_begin_fn)(const char *call, const char *name);
 typedef void (*wait_end_fn)(void);
 static struct {

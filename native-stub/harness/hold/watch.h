@@ -1,6 +1,6 @@
 /*
  * watch.h - the device process's native watchdog in libcannharness_hold.so
- * (harness/parent-watch.ts starts it in device processes, hold/preload.c in native
+ * (harness/parent-watch.ts starts it in device processes, harness/preload/preload.c in native
  * roles; native-stub/README.md lists the exports).
  *
  * One detached thread per process that, every CANNHARNESS_WATCH_POLL_MS:
