@@ -3,7 +3,7 @@
  * blocked inside a native call or spinning in JavaScript.
  *
  * - The parent writes `<dir>/hang/request`. The native watchdog thread (parent-watch.ts,
- *   native-stub/hold/watch.c) polls for it every 50 ms and writes `<dir>/hang/<role>.<pid>.json`:
+ *   native-stub/harness/hold/watch.c) polls for it every 50 ms and writes `<dir>/hang/<role>.<pid>.json`:
  *   a copy of the binding's call records (src/acl/call-record.ts: the ACL call in progress and
  *   since when, for the main thread and each worker thread) and the state of every thread of this
  *   process from /proc (R = running, S = sleeping, with its kernel wait channel), and, with the

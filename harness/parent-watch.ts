@@ -1,6 +1,6 @@
 /**
  * A device process must not outlive the orchestrator. Two independent watches:
- *  - a native watchdog thread (libcannharness_hold.so, native-stub/hold/watch.c) that polls our
+ *  - a native watchdog thread (libcannharness_hold.so, native-stub/harness/hold/watch.c) that polls our
  *    parent pid: it keeps working while the main thread is blocked inside a native call or spinning
  *    in a tight loop (where no JS event can be delivered), and costs no JavaScript isolate;
  *  - the same poll on an unref'd main-thread timer, only when the watchdog could not start (the
