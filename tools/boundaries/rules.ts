@@ -143,7 +143,7 @@ export const LOAD_RULES: readonly LoadRule[] = [
     name: 'a device process never loads the orchestrator',
     // The device process, the role entry it loads for a scenario, a role's worker threads, the
     // precheck child; and the public API, which the role's spec file loads there.
-    entries: ['harness/device-process.ts', 'harness/scenario/role-entry.ts', 'harness/scenario/thread-worker.js', 'harness/precheck.ts', 'src/index.ts'],
+    entries: ['harness/device-process.ts', 'harness/scenario/role-entry.ts', 'harness/scenario/threads/worker.js', 'harness/precheck.ts', 'src/index.ts'],
     never: ['src/orchestrator', 'src/jest/register.ts', 'src/report', 'src/cli'],
     why: 'the orchestrator starts and watches device processes; loading it there costs start-up time and would let device code reach around its parent',
   },
