@@ -87,12 +87,12 @@ describe('on a throwaway tree', () => {
 
   test('a cycle made only of type imports inside one folder fails', () => {
     const files = write({
-      'harness/scenario/context.ts': "import type { B } from './data-context';\nexport interface A { b?: B }\n",
-      'harness/scenario/data-context.ts': "import type { A } from './context';\nexport interface B { a?: A }\n",
+      'harness/scenario/context/context.ts': "import type { B } from './data-context';\nexport interface A { b?: B }\n",
+      'harness/scenario/context/data-context.ts': "import type { A } from './context';\nexport interface B { a?: A }\n",
     });
     const problems = check(files);
     expect(problems).toHaveLength(1);
-    expect(problems[0].message).toMatch(/import cycle between harness\/scenario\/context.ts, harness\/scenario\/data-context.ts/);
+    expect(problems[0].message).toMatch(/import cycle between harness\/scenario\/context\/context.ts, harness\/scenario\/context\/data-context.ts/);
     expect(problems[0].message).toContain('imports types from "./context"');
   });
 

@@ -2,9 +2,8 @@
  * Worker threads of one role run once (`threads: k`, no rounds): k tasks on a pool of k threads,
  * each running the thread body once (entry.ts); their values and marks, or the first failure.
  */
-import { callRecordTableAddress } from '../../../src/acl/call-record';
 import type { ScenarioMark } from '../../../src/scenario/types';
-import { firstThreadFailure, startThreadPool, type ThreadOutcome, type ThreadTask } from './pool';
+import { firstThreadFailure, startThreadPool, threadTask, type ThreadOutcome, type ThreadTask } from './pool';
 
 export type OnceThreadsOptions = Omit<ThreadTask, 'thread' | 'callRecords'>;
 
@@ -12,10 +11,7 @@ export async function runRoleThreads(opts: OnceThreadsOptions): Promise<{ values
   const pool = startThreadPool(opts.threads);
   try {
     const outcomes: ThreadOutcome[] = await Promise.all(
-      Array.from({ length: opts.threads }, (_, thread) => {
-        const task: ThreadTask = { ...opts, thread, callRecords: callRecordTableAddress() };
-        return pool.run(task);
-      }),
+      Array.from({ length: opts.threads }, (_, thread) => pool.run(threadTask(opts, thread))),
     );
     const marks = outcomes.flatMap((o) => o.marks);
     const failure = firstThreadFailure(outcomes);

@@ -4,6 +4,7 @@
  * thread (k threads for k tasks), its own koffi instance and its own stream.
  */
 import * as path from 'node:path';
+import { callRecordTableAddress } from '../../../src/acl/call-record';
 import type { RoleEntryArgs, ScenarioMark } from '../../../src/scenario/types';
 import type { RoleError } from '../../../src/wire/types';
 import type { ResolvedMode } from '../../../src/env';
@@ -36,6 +37,11 @@ export type FailedOutcome = Extract<ThreadOutcome, { ok: false }>;
 
 /** The worker's entry file (plain JavaScript: it installs the TypeScript hook, then loads entry.ts). */
 export const WORKER_SHIM = path.join(HARNESS_DIR, 'scenario', 'threads', 'worker.js');
+
+/** Thread `thread`'s task: the role's job, and the table its calls are recorded in (read by the native watchdog). */
+export function threadTask(opts: Omit<ThreadTask, 'thread' | 'callRecords'>, thread: number): ThreadTask {
+  return { ...opts, thread, callRecords: callRecordTableAddress() };
+}
 
 /** A pool of exactly `threads` threads, one task each at a time, so k concurrent tasks occupy k distinct threads. */
 export function startThreadPool(threads: number): import('piscina').Piscina {

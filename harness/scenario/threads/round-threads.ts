@@ -8,13 +8,12 @@
  * other roles stop at once; the main thread reads the error from the gate (never waiting for a
  * message) and fails the role with it, blamed at the time the thread failed.
  */
-import { callRecordTableAddress } from '../../../src/acl/call-record';
 import type { PlannedRole, ScenarioMark } from '../../../src/scenario/types';
 import { reviveError } from '../../../src/wire/wire-error';
 import { assertSendable } from '../../../src/wire/json-value';
 import { noteRoleFailure } from '../../failure-time';
 import { MAIN_THREAD, ThreadGate, type GateFailure } from './gate';
-import { firstThreadFailure, rebuildError, startThreadPool, type ThreadOutcome, type ThreadTask } from './pool';
+import { firstThreadFailure, rebuildError, startThreadPool, threadTask, type ThreadOutcome, type ThreadTask } from './pool';
 
 /** How long a stopping run waits for its threads to leave, then for the pool to end them. */
 const LEAVE_BOUND_MS = 2000;
@@ -46,7 +45,7 @@ export class RoundThreads {
     // The setup phase: `setup` and every threadSetup meet at ctx.barrier().
     this.#gate.setParties((role.setup ? 1 : 0) + (role.threadSetup ? opts.threads : 0));
     this.#pool = startThreadPool(opts.threads);
-    const task = (thread: number): ThreadTask => ({ ...opts, thread, callRecords: callRecordTableAddress(), gate: this.#gate.buffer });
+    const task = (thread: number): ThreadTask => ({ ...threadTask(opts, thread), gate: this.#gate.buffer });
     this.#tasks = Array.from({ length: opts.threads }, (_, thread) => this.#pool.run(task(thread)) as Promise<ThreadOutcome>);
     this.#endedEarly = new Promise<never>((_, reject) => {
       this.#tasks.forEach((p, thread) =>
