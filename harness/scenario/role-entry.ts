@@ -21,11 +21,10 @@ export async function runScenarioRole(base: RoleContext, args: RoleEntryArgs): P
   const { plan, role } = findRole(args);
   const deadline = startedAt + plan.timeoutMs;
   if (args.rounds) return runScenarioRounds(base, plan, role, args.rounds, deadline, base.roundsDone?.bind(base), args);
-  // Worker threads only call setDevice; aclInit must already have happened in this process.
-  // (base.acl also tells the threads which library to load.)
-  if (role.thread) void base.acl;
-  const { device, index, dir } = base;
-  const startThreads = () => runRoleThreads({ args, mode: base.acl.library.mode, device, index, dir, threads: role.threads, deadline });
+  const startThreads = () => {
+    const { device, index, dir } = base;
+    return runRoleThreads({ args, mode: base.acl.library.mode, device, index, dir, threads: role.threads, deadline });
+  };
   const [value, threads] = await runBody<ScenarioContext<any>, Promise<[unknown, ThreadsResult | undefined]>>(
     {
       owned: createScenarioContext(base, plan, role, deadline),
@@ -37,7 +36,12 @@ export async function runScenarioRole(base: RoleContext, args: RoleEntryArgs): P
       // roles that then fail to open them must be blamed after this role, never before it.
       onFailure: () => noteRoleFailure(),
     },
-    (ctx) => Promise.all([role.run ? role.run(ctx) : undefined, role.thread ? startThreads() : undefined]),
+    (ctx) => {
+      // Worker threads only call setDevice; aclInit must already have happened in this process.
+      // (base.acl also tells the threads which library to load.) A failure here is the role's.
+      if (role.thread) void base.acl;
+      return Promise.all([role.run ? role.run(ctx) : undefined, role.thread ? startThreads() : undefined]);
+    },
   );
   const envelope: RoleEnvelope = { __scenarioEnvelope: 1, threadMarks: threads?.marks ?? [] };
   if (value !== undefined) envelope.value = value;
