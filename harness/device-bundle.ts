@@ -9,7 +9,7 @@
  * exports, so the spec gets the same scenario registry and the same AclError class as the harness
  * (adding entries to require.cache is documented Node API). Without it the spec would load a second
  * copy of the library from dist/src.
- * Worker threads (harness/scenario/thread-worker.js) stay unbundled: each has its own module
+ * Worker threads (harness/scenario/threads/worker.js) stay unbundled: each has its own module
  * registry anyway, and loads the compiled files once there.
  */
 import * as fs from 'node:fs';

@@ -11,7 +11,7 @@
 import { watchParent } from './parent-watch'; // first: guard against orphaning as early as possible
 import { toRoleError } from '../src/wire/wire-error';
 import { roleFailureError, roleFailureTime } from './failure-time';
-import { unsendablePart } from '../src/wire/json-value';
+import { assertSendable } from '../src/wire/json-value';
 import type { FromChild, Job } from '../src/wire/protocol';
 import type { RoleBody } from '../src/wire/types';
 import { createRoleContext, type RoleContextHandle } from './role-context';
@@ -70,8 +70,7 @@ function finish(outcome: Outcome): void {
 }
 
 function jsonSafe(value: unknown): unknown {
-  const unsendable = unsendablePart(value);
-  if (unsendable) throw new Error(`${unsendable}, which JSON cannot carry to the parent: return plain data (numbers, strings, arrays, objects)`);
+  assertSendable(value, 'the value');
   const text = JSON.stringify(value);
   return text === undefined ? undefined : JSON.parse(text);
 }

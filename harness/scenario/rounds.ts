@@ -15,7 +15,6 @@
  */
 import * as path from 'node:path';
 import { RoundBarrier, RoundBarrierMismatchError, reseedStubJitter, type Crossing, type Stream } from '../../src/acl';
-import { mismatchText } from './round-mismatch';
 import type { RoleContext } from '../../src/wire/types';
 import { ROUND_BARRIER_FILE } from '../../src/wire/round-barrier-file';
 import { roundsUnsupported } from '../../src/scenario/rounds-plan';
@@ -25,11 +24,14 @@ import { checkHappensBefore, formatHappensBefore } from '../../src/trace/happens
 import { TraceTail } from '../../src/trace/trace-tail';
 import { ENV, envOff } from '../../src/env';
 import { noteRoleFailure, noteRoleFailureError } from '../failure-time';
-import { unsendablePart } from '../../src/wire/json-value';
-import { ROUND_DRAIN_MS, runRoundBody } from './round-body';
-import { createScenarioContext, DEFAULT_WAIT_MARGIN_MS, type BaseContext } from './context';
-import { roundRendezvous } from './round-rendezvous';
-import { RoundThreads, threadFailureWhat } from './thread-rounds';
+import { assertSendable } from '../../src/wire/json-value';
+import { endSetup, runBody } from './body/run-body';
+import { mismatchText } from './body/round-mismatch';
+import { roundRendezvous } from './body/round-rendezvous';
+import { createScenarioContext, type BaseContext } from './context/context';
+import { waitBoundMs } from './context/deadline';
+import { quietly } from './context/quietly';
+import { RoundThreads, threadFailureWhat } from './threads/round-threads';
 
 /** Name under which each role publishes its pid once, so the trace check can name roles. */
 const PID_NAME = (role: string) => `rounds-pid.${role}`;
@@ -47,7 +49,7 @@ export async function runScenarioRounds(
   rounds: RoundsArgs,
   deadline: number,
   progress?: RoundsProgress,
-  /** The role's job: what its worker threads (if any) load (thread-rounds.ts). */
+  /** The role's job: what its worker threads (if any) load (threads/round-threads.ts). */
   args?: RoleEntryArgs,
 ): Promise<RoleEnvelope> {
   const unsupported = roundsUnsupported(role);
@@ -56,7 +58,7 @@ export async function runScenarioRounds(
   const party = plan.roles.findIndex((r) => r.name === role.name) + 1;
   const checker = party === 1;
   const total = rounds.total;
-  const waitMs = () => Math.max(1, deadline - Date.now()) + DEFAULT_WAIT_MARGIN_MS;
+  const waitMs = () => waitBoundMs(deadline);
 
   const acl = base.acl; // every round uses ACL: load it before round 1
   const barrier = RoundBarrier.attach(path.join(base.dir, ROUND_BARRIER_FILE));
@@ -64,7 +66,7 @@ export async function runScenarioRounds(
     barrier.close();
     throw new Error(`the round barrier was made for ${barrier.parties} roles, but scenario "${plan.name}" has ${plan.roles.length}`);
   }
-  // Worker threads: started once, each a party of ctx.barrier() (thread-rounds.ts).
+  // Worker threads: started once, each a party of ctx.barrier() (threads/round-threads.ts).
   const threads = role.thread ? new RoundThreads({ args: args!, mode: acl.library.mode, device: base.device, index: base.index, dir: base.dir, threads: role.threads, deadline }, role) : undefined;
   // Every crossing is tagged with what this role meets there (the round, its k-th ctx.barrier() or
   // the round's end): a role that calls ctx.barrier() fewer times than another is caught at once.
@@ -209,14 +211,12 @@ export async function runScenarioRounds(
     threadResult = await threads?.stop(waitMs());
   } finally {
     await threads?.close();
-    setupOwned.drain?.(Math.min(ROUND_DRAIN_MS, Math.max(0, deadline - Date.now())));
-    setupOwned.cleanup();
+    endSetup(setupOwned, deadline);
     if (stream && !stream.destroyed) quietly(() => stream!.destroy());
     tail?.close();
     barrier.close();
   }
-  const unsendable = unsendablePart(value, `the value returned by role ${role.name} (last round)`);
-  if (unsendable) throw new Error(`${unsendable}, which JSON cannot carry to the parent: return plain data`);
+  assertSendable(value, `the value returned by role ${role.name} (last round)`);
   const envelope: RoleEnvelope = { __scenarioEnvelope: 1, threadMarks: threadResult ? [...marks, ...threadResult.marks] : marks };
   envelope.rounds = { done: total, total, ...(tail ? { checked } : {}) };
   if (value !== undefined) envelope.value = value;
@@ -237,13 +237,5 @@ function runOneRound(
   runStream: () => Stream,
 ): Promise<unknown> {
   const owned = createScenarioContext(base, plan, role, deadline, { round, rounds, setup, barrier, stream: runStream });
-  return runRoundBody(owned, role.name, role.run!, runStream, deadline);
-}
-
-function quietly(fn: () => unknown): void {
-  try {
-    fn();
-  } catch {
-    /* clean-up after a failure: the failure is what matters */
-  }
+  return runBody({ owned, label: role.name, who: 'the body', deadline, round: { stream: runStream } }, role.run!);
 }

@@ -34,7 +34,7 @@ export function roundsProblems(rounds: unknown, roles: PlannedRole<any>[]): stri
 
 /**
  * Why a role cannot run in rounds, or null. A native role (exec) is a program that runs once from
- * start to exit, so it has no body to repeat. (Worker threads run in rounds: thread-rounds.ts.)
+ * start to exit, so it has no body to repeat. (Worker threads run in rounds: harness/scenario/threads/round-threads.ts.)
  */
 export function roundsUnsupported(role: PlannedRole<any>): string | null {
   return role.exec

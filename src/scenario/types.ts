@@ -39,7 +39,7 @@ export interface ShareOptions {
   timeoutMs?: number;
 }
 
-/** Device memory, IPC memory and IPC notify for roles (harness/scenario/data-context.ts). */
+/** Device memory, IPC memory and IPC notify for roles (harness/scenario/context/data-context.ts). */
 export interface DataContext {
   /** aclrtMalloc on this role's device; freed when the body returns. */
   alloc(bytes: number): DeviceBuffer;

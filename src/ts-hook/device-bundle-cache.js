@@ -33,7 +33,7 @@ const { usableCacheDir, loadEsbuild, esbuildVersion, fnv1a, NODE_TARGET, writeWh
 const { runWithCodeCache } = require('./code-cache');
 
 /** The modules a device process starts from (the role entry and the public index are loaded by the role and its spec; the thread entry by its worker threads). */
-const ENTRIES = ['harness/device-process.ts', 'harness/scenario/role-entry.ts', 'harness/scenario/thread-entry.ts', 'src/index.ts'];
+const ENTRIES = ['harness/device-process.ts', 'harness/scenario/role-entry.ts', 'harness/scenario/threads/entry.ts', 'src/index.ts'];
 /** Changes with the entry format or the build options below. */
 const FORMAT = 'device-bundle-4';
 /** Set by runRoles for its device processes: the identity of the entry it found current (see cachedCode). */

@@ -15,3 +15,11 @@ export function unsendablePart(value: unknown, at = 'the value', seen = new Set<
   }
   return null;
 }
+
+/** Throws when JSON cannot carry `value` to the parent process (`what`: which value, for the message). */
+export function assertSendable(value: unknown, what: string): void {
+  const unsendable = unsendablePart(value, what);
+  if (unsendable) {
+    throw new Error(`${unsendable}, which JSON cannot carry to the parent: return plain data (numbers, strings, arrays, objects)`);
+  }
+}

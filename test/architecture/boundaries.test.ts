@@ -67,14 +67,32 @@ describe('on a throwaway tree', () => {
     expect(kinds).toEqual(['cycle', 'import']);
   });
 
+  test('the layers of harness/scenario: a thread file importing its process entry fails, and so does a context importing the body runner', () => {
+    const files = write({
+      'harness/scenario/role-entry.ts': "import { runThreads } from './threads/once';\nexport const findRole = () => runThreads;\n",
+      'harness/scenario/threads/once.ts': "import { runBody } from '../body/run-body';\nexport const runThreads = runBody;\n",
+      'harness/scenario/threads/base.ts': "import { findRole } from '../role-entry';\nexport const f = findRole;\n",
+      'harness/scenario/body/run-body.ts': "import type { Ctx } from '../context/context';\nexport function runBody(c?: Ctx) { return c; }\n",
+      'harness/scenario/context/context.ts': "import { runBody } from '../body/run-body';\nexport interface Ctx { r?: typeof runBody }\n",
+    });
+    const imports = check(files).filter((p) => p.kind === 'import');
+    expect(imports.map((p) => p.what).sort()).toEqual([
+      'harness/scenario/context/context.ts -> harness/scenario/body/run-body.ts',
+      'harness/scenario/threads/base.ts -> harness/scenario/role-entry.ts',
+    ]);
+    expect(imports.find((p) => p.what.startsWith('harness/scenario/threads'))!.message).toContain(
+      "harness/scenario/threads (a role's worker threads",
+    );
+  });
+
   test('a cycle made only of type imports inside one folder fails', () => {
     const files = write({
-      'harness/scenario/context.ts': "import type { B } from './data-context';\nexport interface A { b?: B }\n",
-      'harness/scenario/data-context.ts': "import type { A } from './context';\nexport interface B { a?: A }\n",
+      'harness/scenario/context/context.ts': "import type { B } from './data-context';\nexport interface A { b?: B }\n",
+      'harness/scenario/context/data-context.ts': "import type { A } from './context';\nexport interface B { a?: A }\n",
     });
     const problems = check(files);
     expect(problems).toHaveLength(1);
-    expect(problems[0].message).toMatch(/import cycle between harness\/scenario\/context.ts, harness\/scenario\/data-context.ts/);
+    expect(problems[0].message).toMatch(/import cycle between harness\/scenario\/context\/context.ts, harness\/scenario\/context\/data-context.ts/);
     expect(problems[0].message).toContain('imports types from "./context"');
   });
 

@@ -7,7 +7,7 @@ import { AclError } from '../../src/acl/errors';
 import { RoleProcess } from '../../src/orchestrator/role-process';
 import { parseFromChild } from '../../src/wire/protocol';
 import { parseRoleError, reviveError, toRoleError } from '../../src/wire/wire-error';
-import { rebuildError } from '../../harness/scenario/threads';
+import { rebuildError } from '../../harness/scenario/threads/pool';
 import { asChildProcess, says, scriptedChild } from '../support/scripted-child';
 
 const aclError = () => new AclError({ code: 107017, call: 'aclrtDestroyStream', args: 'stream=0x1', detail: 'stream was destroyed' });

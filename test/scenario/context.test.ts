@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Rendezvous } from '../../src/rendezvous';
-import { createScenarioContext } from '../../harness/scenario/context';
+import { createScenarioContext } from '../../harness/scenario/context/context';
 import { planScenario } from '../../src/scenario';
 
 let dir: string;

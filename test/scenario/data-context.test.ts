@@ -1,5 +1,5 @@
 /**
- * The data part of the scenario context (harness/scenario/data-context.ts) without native code: the
+ * The data part of the scenario context (harness/scenario/context/data-context.ts) without native code: the
  * ACL objects are fakes, the rendezvous is real. Checks the pid exchange for whitelists and the
  * errors for bad declarations.
  */
@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import type { Acl, DeviceBuffer, MappedBuffer } from '../../src/acl';
 import { Rendezvous } from '../../src/rendezvous';
 import { planScenario } from '../../src/scenario';
-import { createScenarioContext } from '../../harness/scenario/context';
+import { createScenarioContext } from '../../harness/scenario/context/context';
 
 let dir: string;
 beforeEach(() => {

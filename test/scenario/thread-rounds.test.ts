@@ -10,7 +10,7 @@ import { planScenario, ScenarioDeclarationError } from '../../src/scenario/plan'
 import { roundsUnsupported } from '../../src/scenario/rounds-plan';
 import type { RoundsArgs, ScenarioDeclaration, ScenarioResult } from '../../src/scenario/types';
 import type { RunEvent } from '../../src/orchestrator';
-import { MAIN_THREAD, ThreadGate, ThreadGateBrokenError, threadParty } from '../../harness/scenario/thread-gate';
+import { MAIN_THREAD, ThreadGate, ThreadGateBrokenError, threadParty } from '../../harness/scenario/threads/gate';
 import { leakedShm, shmEntries, shmObjectsOfRun, survivors, waitUntil } from '../support/leftovers';
 import { testWithStub as withStub, STUB_LIBRARY as STUB } from '../support/with-stub';
 

@@ -40,9 +40,45 @@ export const PARTS: Readonly<Record<string, PartRule>> = {
     role: 'the scenario DSL: declarations, plans, templates, running a scenario from Jest',
     mayImport: ['src/acl', 'src/orchestrator', 'src/wire', 'src/rendezvous', 'src/mutants', 'src/suggest'],
   },
+  // harness/: the device side, in layers (lowest first), each importing only the layers below it.
+  'harness/failure-time.ts': { role: "when this device process's role failed, and with what error", mayImport: [] },
+  'harness/scenario/context': {
+    role: 'the ctx a scenario body gets (main thread or worker thread), its deadline arithmetic and clean-up',
+    mayImport: ['src/scenario', 'src/acl', 'src/wire', 'src/rendezvous'],
+  },
+  'harness/scenario/body': {
+    role: "the one body runner (once is one round without a barrier) and a round's names and barrier verdicts",
+    mayImport: ['harness/scenario/context', 'src/acl', 'src/rendezvous'],
+  },
+  'harness/scenario/threads': {
+    role: "a role's worker threads: the pool, the thread task once or in rounds, the gate with the main thread",
+    mayImport: [
+      'harness/scenario/body',
+      'harness/scenario/context',
+      'harness/failure-time.ts',
+      'src/scenario',
+      'src/acl',
+      'src/wire',
+      'src/rendezvous',
+      'src/ts-hook',
+    ],
+  },
+  'harness/scenario': {
+    role: "a scenario role's process entry: the role once (with its threads) or in soak rounds",
+    mayImport: [
+      'harness/scenario/threads',
+      'harness/scenario/body',
+      'harness/scenario/context',
+      'harness/failure-time.ts',
+      'src/scenario',
+      'src/acl',
+      'src/wire',
+      'src/trace',
+    ],
+  },
   harness: {
-    role: 'everything that runs inside device processes and their worker threads: process entry points, the scenario role and thread entries, role contexts',
-    mayImport: ['src/scenario', 'src/acl', 'src/wire', 'src/rendezvous', 'src/ts-hook', 'src/trace'],
+    role: 'everything else that runs inside device processes: process entry points, the hang watch, the role context',
+    mayImport: ['harness/failure-time.ts', 'src/scenario', 'src/acl', 'src/wire', 'src/rendezvous', 'src/ts-hook', 'src/trace'],
   },
   'src/audit': { role: 'the mutant audit: verdicts and table', mayImport: ['src/scenario', 'src/mutants'] },
   'src/config': { role: 'cann-harness.config.ts: defineConfig and its validation', mayImport: ['src/suggest', 'src/ts-hook'] },
@@ -61,7 +97,7 @@ export const PARTS: Readonly<Record<string, PartRule>> = {
   },
   'harness/device-bundle.ts': {
     role: "the entry of the compiled package's device-process bundle: the device process with the public index, one library instance",
-    mayImport: ['harness', 'src/index.ts'],
+    mayImport: ['harness', 'harness/scenario', 'src/index.ts'],
   },
   bin: { role: 'the installed command', mayImport: ['src/cli', 'src/ts-hook'] },
   specs: { role: "user-style spec files: the public API only", mayImport: ['src/index.ts'] },
@@ -82,6 +118,11 @@ export const PARTS: Readonly<Record<string, PartRule>> = {
       'src/wire',
       'src/orchestrator',
       'harness',
+      'harness/failure-time.ts',
+      'harness/scenario',
+      'harness/scenario/context',
+      'harness/scenario/body',
+      'harness/scenario/threads',
       'src/scenario',
       'src/report',
       'src/jest',
@@ -143,7 +184,7 @@ export const LOAD_RULES: readonly LoadRule[] = [
     name: 'a device process never loads the orchestrator',
     // The device process, the role entry it loads for a scenario, a role's worker threads, the
     // precheck child; and the public API, which the role's spec file loads there.
-    entries: ['harness/device-process.ts', 'harness/scenario/role-entry.ts', 'harness/scenario/thread-worker.js', 'harness/precheck.ts', 'src/index.ts'],
+    entries: ['harness/device-process.ts', 'harness/scenario/role-entry.ts', 'harness/scenario/threads/worker.js', 'harness/precheck.ts', 'src/index.ts'],
     never: ['src/orchestrator', 'src/jest/register.ts', 'src/report', 'src/cli'],
     why: 'the orchestrator starts and watches device processes; loading it there costs start-up time and would let device code reach around its parent',
   },

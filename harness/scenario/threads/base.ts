@@ -4,11 +4,11 @@
  * did that), sets the role's device on this thread, loads the spec in collect mode and builds the
  * base of its contexts.
  */
-import type { Acl } from '../../src/acl';
-import type { PlannedRole, ScenarioPlan } from '../../src/scenario/types';
-import type { BaseContext } from './base-context';
-import { findRole } from './role-entry';
-import type { ThreadTask } from './threads';
+import type { Acl } from '../../../src/acl';
+import type { PlannedRole, ScenarioPlan } from '../../../src/scenario/types';
+import type { BaseContext } from '../context/base-context';
+import { findRole } from '../../../src/scenario/find-role';
+import type { ThreadTask } from './pool';
 
 export interface ThreadBase {
   acl: Acl;
@@ -23,12 +23,12 @@ export function loadThreadBase(task: ThreadTask, mark: (name: string) => void): 
   // to load becomes the calling thread's reported error.
   // Calls of this thread go to its slot of the process's table, which the native watchdog reads.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { useThreadCallRecord } = require('../../src/acl/watchdog') as typeof import('../../src/acl/watchdog');
+  const { useThreadCallRecord } = require('../../../src/acl/watchdog') as typeof import('../../../src/acl/watchdog');
   if (task.callRecords !== undefined) useThreadCallRecord(task.callRecords, task.thread);
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { loadAcl } = require('../../src/acl') as typeof import('../../src/acl');
+  const { loadAcl } = require('../../../src/acl') as typeof import('../../../src/acl');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { Rendezvous } = require('../../src/rendezvous') as typeof import('../../src/rendezvous');
+  const { Rendezvous } = require('../../../src/rendezvous') as typeof import('../../../src/rendezvous');
   const acl = loadAcl({ mode: task.mode });
   acl.setDevice(task.device);
   const { plan, role } = findRole(task.args);

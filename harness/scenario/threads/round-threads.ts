@@ -1,27 +1,26 @@
 /**
  * Worker threads of a role in soak rounds (README "Soak rounds"), main-thread side. The piscina
  * pool and its k threads start once per run, and each thread runs one task for the whole run
- * (thread-round-loop.ts): ACL, device, spec, its stream and its threadSetup once, then every round
- * the main thread opens through the gate (thread-gate.ts). A round of the role ends when its run
- * body (rounds.ts) and all k thread bodies ended.
+ * (round-loop.ts): ACL, device, spec, its stream and its threadSetup once, then every round
+ * the main thread opens through the gate (gate.ts). A round of the role ends when its run
+ * body (../rounds.ts) and all k thread bodies ended.
  * A thread that fails writes its error into the gate and breaks the round barrier itself, so the
  * other roles stop at once; the main thread reads the error from the gate (never waiting for a
  * message) and fails the role with it, blamed at the time the thread failed.
  */
-import { callRecordTableAddress } from '../../src/acl/call-record';
-import type { PlannedRole, ScenarioMark } from '../../src/scenario/types';
-import { reviveError } from '../../src/wire/wire-error';
-import { unsendablePart } from '../../src/wire/json-value';
-import { noteRoleFailure } from '../failure-time';
-import { MAIN_THREAD, ThreadGate, type GateFailure } from './thread-gate';
-import { rebuildError, WORKER_SHIM, type ThreadOutcome, type ThreadTask } from './threads';
+import type { PlannedRole, ScenarioMark } from '../../../src/scenario/types';
+import { reviveError } from '../../../src/wire/wire-error';
+import { assertSendable } from '../../../src/wire/json-value';
+import { noteRoleFailure } from '../../failure-time';
+import { MAIN_THREAD, ThreadGate, type GateFailure } from './gate';
+import { firstThreadFailure, rebuildError, startThreadPool, threadTask, type ThreadOutcome, type ThreadTask } from './pool';
 
 /** How long a stopping run waits for its threads to leave, then for the pool to end them. */
 const LEAVE_BOUND_MS = 2000;
 
 const WHAT = Symbol('thread round failure: what failed');
 
-/** "thread 1's body" for a worker thread's failure thrown again in the main thread (rounds.ts names it in the report). */
+/** "thread 1's body" for a worker thread's failure thrown again in the main thread (../rounds.ts names it in the report). */
 export function threadFailureWhat(e: unknown): string | undefined {
   return typeof e === 'object' && e !== null ? (e as { [WHAT]?: string })[WHAT] : undefined;
 }
@@ -45,16 +44,8 @@ export class RoundThreads {
     this.#gate = ThreadGate.create(role.name);
     // The setup phase: `setup` and every threadSetup meet at ctx.barrier().
     this.#gate.setParties((role.setup ? 1 : 0) + (role.threadSetup ? opts.threads : 0));
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { Piscina } = require('piscina') as typeof import('piscina');
-    this.#pool = new Piscina({
-      filename: WORKER_SHIM,
-      minThreads: opts.threads,
-      maxThreads: opts.threads,
-      concurrentTasksPerWorker: 1, // one task per thread: k tasks occupy k distinct threads
-      idleTimeout: Infinity,
-    });
-    const task = (thread: number): ThreadTask => ({ ...opts, thread, callRecords: callRecordTableAddress(), gate: this.#gate.buffer });
+    this.#pool = startThreadPool(opts.threads);
+    const task = (thread: number): ThreadTask => ({ ...threadTask(opts, thread), gate: this.#gate.buffer });
     this.#tasks = Array.from({ length: opts.threads }, (_, thread) => this.#pool.run(task(thread)) as Promise<ThreadOutcome>);
     this.#endedEarly = new Promise<never>((_, reject) => {
       this.#tasks.forEach((p, thread) =>
@@ -98,18 +89,15 @@ export class RoundThreads {
     this.#stopping = true;
     this.#gate.stop();
     const outcomes = await bounded(Promise.all(this.#tasks), timeoutMs, `the worker threads of role ${this.#role.name} did not end within ${timeoutMs} ms of the last round`);
-    const failed = outcomes.findIndex((o) => !o.ok);
-    if (failed >= 0) throw rebuildError(failed, outcomes[failed] as Extract<ThreadOutcome, { ok: false }>);
+    const failure = firstThreadFailure(outcomes);
+    if (failure) throw failure;
     const values = outcomes.map((o) => (o.ok ? o.value : undefined));
-    values.forEach((value, thread) => {
-      const unsendable = unsendablePart(value, `the value returned by thread ${thread} of role ${this.#role.name} (last round)`);
-      if (unsendable) throw new Error(`${unsendable}, which JSON cannot carry to the parent: return plain data`);
-    });
+    values.forEach((value, thread) => assertSendable(value, `the value returned by thread ${thread} of role ${this.#role.name} (last round)`));
     return { values, marks: outcomes.flatMap((o) => o.marks) };
   }
 
   /**
-   * Always, at the end (rounds.ts's finally): after a failure, breaks the gate so that every thread
+   * Always, at the end (../rounds.ts's finally): after a failure, breaks the gate so that every thread
    * stops; waits (bounded) for the threads to release what they made, then ends the pool.
    */
   async close(): Promise<void> {

@@ -1,6 +1,6 @@
 /**
- * The gate between a role's main thread and its worker threads in soak rounds (thread-rounds.ts,
- * thread-round-loop.ts): words of a SharedArrayBuffer that every side waits on with Atomics, so a
+ * The gate between a role's main thread and its worker threads in soak rounds (round-threads.ts,
+ * round-loop.ts): words of a SharedArrayBuffer that every side waits on with Atomics, so a
  * round opens, ends and meets at ctx.barrier() without a message through an event loop.
  *  - The main thread opens round r (after the round barrier every role meets); each thread runs
  *    round r and counts itself done; the main thread ends the round once all k are done.
@@ -14,7 +14,7 @@
  * checks its condition, and sleeps only if nothing changed in between, so no wake-up is lost.
  * Pure JavaScript (no koffi): the barrier of the other roles is a function handed in.
  */
-import type { RoleError } from '../../src/wire/types';
+import type { RoleError } from '../../../src/wire/types';
 
 const SEQ = 0;
 /** The round the main thread opened (0: none yet). */

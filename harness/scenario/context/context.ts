@@ -3,10 +3,12 @@
  * orchestrator's RoleContext. Everything it creates is tracked and released when the body ends,
  * so specs carry no clean-up code.
  */
-import type { Context, Event, IpcEventHandle as IpcEventHandleT, Latch, Stream } from '../../src/acl';
+import type { Context, Event, IpcEventHandle as IpcEventHandleT, Latch, Stream } from '../../../src/acl';
 import type { BaseContext } from './base-context';
 import { createDataContext } from './data-context';
-import type { AwaitOptions, PlannedRole, ScenarioContext, ScenarioPlan, ThreadContext } from '../../src/scenario/types';
+import { timeLeftMs as timeLeftOf, waitBoundMs } from './deadline';
+import { quietly } from './quietly';
+import type { AwaitOptions, PlannedRole, ScenarioContext, ScenarioPlan, ThreadContext } from '../../../src/scenario/types';
 
 export type { BaseContext } from './base-context';
 
@@ -45,9 +47,6 @@ const NO_ROUNDS: RoundPart = {
   },
 };
 
-/** How long past the deadline a ctx wait without its own timeout lasts (see timeoutOf). */
-export const DEFAULT_WAIT_MARGIN_MS = 3_000;
-
 export function createScenarioContext(
   base: BaseContext,
   plan: ScenarioPlan<any>,
@@ -67,14 +66,12 @@ export function createScenarioContext(
     if (home && !home.destroyed) quietly(() => base.acl.setCurrentContext(home!));
   };
 
-  const timeLeftMs = () => Math.max(1, deadlineMs - Date.now());
-  // A wait without its own timeout outlasts the deadline by a margin: the orchestrator stops the run
-  // at the deadline after asking every role where it is stuck (the wait-for graph), and a wait that
-  // gave up first would have cleaned up (released its latches) before anyone could look.
-  const timeoutOf = (opts?: { timeoutMs?: number }) => opts?.timeoutMs ?? timeLeftMs() + DEFAULT_WAIT_MARGIN_MS;
+  const timeLeftMs = () => timeLeftOf(deadlineMs);
+  // A wait without its own timeout outlasts the deadline by a margin (deadline.ts).
+  const timeoutOf = (opts?: { timeoutMs?: number }) => opts?.timeoutMs ?? waitBoundMs(deadlineMs);
   // Loaded on demand so that importing this module never loads koffi.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const aclModule = () => require('../../src/acl') as typeof import('../../src/acl');
+  const aclModule = () => require('../../../src/acl') as typeof import('../../../src/acl');
   const data = createDataContext(base, plan, role, timeoutOf);
 
   const ctx: ScenarioContext<any> = {
@@ -204,12 +201,4 @@ export function createThreadContext(
     Object.getOwnPropertyDescriptors(owned.ctx),
   ) as ThreadContext<any>;
   return { ctx, drain: owned.drain, cleanup: owned.cleanup };
-}
-
-function quietly(fn: () => unknown): void {
-  try {
-    fn();
-  } catch {
-    /* clean-up of something the body already broke; the body's own error is what matters */
-  }
 }

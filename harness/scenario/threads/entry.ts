@@ -1,18 +1,18 @@
 /**
- * One worker thread of a role: loads its own ACL binding and the spec (thread-base.ts) and runs
+ * One worker thread of a role: loads its own ACL binding and the spec (base.ts) and runs
  * the thread body with its own stream. Marks are timestamped here and merged into the role's
- * result. In soak rounds the thread instead runs every round (thread-round-loop.ts).
+ * result. In soak rounds the thread instead runs every round (round-loop.ts).
  */
-import { createThreadContext } from './context';
-import { loadThreadBase } from './thread-base';
-import type { ThreadOutcome, ThreadTask } from './threads';
-import type { ScenarioMark } from '../../src/scenario/types';
-import { toRoleError } from '../../src/wire/wire-error';
+import { createThreadContext } from '../context/context';
+import { loadThreadBase } from './base';
+import type { ThreadOutcome, ThreadTask } from './pool';
+import type { ScenarioMark } from '../../../src/scenario/types';
+import { toRoleError } from '../../../src/wire/wire-error';
 
 export async function runScenarioThread(task: ThreadTask): Promise<ThreadOutcome> {
   if (task.gate) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    return (require('./thread-round-loop') as typeof import('./thread-round-loop')).runThreadRounds(task);
+    return (require('./round-loop') as typeof import('./round-loop')).runThreadRounds(task);
   }
   const marks: ScenarioMark[] = [];
   let cleanup = () => {};

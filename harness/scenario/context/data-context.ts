@@ -5,10 +5,11 @@
  * something shared, and an exporter with the whitelist on awaits the pids of the roles it shares
  * with before it publishes the key.
  */
-import type { Acl, DeviceBuffer, MappedBuffer, Notify } from '../../src/acl';
+import type { Acl, DeviceBuffer, MappedBuffer, Notify } from '../../../src/acl';
 import type { BaseContext } from './base-context';
-import type { AwaitOptions, DataContext, PlannedRole, ScenarioPlan, ShareOptions } from '../../src/scenario/types';
-import { formatSharedRecord, parseSharedRecord, type SharedRecord } from '../../src/wire/shared-record';
+import { quietly } from './quietly';
+import type { AwaitOptions, DataContext, PlannedRole, ScenarioPlan, ShareOptions } from '../../../src/scenario/types';
+import { formatSharedRecord, parseSharedRecord, type SharedRecord } from '../../../src/wire/shared-record';
 
 const pidName = (role: string) => `@pid.${role}`;
 const shareCall: Record<SharedRecord['kind'], string> = { memory: 'shareMemory', notify: 'shareNotify', physical: 'sharePhysical' };
@@ -159,12 +160,4 @@ export function createDataContext(
     for (const b of buffers.filter((x) => !x.imported).reverse()) quietly(() => b.destroyed || b.free());
   };
   return { members, cleanup };
-}
-
-function quietly(fn: () => unknown): void {
-  try {
-    fn();
-  } catch {
-    /* clean-up of something the body already broke; the body's own error is what matters */
-  }
 }

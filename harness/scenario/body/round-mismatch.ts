@@ -2,7 +2,7 @@
  * The verdict on unequal ctx.barrier() calls in soak rounds (issue 33 item 9), for the run body
  * (rounds.ts) and worker-thread bodies (thread-round-loop.ts) alike.
  */
-import { describeCrossing, type Crossing, type RoundBarrierMismatchError } from '../../src/acl/round-barrier';
+import { describeCrossing, type Crossing, type RoundBarrierMismatchError } from '../../../src/acl/round-barrier';
 
 /** Which role called ctx.barrier() fewer times, in which round, and what each role met. */
 export function mismatchText(e: RoundBarrierMismatchError, name: (party: number) => string): string {

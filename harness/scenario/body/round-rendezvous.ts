@@ -7,7 +7,7 @@
  */
 import { unlinkSync } from 'node:fs';
 import * as path from 'node:path';
-import { LAYOUT, type Rendezvous } from '../../src/rendezvous';
+import { LAYOUT, type Rendezvous } from '../../../src/rendezvous';
 
 export interface RoundRendezvous {
   rendezvous: Rendezvous;

@@ -1,31 +1,32 @@
 /**
  * One worker thread of a role in soak rounds: one piscina task for the whole run (started by
- * thread-rounds.ts). Once: ACL, device and spec (thread-base.ts), the round barrier, the thread's
+ * round-threads.ts). Once: ACL, device and spec (base.ts), the round barrier, the thread's
  * stream, and its `threadSetup` (its result is this thread's ctx.setup in every round). Then every
- * round the main thread opens through the gate (thread-gate.ts): a fresh ctx with ctx.round and
+ * round the main thread opens through the gate (gate.ts): a fresh ctx with ctx.round and
  * per-round names, the thread body, the round's device work drained (the thread's stream too) and
  * what the round made released. A failure is written to the gate, then the round barrier is broken
  * so that every other role stops at once; the main thread reports it.
  */
 import * as path from 'node:path';
-import type { RoundBarrier, Stream } from '../../src/acl';
-import { ROUND_BARRIER_FILE } from '../../src/wire/round-barrier-file';
-import { toRoleError } from '../../src/wire/wire-error';
-import type { PlannedRole, ScenarioMark, ScenarioPlan } from '../../src/scenario/types';
-import { ROUND_DRAIN_MS, runRoundBody } from './round-body';
-import { createThreadContext, DEFAULT_WAIT_MARGIN_MS, type BaseContext, type OwnedContext, type RoundPart } from './context';
-import { roundRendezvous } from './round-rendezvous';
-import { loadThreadBase } from './thread-base';
-import { ThreadGate, threadParty, type FailedIn } from './thread-gate';
-import type { ThreadOutcome, ThreadTask } from './threads';
-import { mismatchText } from './round-mismatch';
-
+import type { RoundBarrier, Stream } from '../../../src/acl';
+import { ROUND_BARRIER_FILE } from '../../../src/wire/round-barrier-file';
+import { toRoleError } from '../../../src/wire/wire-error';
+import type { PlannedRole, ScenarioMark, ScenarioPlan } from '../../../src/scenario/types';
+import { endSetup, runBody } from '../body/run-body';
+import { roundRendezvous } from '../body/round-rendezvous';
+import { mismatchText } from '../body/round-mismatch';
+import { createThreadContext, type BaseContext, type OwnedContext, type RoundPart } from '../context/context';
+import { waitBoundMs } from '../context/deadline';
+import { quietly } from '../context/quietly';
+import { loadThreadBase } from './base';
+import { ThreadGate, threadParty, type FailedIn } from './gate';
+import type { ThreadOutcome, ThreadTask } from './pool';
 
 export async function runThreadRounds(task: ThreadTask): Promise<ThreadOutcome> {
   const t = task.thread;
   const total = task.args.rounds?.total ?? 1;
   const gate = ThreadGate.attach(task.gate!, task.args.role);
-  const waitMs = () => Math.max(1, task.deadline - Date.now()) + DEFAULT_WAIT_MARGIN_MS;
+  const waitMs = () => waitBoundMs(task.deadline);
   let marks: ScenarioMark[] = [];
   const mark = (name: string) => marks.push({ name, tNs: process.hrtime.bigint().toString(), thread: t });
   let failedIn: FailedIn = 'start';
@@ -35,16 +36,16 @@ export async function runThreadRounds(task: ThreadTask): Promise<ThreadOutcome> 
   let setupOwned: OwnedContext<unknown> | undefined;
   let round = 0;
   let roleNames: string[] = [];
-  let MismatchError: typeof import('../../src/acl').RoundBarrierMismatchError | undefined;
+  let MismatchError: typeof import('../../../src/acl').RoundBarrierMismatchError | undefined;
   try {
     const { acl, plan, role, base } = loadThreadBase(task, mark);
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { RoundBarrier, RoundBarrierMismatchError } = require('../../src/acl') as typeof import('../../src/acl');
+    const { RoundBarrier, RoundBarrierMismatchError } = require('../../../src/acl') as typeof import('../../../src/acl');
     MismatchError = RoundBarrierMismatchError;
     roleNames = plan.roles.map((r) => r.name);
     barrier = RoundBarrier.attach(path.join(task.dir, ROUND_BARRIER_FILE));
     party = plan.roles.findIndex((r) => r.name === role.name) + 1;
-    // Tagged as rounds.ts tags the main thread's crossings: the k-th ctx.barrier() of the round.
+    // Tagged as ../rounds.ts tags the main thread's crossings: the k-th ctx.barrier() of the round.
     let calls = 0;
     const meet = (what: string) => {
       const at = { crossing: { round, call: ++calls }, party };
@@ -88,8 +89,7 @@ export async function runThreadRounds(task: ThreadTask): Promise<ThreadOutcome> 
     if (gate.fail(threadParty(t), failedIn, error, mismatch?.selfBehind ? mismatch.arrivedAtNs.toString() : undefined)) barrier?.break(party);
     return { ok: false, error, marks };
   } finally {
-    setupOwned?.drain?.(Math.min(ROUND_DRAIN_MS, Math.max(0, task.deadline - Date.now())));
-    setupOwned?.cleanup();
+    endSetup(setupOwned, task.deadline);
     if (stream && !stream.destroyed) quietly(() => stream!.destroy());
     barrier?.close();
   }
@@ -98,13 +98,6 @@ export async function runThreadRounds(task: ThreadTask): Promise<ThreadOutcome> 
 /** One round of the thread body: a fresh ctx, the body, its device work drained, what it made released. */
 function runThreadRound(base: BaseContext, plan: ScenarioPlan<any>, role: PlannedRole<any>, deadline: number, thread: number, part: RoundPart): Promise<unknown> {
   const owned = createThreadContext(base, plan, role, deadline, thread, part);
-  return runRoundBody(owned, `${role.name} thread ${thread}`, (ctx) => role.thread!(ctx, thread), part.stream!, deadline, 'the thread body');
-}
-
-function quietly(fn: () => unknown): void {
-  try {
-    fn();
-  } catch {
-    /* clean-up after a failure: the failure is what matters */
-  }
+  const run = { owned, label: `${role.name} thread ${thread}`, who: 'the thread body', deadline, round: { stream: part.stream! } };
+  return runBody(run, (ctx) => role.thread!(ctx, thread));
 }

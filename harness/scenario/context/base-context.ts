@@ -3,8 +3,8 @@
  * thread builds its own). Its own module so that context.ts and data-context.ts both depend on
  * it without depending on each other.
  */
-import type { Acl } from '../../src/acl';
-import type { RoleContext } from '../../src/wire/types';
+import type { Acl } from '../../../src/acl';
+import type { RoleContext } from '../../../src/wire/types';
 
 export interface BaseContext {
   readonly acl: Acl;
