@@ -28,7 +28,7 @@ import { assertSendable } from '../../src/wire/json-value';
 import { endSetup, runBody } from './body/run-body';
 import { mismatchText } from './body/round-mismatch';
 import { roundRendezvous } from './body/round-rendezvous';
-import { createScenarioContext, type BaseContext } from './context/context';
+import { createScenarioContext, type RoleBasics } from './context/context';
 import { waitBoundMs } from './context/deadline';
 import { quietly } from './context/quietly';
 import { RoundThreads, threadFailureWhat } from './threads/round-threads';
@@ -93,7 +93,7 @@ export async function runScenarioRounds(
   // Marks of the current round only: the result (and verify) gets the last round's, so memory
   // stays flat and mark-order checks compare within one round.
   let marks: ScenarioMark[] = [];
-  const roundBase: BaseContext = Object.create(base, {
+  const roundBase: RoleBasics = Object.create(base, {
     rendezvous: { value: rdv.rendezvous },
     mark: {
       value: (name: string) => {
@@ -226,7 +226,7 @@ export async function runScenarioRounds(
 
 /** One round of the run body: a fresh ctx, the body, then its device work drained and what it made released. */
 function runOneRound(
-  base: BaseContext,
+  base: RoleBasics,
   plan: ScenarioPlan<any>,
   role: PlannedRole<any>,
   deadline: number,

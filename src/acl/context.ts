@@ -7,9 +7,10 @@
 import type { Ptr } from './native';
 import { Owned } from './owned';
 import type { RuntimeCore } from './core';
-import type { Context } from './types';
+import type { AclContext } from './types';
 
-export class ContextImpl extends Owned<RuntimeCore> implements Context {
+/** The binding's AclContext: owns the aclrtContext handle and destroys it once. */
+export class AclContextImpl extends Owned<RuntimeCore> implements AclContext {
   readonly kind = 'context';
 
   constructor(

@@ -57,7 +57,7 @@ export { ensureRunStubScope, defaultScopeOwner, scopeOfObject } from './stub-sco
 export { RoundBarrier, RoundBarrierBrokenError, RoundBarrierMismatchError, describeCrossing, type Crossing, reseedStubJitter } from './round-barrier';
 export { parseLiveView } from './live-view';
 export type { LiveStream, LiveTask, LiveView, LiveViewAnswer } from './live-view';
-export type { Acl, Context, DeviceBuffer, Event, FabricHandle, Latch, MappedBuffer, Notify, PhysicalHandle, Stream, Vmm, VmmCalls } from './types';
+export type { Acl, AclContext, DeviceBuffer, Event, FabricHandle, Latch, MappedBuffer, Notify, PhysicalHandle, Stream, Vmm, VmmCalls } from './types';
 export type { AclFunctions } from './native';
 
 /** The library exists but dlopen refused it (wrong architecture, missing dependency, ...). */

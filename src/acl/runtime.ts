@@ -19,8 +19,8 @@ import { checkInt, INT32_MAX, INT32_MIN, UINT32_MAX, type RuntimeCore } from './
 import { forgetAtExit, releaseAtExit, type LatchImpl } from './latch';
 import { StreamImpl } from './stream';
 import { EventImpl } from './event';
-import { ContextImpl } from './context';
-import type { Acl, Context, DeviceBuffer, Event, Notify, Stream, Vmm } from './types';
+import { AclContextImpl } from './context';
+import type { Acl, AclContext, DeviceBuffer, Event, Notify, Stream, Vmm } from './types';
 import { createVmm } from './vmm';
 import { allocMapped, importMapped } from './vmm-buffer';
 
@@ -33,7 +33,7 @@ export class AclRuntime implements Acl, RuntimeCore {
   /** Latches not yet released, so stream destroy / finalize / exit never leave a runtime thread blocked. */
   readonly #latches = new Set<LatchImpl>();
   /** Context objects by handle, so that currentContext() gives back the object createContext() made. */
-  readonly #contexts = new Map<bigint, ContextImpl>();
+  readonly #contexts = new Map<bigint, AclContextImpl>();
 
   constructor(
     readonly library: LibraryChoice,
@@ -130,21 +130,21 @@ export class AclRuntime implements Acl, RuntimeCore {
 
   // ---- contexts ---------------------------------------------------------------------------------
 
-  createContext(deviceId: number): Context {
+  createContext(deviceId: number): AclContext {
     const device = checkInt(deviceId, 'device id', INT32_MIN, INT32_MAX);
     const out: [Ptr] = [null];
     this.check(this.raw.aclrtCreateContext(out, device), 'aclrtCreateContext', `context=&out, deviceId=${device}`);
     return this.adoptContext(out[0], device);
   }
 
-  currentContext(): Context {
+  currentContext(): AclContext {
     const out: [Ptr] = [null];
     this.check(this.raw.aclrtGetCurrentContext(out), 'aclrtGetCurrentContext', 'context=&out');
     return this.adoptContext(out[0], this.deviceOrUnknown());
   }
 
-  setCurrentContext(context: Context): void {
-    if (!(context instanceof ContextImpl)) throw new TypeError('setCurrentContext: expected a Context created by this Acl binding');
+  setCurrentContext(context: AclContext): void {
+    if (!(context instanceof AclContextImpl)) throw new TypeError('setCurrentContext: expected a Context created by this Acl binding');
     const c = context.handleFor('aclrtSetCurrentContext');
     this.check(this.raw.aclrtSetCurrentContext(c), 'aclrtSetCurrentContext', context.describe());
   }
@@ -154,11 +154,11 @@ export class AclRuntime implements Acl, RuntimeCore {
     this.untrack(context);
   }
 
-  private adoptContext(ptr: Ptr, device: number): ContextImpl {
+  private adoptContext(ptr: Ptr, device: number): AclContextImpl {
     const known = ptr === null ? undefined : this.#contexts.get(ptr);
     // A handle can name a new context once its old one is gone (a reset primary context, for one).
     if (known && !known.destroyed && known.device === device) return known;
-    const c = new ContextImpl(this, ptr, device);
+    const c = new AclContextImpl(this, ptr, device);
     if (ptr !== null) this.#contexts.set(ptr, c);
     this.track(c);
     return c;

@@ -24,11 +24,11 @@ export interface Acl {
    * aclrtCreateContext: a new context on the device, current on this thread from now on. Streams
    * created while it is current belong to it (107003 from another context).
    */
-  createContext(deviceId: number): Context;
+  createContext(deviceId: number): AclContext;
   /** aclrtGetCurrentContext: this thread's current context (107002 on a thread that has none). */
-  currentContext(): Context;
+  currentContext(): AclContext;
   /** aclrtSetCurrentContext. A worker thread can make a context of its role current this way. */
-  setCurrentContext(context: Context): void;
+  setCurrentContext(context: AclContext): void;
   setOpWaitTimeout(ms: number): void;
   createStream(): Stream;
   /** The NULL stream: the default stream of whichever context is current at each call (cannot be destroyed). */
@@ -76,8 +76,11 @@ export interface Acl {
   readonly raw: AclFunctions;
 }
 
-/** A context (aclrtContext): a device, plus the streams created while it was current. */
-export interface Context {
+/**
+ * An ACL context handle (aclrtContext, from acl.createContext / currentContext): a device, plus the
+ * streams created while it was current. Not a role or scenario context (those are `ctx`).
+ */
+export interface AclContext {
   readonly device: number;
   readonly destroyed: boolean;
   /** aclrtDestroyContext; a device's primary context (setDevice) is refused with 107002: reset the device. */

@@ -143,14 +143,15 @@ function recordKey(pid: number, l: StubTraceLine): string | null {
 
 const isWait = (t: Task) => t.submit.kind === 'wait' || t.submit.kind === 'ipc_wait';
 
-export interface GraphContext {
+/** What buildWaitGraph needs besides the roles and their traces: the time of the deadline and IPC names. */
+export interface WaitGraphInputs {
   /** CLOCK_MONOTONIC ns at the deadline, to say "for 3.0 s". */
   nowNs: bigint;
   /** IPC event id (trace `ipc`) -> the rendezvous name it was shared under. */
   ipcNames?: Map<string, string>;
 }
 
-export function buildWaitGraph(roles: RoleState[], traces: TraceSource[], ctx: GraphContext): WaitGraph {
+export function buildWaitGraph(roles: RoleState[], traces: TraceSource[], ctx: WaitGraphInputs): WaitGraph {
   const lives = roles.flatMap((r) => (r.live && 'view' in r.live ? [{ role: r.name, view: r.live.view }] : []));
   const view = new StubView(traces, lives);
   const byName = new Map(roles.map((r) => [r.name, r]));
@@ -261,7 +262,7 @@ function waitStep(who: string, self: string, w: WaitingFor, roles: RoleState[]):
   return { text: `${who} awaits ${w.what} (no role named as its source)` };
 }
 
-function stepsOf(r: RoleState, view: StubView, byPid: Map<number, RoleState>, ctx: GraphContext, roles: RoleState[]): WaitStep[] {
+function stepsOf(r: RoleState, view: StubView, byPid: Map<number, RoleState>, ctx: WaitGraphInputs, roles: RoleState[]): WaitStep[] {
   if (r.ended) return [{ text: `${r.name} has ended (${r.ended})` }];
   if (r.waitingFor) return [waitStep(r.name, r.name, r.waitingFor, roles)];
   const cWait = cApiWait(r.call);
@@ -285,7 +286,7 @@ function stepsOf(r: RoleState, view: StubView, byPid: Map<number, RoleState>, ct
 }
 
 /** The steps of a role blocked in an ACL call (of its main thread, or of worker thread `who`). */
-function callSteps(r: RoleState, who: string, call: CallInProgress, view: StubView, byPid: Map<number, RoleState>, ctx: GraphContext, roles: RoleState[]): WaitStep[] {
+function callSteps(r: RoleState, who: string, call: CallInProgress, view: StubView, byPid: Map<number, RoleState>, ctx: WaitGraphInputs, roles: RoleState[]): WaitStep[] {
   const head = `${who} (${call.name}${call.args ? ` ${call.args}` : ''}, for ${seconds(call.sinceNs, ctx.nowNs)})`;
   if (r.pid === null || !view.unfinished.has(r.pid)) return [{ text: `${head}: no stub state to follow (no live view, no trace: real mode?)` }];
   const blocked = pickBlockedHead(view.heads(r.pid), call.args, view.unfinished.get(r.pid) ?? []);
@@ -328,7 +329,7 @@ function pickBlockedHead(heads: Task[], args: string, unfinished: Task[]): Task 
   return pool.sort((a, b) => a.submit.t - b.submit.t)[0];
 }
 
-function describeTask(t: Task, ctx: GraphContext): string {
+function describeTask(t: Task, ctx: WaitGraphInputs): string {
   const l = t.submit;
   const ipcName = l.ipc ? ctx.ipcNames?.get(l.ipc) : undefined;
   const ev = l.kind.startsWith('ipc') ? `IPC event ${ipcName ? `"${ipcName}" (${l.ipc})` : l.ipc} slot ${l.slot}` : `event ${l.event}`;
@@ -348,7 +349,7 @@ function unseenRecord(what: string, t: Task, view: StubView, byPid: Map<number, 
 }
 
 /** From a task at a stream's head, what it waits for, as steps; the last one may lead to a role. */
-function followTask(t: Task, view: StubView, byPid: Map<number, RoleState>, ctx: GraphContext, depth: number, roles: RoleState[]): WaitStep[] {
+function followTask(t: Task, view: StubView, byPid: Map<number, RoleState>, ctx: WaitGraphInputs, depth: number, roles: RoleState[]): WaitStep[] {
   const owner = byPid.get(t.pid);
   const ownerName = owner?.name ?? t.role ?? `pid ${t.pid}`;
   const where = `stream ${t.stream}`;

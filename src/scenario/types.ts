@@ -39,7 +39,10 @@ export interface ShareOptions {
   timeoutMs?: number;
 }
 
-/** Device memory, IPC memory and IPC notify for roles (harness/scenario/context/data-context.ts). */
+/**
+ * The data part of a scenario body's `ctx`: device memory, IPC memory, IPC notify and VMM memory
+ * shared between roles (harness/scenario/context/data-context.ts).
+ */
 export interface DataContext {
   /** aclrtMalloc on this role's device; freed when the body returns. */
   alloc(bytes: number): DeviceBuffer;
@@ -73,6 +76,7 @@ export interface DataContext {
   openSharedPhysical(name: string, opts?: AwaitOptions): Promise<MappedBuffer>;
 }
 
+/** The `ctx` a scenario role body (and setup) receives: its role, device, ACL, data and round calls. */
 export interface ScenarioContext<P = Params> extends DataContext {
   /** ACL API, aclInit done, device set on this thread. */
   readonly acl: Acl;
@@ -131,7 +135,7 @@ export interface ScenarioContext<P = Params> extends DataContext {
   barrier(): void;
 }
 
-/** A worker thread of a role that declared `threads: k`. */
+/** The `ctx` of a worker thread of a role that declared `threads: k`: a ScenarioContext plus its thread. */
 export interface ThreadContext<P = Params> extends ScenarioContext<P> {
   /** 0..threads-1 */
   readonly thread: number;

@@ -29,6 +29,11 @@ export interface RoleError {
   tNs?: string;
 }
 
+/**
+ * The `ctx` the orchestrator hands a role body (a plain role module's `(ctx, args)` function) in its
+ * device process: identity, ACL, rendezvous, log and marks. Scenario bodies get a ScenarioContext
+ * built on it (harness/scenario/context).
+ */
 export interface RoleContext {
   /** Loaded on first access: aclInit done and this role's device set on the calling thread. */
   readonly acl: Acl;

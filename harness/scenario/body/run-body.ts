@@ -9,11 +9,11 @@
  */
 import type { Stream } from '../../../src/acl';
 import { guardAfterReturn } from '../context/after-return';
-import type { OwnedContext } from '../context/context';
+import type { ContextWithCleanup } from '../context/context';
 import { DRAIN_BOUND_MS, drainBoundMs } from '../context/deadline';
 
 export interface BodyRun<C extends object, T> {
-  owned: OwnedContext<C>;
+  owned: ContextWithCleanup<C>;
   /** Names ctx in the error about its use after the body returned: the role, or "<role> thread <t>". */
   label: string;
   /** What returned, in the "still in progress" error: "role <name>", "the body", "the thread body". */
@@ -59,7 +59,7 @@ export async function runBody<C extends object, T>(run: BodyRun<C, T>, body: (ct
  * before the role ends, rather than racing with the process's exit. Only streams made through
  * ctx are drained; a body that made none never loads ACL here.
  */
-function endOnce(owned: OwnedContext<object>, label: string, deadline: number): void {
+function endOnce(owned: ContextWithCleanup<object>, label: string, deadline: number): void {
   const undrained = owned.drain?.(drainBoundMs(deadline, 0)) ?? [];
   if (undrained.length > 0) {
     process.stderr.write(
@@ -69,7 +69,7 @@ function endOnce(owned: OwnedContext<object>, label: string, deadline: number): 
   }
 }
 
-function endRound(owned: OwnedContext<object>, stream: () => Stream, deadline: number): void {
+function endRound(owned: ContextWithCleanup<object>, stream: () => Stream, deadline: number): void {
   const bound = drainBoundMs(deadline, 1);
   const undrained = owned.drain?.(bound) ?? [];
   stream().synchronize(bound);
@@ -77,7 +77,7 @@ function endRound(owned: OwnedContext<object>, stream: () => Stream, deadline: n
 }
 
 /** The end of a setup part (the role's `setup`, a thread's `threadSetup`): its work drained, what it made released. */
-export function endSetup(owned: Pick<OwnedContext<object>, 'drain' | 'cleanup'> | undefined, deadline: number): void {
+export function endSetup(owned: Pick<ContextWithCleanup<object>, 'drain' | 'cleanup'> | undefined, deadline: number): void {
   owned?.drain?.(drainBoundMs(deadline, 0));
   owned?.cleanup();
 }

@@ -1,11 +1,12 @@
 /**
- * A role's process ends soon after its body returns. A ctx call the body started but did not await
- * (`ctx.signal('x')` without await, a handle shared from a timer) may then never happen, and the
- * scenario would pass without it. This wrapper makes that visible:
+ * AfterReturnGuard: a body's ctx behind a proxy, with the ctx calls still in flight and the switch
+ * that closes it. A role's process ends soon after its body returns. A ctx call the body started
+ * but did not await (`ctx.signal('x')` without await, a handle shared from a timer) may then never
+ * happen, and the scenario would pass without it. This wrapper makes that visible:
  *  - when the body returns, every ctx call still in flight is listed, and the role fails;
  *  - any ctx use after the body returned throws, naming the call.
  */
-export interface GuardedContext<C extends object> {
+export interface AfterReturnGuard<C extends object> {
   ctx: C;
   /** Descriptions of ctx calls whose promises have not settled yet. */
   pending(): string[];
@@ -13,7 +14,7 @@ export interface GuardedContext<C extends object> {
   close(): void;
 }
 
-export function guardAfterReturn<C extends object>(inner: C, role: string): GuardedContext<C> {
+export function guardAfterReturn<C extends object>(inner: C, role: string): AfterReturnGuard<C> {
   const inFlight = new Map<number, string>();
   let next = 0;
   let closed = false;

@@ -3,16 +3,17 @@
  * orchestrator's RoleContext. Everything it creates is tracked and released when the body ends,
  * so specs carry no clean-up code.
  */
-import type { Context, Event, IpcEventHandle as IpcEventHandleT, Latch, Stream } from '../../../src/acl';
-import type { BaseContext } from './base-context';
+import type { AclContext, Event, IpcEventHandle as IpcEventHandleT, Latch, Stream } from '../../../src/acl';
+import type { RoleBasics } from './role-basics';
 import { createDataContext } from './data-context';
 import { timeLeftMs as timeLeftOf, waitBoundMs } from './deadline';
 import { quietly } from './quietly';
 import type { AwaitOptions, PlannedRole, ScenarioContext, ScenarioPlan, ThreadContext } from '../../../src/scenario/types';
 
-export type { BaseContext } from './base-context';
+export type { RoleBasics } from './role-basics';
 
-export interface OwnedContext<C> {
+/** A context made for one body (`ctx`) with what ends it: drain its streams, then release what it created. */
+export interface ContextWithCleanup<C> {
   ctx: C;
   /**
    * The end of a body that returned: releases its latches and lets each of its streams run what
@@ -48,12 +49,12 @@ const NO_ROUNDS: RoundPart = {
 };
 
 export function createScenarioContext(
-  base: BaseContext,
+  base: RoleBasics,
   plan: ScenarioPlan<any>,
   role: PlannedRole<any>,
   deadlineMs: number,
   rounds: RoundPart = NO_ROUNDS,
-): OwnedContext<ScenarioContext<any>> {
+): ContextWithCleanup<ScenarioContext<any>> {
   const latches: Latch[] = [];
   const events: Event[] = [];
   const streams: Stream[] = [];
@@ -61,7 +62,7 @@ export function createScenarioContext(
   // The context ctx.stream was made in. As on CANN, a stream is destroyed (and takes host functions)
   // only in its own context: a body that switched devices or contexts gets 107003 for that, and the
   // clean-up makes this context current again before it destroys what ctx made.
-  let home: Context | undefined;
+  let home: AclContext | undefined;
   const goHome = () => {
     if (home && !home.destroyed) quietly(() => base.acl.setCurrentContext(home!));
   };
@@ -187,13 +188,13 @@ export function createScenarioContext(
 }
 
 export function createThreadContext(
-  base: BaseContext,
+  base: RoleBasics,
   plan: ScenarioPlan<any>,
   role: PlannedRole<any>,
   deadlineMs: number,
   thread: number,
   rounds?: RoundPart,
-): OwnedContext<ThreadContext<any>> {
+): ContextWithCleanup<ThreadContext<any>> {
   const owned = createScenarioContext(base, plan, role, deadlineMs, rounds);
   // Keep the getters (acl, stream): copy property descriptors rather than values.
   const ctx = Object.defineProperties(

@@ -6,7 +6,7 @@
  * with before it publishes the key.
  */
 import type { Acl, DeviceBuffer, MappedBuffer, Notify } from '../../../src/acl';
-import type { BaseContext } from './base-context';
+import type { RoleBasics } from './role-basics';
 import { quietly } from './quietly';
 import type { AwaitOptions, DataContext, PlannedRole, ScenarioPlan, ShareOptions } from '../../../src/scenario/types';
 import { formatSharedRecord, parseSharedRecord, type SharedRecord } from '../../../src/wire/shared-record';
@@ -14,18 +14,19 @@ import { formatSharedRecord, parseSharedRecord, type SharedRecord } from '../../
 const pidName = (role: string) => `@pid.${role}`;
 const shareCall: Record<SharedRecord['kind'], string> = { memory: 'shareMemory', notify: 'shareNotify', physical: 'sharePhysical' };
 
-export interface OwnedDataContext {
+/** The DataContext members of one body's ctx, with the clean-up of the buffers and notifies they made. */
+export interface DataContextWithCleanup {
   members: DataContext;
   /** Closes imports and destroys notifies, then frees own buffers. Never throws. */
   cleanup(): void;
 }
 
 export function createDataContext(
-  base: BaseContext,
+  base: RoleBasics,
   plan: ScenarioPlan<any>,
   role: PlannedRole<any>,
   timeoutOf: (opts?: { timeoutMs?: number }) => number,
-): OwnedDataContext {
+): DataContextWithCleanup {
   const buffers: (DeviceBuffer | MappedBuffer)[] = [];
   const notifies: Notify[] = [];
   let pidPublished = false;

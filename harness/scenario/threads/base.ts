@@ -6,7 +6,7 @@
  */
 import type { Acl } from '../../../src/acl';
 import type { PlannedRole, ScenarioPlan } from '../../../src/scenario/types';
-import type { BaseContext } from '../context/base-context';
+import type { RoleBasics } from '../context/role-basics';
 import { findRole } from '../../../src/scenario/find-role';
 import type { ThreadTask } from './pool';
 
@@ -14,7 +14,7 @@ export interface ThreadBase {
   acl: Acl;
   plan: ScenarioPlan<any>;
   role: PlannedRole<any>;
-  base: BaseContext;
+  base: RoleBasics;
 }
 
 /** `mark` gets each mark's name (the caller timestamps and keeps it). Throws what failed to load. */
@@ -32,7 +32,7 @@ export function loadThreadBase(task: ThreadTask, mark: (name: string) => void): 
   const acl = loadAcl({ mode: task.mode });
   acl.setDevice(task.device);
   const { plan, role } = findRole(task.args);
-  const base: BaseContext = {
+  const base: RoleBasics = {
     acl,
     device: task.device,
     role: role.name,

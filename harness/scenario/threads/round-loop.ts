@@ -15,7 +15,7 @@ import type { PlannedRole, ScenarioMark, ScenarioPlan } from '../../../src/scena
 import { endSetup, runBody } from '../body/run-body';
 import { roundRendezvous } from '../body/round-rendezvous';
 import { mismatchText } from '../body/round-mismatch';
-import { createThreadContext, type BaseContext, type OwnedContext, type RoundPart } from '../context/context';
+import { createThreadContext, type RoleBasics, type ContextWithCleanup, type RoundPart } from '../context/context';
 import { waitBoundMs } from '../context/deadline';
 import { quietly } from '../context/quietly';
 import { loadThreadBase } from './base';
@@ -33,7 +33,7 @@ export async function runThreadRounds(task: ThreadTask): Promise<ThreadOutcome> 
   let barrier: RoundBarrier | undefined;
   let party = 0;
   let stream: Stream | undefined;
-  let setupOwned: OwnedContext<unknown> | undefined;
+  let setupOwned: ContextWithCleanup<unknown> | undefined;
   let round = 0;
   let roleNames: string[] = [];
   let MismatchError: typeof import('../../../src/acl').RoundBarrierMismatchError | undefined;
@@ -63,7 +63,7 @@ export async function runThreadRounds(task: ThreadTask): Promise<ThreadOutcome> 
 
     failedIn = 'round';
     const rdv = roundRendezvous(base.rendezvous);
-    const roundBase: BaseContext = Object.create(base, { rendezvous: { value: rdv.rendezvous }, mark: { value: mark } });
+    const roundBase: RoleBasics = Object.create(base, { rendezvous: { value: rdv.rendezvous }, mark: { value: mark } });
     let value: unknown;
     for (;;) {
       const next = gate.nextRound(round, `thread ${t}: waiting for round ${round + 1}`, waitMs());
@@ -96,7 +96,7 @@ export async function runThreadRounds(task: ThreadTask): Promise<ThreadOutcome> 
 }
 
 /** One round of the thread body: a fresh ctx, the body, its device work drained, what it made released. */
-function runThreadRound(base: BaseContext, plan: ScenarioPlan<any>, role: PlannedRole<any>, deadline: number, thread: number, part: RoundPart): Promise<unknown> {
+function runThreadRound(base: RoleBasics, plan: ScenarioPlan<any>, role: PlannedRole<any>, deadline: number, thread: number, part: RoundPart): Promise<unknown> {
   const owned = createThreadContext(base, plan, role, deadline, thread, part);
   const run = { owned, label: `${role.name} thread ${thread}`, who: 'the thread body', deadline, round: { stream: part.stream! } };
   return runBody(run, (ctx) => role.thread!(ctx, thread));
