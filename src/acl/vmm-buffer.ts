@@ -136,16 +136,7 @@ export function allocMapped(rt: DataRuntime, vmm: Vmm, bytes: number): MappedBuf
   const device = checkDevice(rt.deviceOrUnknown(), call);
   const size = mappedSize(vmm, bytes, device);
   const handle = vmm.mallocPhysical(size, device);
-  let address: bigint;
-  try {
-    address = mapHere(vmm, handle, size, device);
-  } catch (e) {
-    vmm.freePhysical(handle);
-    throw e;
-  }
-  const b = new MappedBufferImpl(rt, vmm, address, bytes, size, device, handle, null);
-  rt.track(b);
-  return b;
+  return trackMappedHandle(rt, vmm, handle, bytes, size, device, null);
 }
 
 /** Imports another process's shareable handle on the current device and maps it here; `bytes` is the exporter's size. */
@@ -155,6 +146,22 @@ export function importMapped(rt: DataRuntime, vmm: Vmm, shareable: bigint, bytes
   const device = checkDevice(rt.deviceOrUnknown(), call);
   const size = mappedSize(vmm, bytes, device);
   const handle = vmm.importHandle(shareable, device);
+  return trackMappedHandle(rt, vmm, handle, bytes, size, device, shareable);
+}
+
+/**
+ * Maps `handle` (just allocated or imported, owned by the caller until now) here and tracks the buffer that owns it;
+ * frees the handle if the mapping fails. `shareable` is the imported handle, null for memory allocated here.
+ */
+function trackMappedHandle(
+  rt: DataRuntime,
+  vmm: Vmm,
+  handle: PhysicalHandle,
+  bytes: number,
+  size: number,
+  device: number,
+  shareable: bigint | null,
+): MappedBufferImpl {
   let address: bigint;
   try {
     address = mapHere(vmm, handle, size, device);
