@@ -1,7 +1,7 @@
 /*
  * ipc_support.c - the calls around IPC memory and notify that every CANN IPC
- * sample makes: peer access, the host "bare tgid" for whitelists, and
- * aclrtDestroyStreamForce.
+ * sample makes: peer access (enable, disable), the host "bare tgid" for
+ * whitelists, and aclrtDestroyStreamForce.
  *
  * On the CPU every device can reach every other one, so peer access is
  * always possible; the calls only check their arguments as CANN does.
@@ -22,6 +22,21 @@ static aclError check_device_id(const char *call, const char *what, int32_t id)
                          "%s %d is out of range: this process has %u device(s) (ACL_STUB_DEVICE_COUNT)", what, (int)id,
                          rt.device_count);
     return ACL_SUCCESS;
+}
+
+/* The checks of aclrtDeviceEnablePeerAccess and aclrtDeviceDisablePeerAccess, the
+ * same in CANN (memory.cpp:906-931 and 935-961, after enable's flags): the current
+ * device (107002); peer == current (100000); the peer's id (rtGetDevicePhyIdByIndex:
+ * 107001 out of range). */
+static aclError check_peer_of_current_device(const char *call, int32_t peerDeviceId)
+{
+    int d;
+    aclError rc = rt_require_device(call, &d);
+    if (rc)
+        return rc;
+    if (d == peerDeviceId)
+        return stub_fail(ACL_ERROR_INVALID_PARAM, call, "peerDeviceId %d is the current device", (int)peerDeviceId);
+    return check_device_id(call, "peerDeviceId", peerDeviceId);
 }
 
 /* CANN: src/acl/aclrt_impl/memory.cpp:881 */
@@ -56,13 +71,20 @@ STUB_EXPORT aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t 
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
-    int d;
-    if ((rc = rt_require_device(call, &d)))
-        ;
-    else if (d == peerDeviceId)
-        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "peerDeviceId %d is the current device", (int)peerDeviceId);
-    else
-        rc = check_device_id(call, "peerDeviceId", peerDeviceId);
+    rc = check_peer_of_current_device(call, peerDeviceId);
+    rt_leave();
+    return rc;
+}
+
+/* CANN: src/acl/aclrt_impl/memory.cpp:935 */
+STUB_EXPORT aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId)
+{
+    static const char *call = "aclrtDeviceDisablePeerAccess";
+    aclError rc = rt_enter(call);
+    if (rc)
+        return rc;
+    /* As for enabling, peer access is not state on the stub: disabling always succeeds. */
+    rc = check_peer_of_current_device(call, peerDeviceId);
     rt_leave();
     return rc;
 }

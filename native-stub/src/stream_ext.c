@@ -2,9 +2,8 @@
  * stream_ext.c - aclrtCreateStreamWithConfig, aclrtStreamGetId,
  * aclrtStreamQuery, aclrtStreamAbort, aclrtSetStreamFailureMode,
  * aclrtSynchronizeDevice(WithTimeout), aclrtGetResInCurrentThread,
- * aclrtDeviceDisablePeerAccess, aclrtValueWrite / aclrtValueWait (stream
- * tasks on a 64-bit word of device memory, across streams and processes) and
- * aclrtMemcpyBatch. Checks and codes cite hicann/runtime; the stub's own
+ * aclrtValueWrite / aclrtValueWait (stream tasks on a 64-bit word of device
+ * memory, across streams and processes) and aclrtMemcpyBatch. Checks and codes cite hicann/runtime; the stub's own
  * choices are listed in docs/acl-contract.md 11.6.
  */
 #include "stream_ext.h"
@@ -334,29 +333,6 @@ STUB_EXPORT aclError aclrtGetResInCurrentThread(aclrtDevResLimitType type, uint3
                        (unsigned)type);
     else if ((rc = rt_require_device(call, &d)) == ACL_SUCCESS)
         *value = type == ACL_RT_DEV_RES_CUBE_CORE ? STUB_CUBE_CORES : STUB_VECTOR_CORES;
-    rt_leave();
-    return rc;
-}
-
-/* CANN: src/acl/aclrt_impl/memory.cpp:935 */
-STUB_EXPORT aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId)
-{
-    static const char *call = "aclrtDeviceDisablePeerAccess";
-    aclError rc = rt_enter(call);
-    if (rc)
-        return rc;
-    int d;
-    /* memory.cpp:935-961: the current device (107002); peer == current (100000); the
-     * peer's id (rtGetDevicePhyIdByIndex: 107001 out of range). As for enabling
-     * (ipc_support.c), peer access is not state on the stub: disabling always succeeds. */
-    if ((rc = rt_require_device(call, &d)))
-        ;
-    else if (d == peerDeviceId)
-        rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "peerDeviceId %d is the current device", (int)peerDeviceId);
-    else if (peerDeviceId < 0 || (uint32_t)peerDeviceId >= rt.device_count)
-        rc = stub_fail(ACL_ERROR_RT_INVALID_DEVICEID, call,
-                       "peerDeviceId %d is out of range: this process has %u device(s)", (int)peerDeviceId,
-                       rt.device_count);
     rt_leave();
     return rc;
 }

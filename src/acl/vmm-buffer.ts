@@ -131,30 +131,33 @@ export function mappedSize(vmm: Vmm, bytes: number, device: number): number {
 
 /** Physical memory of `bytes` (rounded up to the granularity) on the current device, mapped here. */
 export function allocMapped(rt: DataRuntime, vmm: Vmm, bytes: number): MappedBufferImpl {
-  const call = 'allocMapped';
-  checkBytes(bytes, call);
-  const device = checkDevice(rt.deviceOrUnknown(), call);
-  const size = mappedSize(vmm, bytes, device);
-  const handle = vmm.mallocPhysical(size, device);
-  let address: bigint;
-  try {
-    address = mapHere(vmm, handle, size, device);
-  } catch (e) {
-    vmm.freePhysical(handle);
-    throw e;
-  }
-  const b = new MappedBufferImpl(rt, vmm, address, bytes, size, device, handle, null);
-  rt.track(b);
-  return b;
+  return newMappedBuffer(rt, vmm, 'allocMapped', bytes, null, (size, device) => vmm.mallocPhysical(size, device));
 }
 
 /** Imports another process's shareable handle on the current device and maps it here; `bytes` is the exporter's size. */
 export function importMapped(rt: DataRuntime, vmm: Vmm, shareable: bigint, bytes: number): MappedBufferImpl {
-  const call = 'importMapped';
+  return newMappedBuffer(rt, vmm, 'importMapped', bytes, shareable, (_size, device) =>
+    vmm.importHandle(shareable, device),
+  );
+}
+
+/**
+ * Checks `bytes` and the current device, gets a physical handle of `bytes` rounded up to the granularity from
+ * `newHandle` (an allocation or an import), maps it here and tracks the buffer that owns it; frees the handle if the
+ * mapping fails. `shareable` is the imported handle, null for memory allocated here.
+ */
+function newMappedBuffer(
+  rt: DataRuntime,
+  vmm: Vmm,
+  call: string,
+  bytes: number,
+  shareable: bigint | null,
+  newHandle: (size: number, device: number) => PhysicalHandle,
+): MappedBufferImpl {
   checkBytes(bytes, call);
   const device = checkDevice(rt.deviceOrUnknown(), call);
   const size = mappedSize(vmm, bytes, device);
-  const handle = vmm.importHandle(shareable, device);
+  const handle = newHandle(size, device);
   let address: bigint;
   try {
     address = mapHere(vmm, handle, size, device);

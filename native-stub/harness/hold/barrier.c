@@ -194,6 +194,15 @@ static int check_tag(struct barrier *b, uint32_t tag, int party)
     return -EPROTO;
 }
 
+/* The checks before a wait or a hold counts its arrival: usable(), then check_tag(). */
+static int check_arrival(struct barrier *b, uint32_t tag, int party)
+{
+    int rc = usable(b);
+    if (rc == 0)
+        rc = check_tag(b, tag, party);
+    return rc;
+}
+
 HOLD_EXPORT int cannharness_barrier_mismatch(void *barrier, unsigned int out[4])
 {
     struct barrier *b = barrier;
@@ -213,9 +222,7 @@ HOLD_EXPORT int cannharness_barrier_wait(void *barrier, int timeout_ms)
 HOLD_EXPORT int cannharness_barrier_wait_tagged(void *barrier, unsigned int tag, int party, int timeout_ms)
 {
     struct barrier *b = barrier;
-    int rc = usable(b);
-    if (rc == 0)
-        rc = check_tag(b, tag, party);
+    int rc = check_arrival(b, tag, party);
     if (rc != 0)
         return rc;
     uint32_t parties = __atomic_load_n(&b->parties, __ATOMIC_ACQUIRE);
@@ -239,9 +246,7 @@ HOLD_EXPORT int cannharness_barrier_hold(void *barrier, int timeout_ms)
 HOLD_EXPORT int cannharness_barrier_hold_tagged(void *barrier, unsigned int tag, int party, int timeout_ms)
 {
     struct barrier *b = barrier;
-    int rc = usable(b);
-    if (rc == 0)
-        rc = check_tag(b, tag, party);
+    int rc = check_arrival(b, tag, party);
     if (rc != 0)
         return rc;
     uint32_t parties = __atomic_load_n(&b->parties, __ATOMIC_ACQUIRE);
