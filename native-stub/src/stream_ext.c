@@ -10,6 +10,7 @@
 #include "stream_ext.h"
 
 #include "context.h"
+#include "device_ids.h"
 #include "host_memory.h"
 #include "memory.h"
 #include "platform.h"
@@ -353,10 +354,8 @@ STUB_EXPORT aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId)
         ;
     else if (d == peerDeviceId)
         rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "peerDeviceId %d is the current device", (int)peerDeviceId);
-    else if (peerDeviceId < 0 || (uint32_t)peerDeviceId >= rt.device_count)
-        rc = stub_fail(ACL_ERROR_RT_INVALID_DEVICEID, call,
-                       "peerDeviceId %d is out of range: this process has %u device(s)", (int)peerDeviceId,
-                       rt.device_count);
+    else
+        rc = device_id_check(call, "peerDeviceId", peerDeviceId, rt.device_count);
     rt_leave();
     return rc;
 }
