@@ -13,10 +13,13 @@
  */
 #include "config.h"
 
+#include "device_ids.h"
 #include "errors.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -401,13 +404,13 @@ aclError config_read(const char *call, const char *configPath, uint32_t device_c
         rc = stub_fail(ACL_ERROR_INVALID_PARAM, call,
                        "config file %s: defaultDevice.default_device \"%s\" is not 0 or a positive integer", configPath,
                        value);
-    else if ((uint32_t)d >= device_count) /* api_error.cc:6653-6672 SetDefaultDeviceId */
-        rc = stub_fail(ACL_ERROR_RT_INVALID_DEVICEID, call,
-                       "config file %s: default device %s is out of range: this process has %u device(s) "
-                       "(ACL_STUB_DEVICE_COUNT)",
-                       configPath, value, device_count);
-    else
-        *default_device = d;
+    else {
+        /* api_error.cc:6653-6672 SetDefaultDeviceId */
+        char what[PATH_MAX + 64];
+        snprintf(what, sizeof what, "config file %s: defaultDevice.default_device", configPath);
+        if (!(rc = device_id_check(call, what, d, device_count)))
+            *default_device = d;
+    }
 out:
     free(text);
     return rc;

@@ -14,6 +14,7 @@
  */
 #include "context.h"
 
+#include "device_ids.h"
 #include "event.h"
 #include "runtime.h"
 #include "stream.h"
@@ -187,11 +188,8 @@ STUB_EXPORT aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId)
      * context becomes current (api_impl.cc:4106-4129). */
     if (!context)
         rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "context is NULL");
-    else if (deviceId < 0 || (uint32_t)deviceId >= rt.device_count)
-        rc = stub_fail(ACL_ERROR_RT_INVALID_DEVICEID, call,
-                       "device id %d is out of range: this process has %u device(s), ids 0..%u "
-                       "(ACL_STUB_DEVICE_COUNT)",
-                       (int)deviceId, rt.device_count, rt.device_count - 1);
+    else if ((rc = device_id_check(call, "device id", deviceId, rt.device_count)))
+        ;
     else if (!(c = ctx_new(deviceId, 0)))
         rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "out of memory");
     else {

@@ -12,16 +12,6 @@
 #include "device_ids.h"
 #include "runtime.h"
 
-static aclError check_device_id(const char *call, int32_t id)
-{
-    if (id < 0 || (uint32_t)id >= rt.device_count)
-        return stub_fail(ACL_ERROR_RT_INVALID_DEVICEID, call,
-                         "device id %d is out of range: this process has %u device(s), ids 0..%u "
-                         "(ACL_STUB_DEVICE_COUNT)",
-                         (int)id, rt.device_count, rt.device_count - 1);
-    return ACL_SUCCESS;
-}
-
 /* CANN: src/acl/aclrt_impl/device.cpp:55 */
 STUB_EXPORT aclError aclrtSetDevice(int32_t deviceId)
 {
@@ -29,7 +19,7 @@ STUB_EXPORT aclError aclrtSetDevice(int32_t deviceId)
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
-    rc = check_device_id(call, deviceId);
+    rc = device_id_check(call, "device id", deviceId, rt.device_count);
     if (!rc && !ctx_set_device(deviceId))
         rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "out of memory");
     rt_leave();
@@ -41,7 +31,7 @@ static aclError reset_device(const char *call, int32_t deviceId, int force)
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
-    rc = check_device_id(call, deviceId);
+    rc = device_id_check(call, "device id", deviceId, rt.device_count);
     struct device *dev = rc ? NULL : &rt.devices[deviceId];
     /* A device whose count is 0 (never set, or reset already) has nothing to
      * release: RT_ERROR_CONTEXT_DEL, 507007 (runtime.cc:2908-2930

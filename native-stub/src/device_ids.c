@@ -170,15 +170,20 @@ static aclError logic_to_user(const char *call, uint32_t logic, int32_t *user)
     return ACL_SUCCESS;
 }
 
-/* The driver's bound on logic and physical ids (stub rule: ACL_STUB_DEVICE_COUNT; CANN's
- * CheckDeviceIdIsValid and the driver answer RT_ERROR_DEVICE_ID, 107001). */
+aclError device_id_check(const char *call, const char *what, int64_t id, uint32_t count)
+{
+    if (id < 0 || id >= (int64_t)count)
+        return stub_fail(ACL_ERROR_RT_INVALID_DEVICEID, call,
+                         "%s %lld is out of range: this process has %u device(s), ids 0..%lld "
+                         "(ACL_STUB_DEVICE_COUNT)",
+                         what, (long long)id, count, (long long)count - 1);
+    return ACL_SUCCESS;
+}
+
+/* The driver's bound on logic and physical ids (stub rule: ACL_STUB_DEVICE_COUNT). */
 static aclError check_logic(const char *call, uint32_t logic, const char *what)
 {
-    if (logic >= ids.physical)
-        return stub_fail(ACL_ERROR_RT_INVALID_DEVICEID, call,
-                         "%s device id %u is out of range: the stub has %u device(s) (ACL_STUB_DEVICE_COUNT)", what,
-                         logic, ids.physical);
-    return ACL_SUCCESS;
+    return device_id_check(call, what, logic, ids.physical);
 }
 
 /* CANN: src/acl/aclrt_impl/device.cpp:515 */
@@ -191,7 +196,7 @@ STUB_EXPORT aclError aclrtGetLogicDevIdByUserDevId(const int32_t userDevid, int3
     uint32_t logic = 0;
     /* api_impl.cc:8100-8109, then api_error.cc:6906 CheckDeviceIdIsValid */
     if (!(rc = check_args(call, userDevid, "userDevid", logicDevId, "logicDevId")) &&
-        !(rc = user_to_logic(call, userDevid, &logic)) && !(rc = check_logic(call, logic, "logic")))
+        !(rc = user_to_logic(call, userDevid, &logic)) && !(rc = check_logic(call, logic, "logic device id")))
         *logicDevId = (int32_t)logic;
     rt_leave();
     return rc;
@@ -207,7 +212,7 @@ STUB_EXPORT aclError aclrtGetUserDevIdByLogicDevId(const int32_t logicDevId, int
     int32_t user = 0;
     /* api_error.cc:6921 CheckDeviceIdIsValid, then api_impl.cc:8111-8121 */
     if (!(rc = check_args(call, logicDevId, "logicDevId", userDevid, "userDevid")) &&
-        !(rc = check_logic(call, (uint32_t)logicDevId, "logic")) &&
+        !(rc = check_logic(call, (uint32_t)logicDevId, "logic device id")) &&
         !(rc = logic_to_user(call, (uint32_t)logicDevId, &user)))
         *userDevid = user;
     rt_leave();
@@ -225,7 +230,7 @@ STUB_EXPORT aclError aclrtGetPhyDevIdByLogicDevId(const int32_t logicDevId, int3
     /* api_error.cc:3312-3324 GetDevicePhyIdByIndex: CANN converts the argument as a
      * user id first (ChgUserDevIdToDeviceId), then asks the driver */
     if (!(rc = check_args(call, logicDevId, "logicDevId", phyDevId, "phyDevId")) &&
-        !(rc = user_to_logic(call, logicDevId, &logic)) && !(rc = check_logic(call, logic, "logic")))
+        !(rc = user_to_logic(call, logicDevId, &logic)) && !(rc = check_logic(call, logic, "logic device id")))
         *phyDevId = (int32_t)logic;
     rt_leave();
     return rc;
@@ -241,7 +246,7 @@ STUB_EXPORT aclError aclrtGetLogicDevIdByPhyDevId(const int32_t phyDevId, int32_
     int32_t user = 0;
     /* api_error.cc:3326-3340 GetDeviceIndexByPhyId: the driver's index, converted to a user id */
     if (!(rc = check_args(call, phyDevId, "phyDevId", logicDevId, "logicDevId")) &&
-        !(rc = check_logic(call, (uint32_t)phyDevId, "physical")) &&
+        !(rc = check_logic(call, (uint32_t)phyDevId, "physical device id")) &&
         !(rc = logic_to_user(call, (uint32_t)phyDevId, &user)))
         *logicDevId = user;
     rt_leave();

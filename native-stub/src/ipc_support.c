@@ -7,6 +7,7 @@
  * always possible; the calls only check their arguments as CANN does.
  */
 #include "ipc_whitelist.h"
+#include "device_ids.h"
 #include "runtime.h"
 #include "stream.h"
 #include "sync.h"
@@ -14,15 +15,6 @@
 #include <assert.h>
 
 #include <unistd.h>
-
-static aclError check_device_id(const char *call, const char *what, int32_t id)
-{
-    if (id < 0 || (uint32_t)id >= rt.device_count)
-        return stub_fail(ACL_ERROR_RT_INVALID_DEVICEID, call,
-                         "%s %d is out of range: this process has %u device(s) (ACL_STUB_DEVICE_COUNT)", what, (int)id,
-                         rt.device_count);
-    return ACL_SUCCESS;
-}
 
 /* The checks of aclrtDeviceEnablePeerAccess and aclrtDeviceDisablePeerAccess, the
  * same in CANN (memory.cpp:906-931 and 935-961, after enable's flags): the current
@@ -36,7 +28,7 @@ static aclError check_peer_of_current_device(const char *call, int32_t peerDevic
         return rc;
     if (d == peerDeviceId)
         return stub_fail(ACL_ERROR_INVALID_PARAM, call, "peerDeviceId %d is the current device", (int)peerDeviceId);
-    return check_device_id(call, "peerDeviceId", peerDeviceId);
+    return device_id_check(call, "peerDeviceId", peerDeviceId, rt.device_count);
 }
 
 /* CANN: src/acl/aclrt_impl/memory.cpp:881 */
@@ -51,8 +43,8 @@ STUB_EXPORT aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t de
      * RT_ERROR_INVALID_VALUE, 107000 (api_error.cc:3382-3394) */
     if (deviceId == peerDeviceId)
         rc = stub_fail(ACL_ERROR_INVALID_PARAM, call, "deviceId %d cannot be equal to peerDeviceId", (int)deviceId);
-    else if ((rc = check_device_id(call, "peerDeviceId", peerDeviceId)) ||
-             (rc = check_device_id(call, "deviceId", deviceId)))
+    else if ((rc = device_id_check(call, "peerDeviceId", peerDeviceId, rt.device_count)) ||
+             (rc = device_id_check(call, "deviceId", deviceId, rt.device_count)))
         ;
     else if (!canAccessPeer)
         rc = stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "canAccessPeer is NULL");

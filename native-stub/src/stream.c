@@ -81,6 +81,21 @@ static void trace_task(const char *op, const struct stream *s, const struct task
     trace_task_at(op, s, t, note, 0, -1);
 }
 
+/* Releases a submitted task (rt.lock held), whether it ran or was dropped:
+ * the one place that lets go of what stream_submit and the task's builder
+ * took (the event reference and a local wait's count, the memory regions,
+ * the notify) and frees it. */
+static void task_free(struct task *t)
+{
+    if (t->kind == TASK_WAIT)
+        t->event->wait_tasks--;
+    if (t->event)
+        event_unref(t->event);
+    memory_task_release(t);
+    notify_task_release(t);
+    free(t);
+}
+
 /* Drops a queued task that will never run (rt.lock held). An IPC record
  * that never executes keeps its slot reference, so the slot stays pending
  * for every process: exactly what a recorder that died leaves behind (the
@@ -90,13 +105,7 @@ static void drop_task(struct stream *s, struct task *t)
     trace_task("cancel", s, t, NULL);
     if (t->kind == TASK_IPC_WAIT)
         ipc_slot_release(t->event, t->slot);
-    if (t->kind == TASK_WAIT)
-        t->event->wait_tasks--;
-    if (t->event)
-        event_unref(t->event);
-    memory_task_release(t);
-    notify_task_release(t);
-    free(t);
+    task_free(t);
 }
 
 /* Mutant wait-latest: the wait lets go of the record it captured and binds
@@ -205,13 +214,7 @@ static void *executor_main(void *arg)
 
         sync_lock(&rt.lock);
         s->running = NULL;
-        if (t->kind == TASK_WAIT)
-            t->event->wait_tasks--;
-        if (t->event)
-            event_unref(t->event);
-        memory_task_release(t);
-        notify_task_release(t);
-        free(t);
+        task_free(t);
         s->completed++;
         /* Waiters on a stream's progress re-check after every wake-up: wake
          * them when the queue ran dry or a synchronize's target is reached,
@@ -341,15 +344,15 @@ static void run_record_at_submit(struct stream *s, struct task *t)
     else
         event_local_complete(t->event, t->generation);
     trace_task_at("end", s, t, NULL, effect_ns, -1);
-    if (t->kind == TASK_NOTIFY_RECORD)
-        notify_task_release(t);
-    free(t);
+    task_free(t);
 }
 
 aclError stream_submit(struct stream *s, struct task *t)
 {
     t->next = NULL;
     t->seq = ++s->task_seq;
+    if (t->event)
+        event_ref(t->event); /* released by task_free */
     if (mutant_is(MUTANT_RECORD_INSTANT) &&
         (t->kind == TASK_RECORD || t->kind == TASK_IPC_RECORD || t->kind == TASK_NOTIFY_RECORD)) {
         run_record_at_submit(s, t);
@@ -361,8 +364,6 @@ aclError stream_submit(struct stream *s, struct task *t)
         s->head = t;
     s->tail = t;
     s->submitted++;
-    if (t->event)
-        event_ref(t->event);
     trace_task("submit", s, t, NULL);
     sync_cond_signal(&s->wake);
     return ACL_SUCCESS;

@@ -9,6 +9,7 @@
 #include "stream_ext.h"
 
 #include "context.h"
+#include "device_ids.h"
 #include "host_memory.h"
 #include "memory.h"
 #include "platform.h"

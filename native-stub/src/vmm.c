@@ -15,6 +15,7 @@
  */
 #include "vmm.h"
 
+#include "device_ids.h"
 #include "ipc_whitelist.h"
 #include "memory.h"
 #include "platform.h"
@@ -158,11 +159,9 @@ static aclError check_mem_attr(const char *call, const aclrtPhysicalMemProp *pro
  * GetAllocationGranularity): a device location's id must be a device, 107001. */
 static aclError check_location_device(const char *call, const aclrtPhysicalMemProp *prop)
 {
-    if (prop->location.type == ACL_MEM_LOCATION_TYPE_DEVICE && prop->location.id >= rt.device_count)
-        return stub_fail(ACL_ERROR_RT_INVALID_DEVICEID, call,
-                         "prop->location.id %u is not a device: this process has %u (ACL_STUB_DEVICE_COUNT)",
-                         prop->location.id, rt.device_count);
-    return ACL_SUCCESS;
+    if (prop->location.type != ACL_MEM_LOCATION_TYPE_DEVICE)
+        return ACL_SUCCESS;
+    return device_id_check(call, "prop->location.id", prop->location.id, rt.device_count);
 }
 
 /* Host locations are a stub rule: physical host memory is not emulated. */
@@ -932,11 +931,7 @@ static aclError import_handle(const char *call, uint64_t sh, int device, aclrtDr
 static aclError check_import_device(const char *call, int32_t deviceId)
 {
     /* api_error.cc:6441-6449: ChgUserDevIdToDeviceId, CheckDeviceIdIsValid */
-    if (deviceId < 0 || (uint32_t)deviceId >= rt.device_count)
-        return stub_fail(ACL_ERROR_RT_INVALID_DEVICEID, call,
-                         "deviceId %d is out of range: this process has %u device(s) (ACL_STUB_DEVICE_COUNT)",
-                         (int)deviceId, rt.device_count);
-    return ACL_SUCCESS;
+    return device_id_check(call, "deviceId", deviceId, rt.device_count);
 }
 
 /* CANN: src/acl/aclrt_impl/memory.cpp:1243 */

@@ -12,14 +12,16 @@
  * Worker threads of a role (`threads: k`) get the table's address and map their own slot.
  */
 
-const TEXT_BYTES = 1024;
+// The layout, shared with native-stub/harness/hold/watch.h and harness/preload/preload.c
+// (test/architecture/c-ts-shared.test.ts pins it).
 // Int32 words: [0] seq, [1] active (0/1), [2] text length, [3] open latches; then since (BigInt64) and text.
+export const CALL_RECORD_TEXT_BYTES = 1024;
 const HEADER_BYTES = 16;
-const SINCE_OFFSET = HEADER_BYTES;
-const TEXT_OFFSET = SINCE_OFFSET + 8;
+export const CALL_RECORD_SINCE_OFFSET = HEADER_BYTES;
+export const CALL_RECORD_TEXT_OFFSET = CALL_RECORD_SINCE_OFFSET + 8;
 const encoder = new TextEncoder();
 /** Bytes of one record (header, since, text). */
-export const CALL_RECORD_BYTES = TEXT_OFFSET + TEXT_BYTES;
+export const CALL_RECORD_BYTES = CALL_RECORD_TEXT_OFFSET + CALL_RECORD_TEXT_BYTES;
 /** Worker-thread slots of the table: a role has at most 64 threads (src/scenario/plan.ts). */
 export const MAX_THREAD_RECORDS = 64;
 /** Slots of the native table (native-stub/harness/hold/watch.h): the main thread's, then one per worker thread. */
@@ -71,8 +73,8 @@ export class CallRecord {
     this.#at = at;
     this.#buffer = buffer;
     this.#words = new Int32Array(buffer, at, 4);
-    this.#since = new BigInt64Array(buffer, at + SINCE_OFFSET, 1);
-    this.#text = new Uint8Array(buffer, at + TEXT_OFFSET, TEXT_BYTES);
+    this.#since = new BigInt64Array(buffer, at + CALL_RECORD_SINCE_OFFSET, 1);
+    this.#text = new Uint8Array(buffer, at + CALL_RECORD_TEXT_OFFSET, CALL_RECORD_TEXT_BYTES);
   }
 
   begin(name: string, args: string): void {

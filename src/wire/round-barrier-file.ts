@@ -9,9 +9,9 @@ import { closeSync, constants, openSync, writeSync } from 'node:fs';
 import * as path from 'node:path';
 
 export const ROUND_BARRIER_FILE = 'round-barrier';
-/** barrier.h: CANNHARNESS_BARRIER_MAGIC, CANNHARNESS_BARRIER_BYTES, at most 4096 parties. */
-const MAGIC = 0x52424843;
-const BYTES = 64;
+/** barrier.h's CANNHARNESS_BARRIER_MAGIC and _BYTES, barrier.c's 4096 parties (test/architecture/c-ts-shared.test.ts). */
+export const ROUND_BARRIER_MAGIC = 0x52424843;
+export const ROUND_BARRIER_BYTES = 64;
 export const MAX_ROUND_PARTIES = 4096;
 
 export function roundBarrierPath(dir: string): string {
@@ -23,12 +23,12 @@ export function createRoundBarrierFile(dir: string, parties: number): string {
     throw new RangeError(`round barrier: parties must be a whole number from 1 to ${MAX_ROUND_PARTIES}, got ${parties}`);
   }
   const file = roundBarrierPath(dir);
-  const header = Buffer.alloc(BYTES);
-  header.writeUInt32LE(MAGIC, 0);
+  const header = Buffer.alloc(ROUND_BARRIER_BYTES);
+  header.writeUInt32LE(ROUND_BARRIER_MAGIC, 0);
   header.writeUInt32LE(parties, 4);
   const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
   try {
-    writeSync(fd, header, 0, BYTES, 0);
+    writeSync(fd, header, 0, ROUND_BARRIER_BYTES, 0);
   } finally {
     closeSync(fd);
   }

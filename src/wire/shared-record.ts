@@ -18,7 +18,8 @@ export interface SharedRecord {
   from: string;
 }
 
-const MAGIC = 'cann-harness shared 1';
+/** The first line, as native-stub/harness/api/shared.c writes it (test/architecture/c-ts-shared.test.ts). */
+export const SHARED_RECORD_MAGIC = 'cann-harness shared 1';
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
@@ -26,13 +27,14 @@ export function formatSharedRecord(rec: SharedRecord): string {
   if (rec.key === '' || CONTROL.test(rec.key)) {
     throw new Error(`shared ${rec.kind} key ${JSON.stringify(rec.key)} is empty or has control characters`);
   }
-  return `${MAGIC}\nkind ${rec.kind}\nkey ${rec.key}\n${rec.bytes !== undefined ? `bytes ${rec.bytes}\n` : ''}from ${rec.from}\n`;
+  const bytes = rec.bytes !== undefined ? `bytes ${rec.bytes}\n` : '';
+  return `${SHARED_RECORD_MAGIC}\nkind ${rec.kind}\nkey ${rec.key}\n${bytes}from ${rec.from}\n`;
 }
 
 /** The record in `bytes`, or null when it is not one (of `kind`). */
 export function parseSharedRecord(bytes: Buffer, kind: SharedRecord['kind']): SharedRecord | null {
   const lines = bytes.toString('utf8').split('\n');
-  if (lines[0] !== MAGIC || lines.pop() !== '') return null;
+  if (lines[0] !== SHARED_RECORD_MAGIC || lines.pop() !== '') return null;
   const fields = new Map<string, string>();
   for (const l of lines.slice(1)) {
     const sp = l.indexOf(' ');
