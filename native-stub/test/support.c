@@ -37,6 +37,7 @@ struct gate {
     int fds[2];
     int entered;  /* atomic */
     int released; /* atomic */
+    int done;     /* atomic: its host function has returned (it reads fds[0] until then) */
 };
 
 static struct {
@@ -90,9 +91,20 @@ static void teardown(void *ctx)
         if (!ct_cleanup_in_signal_handler())
             aclFinalize();
     }
+    /* aclFinalize cancels nothing (contract S18): an opened gate's host function may still be
+     * reading its pipe on a stream thread. Close a gate's pipe only once its host function has
+     * returned (bounded wait); one that never started, or is still running, keeps its pipe until the
+     * case's process exits (closing it under the reader is a race, and its number could be reused). */
+    uint64_t deadline = now_ns() + 5000ull * 1000000ull;
     for (int i = 0; i < st.gate_count; i++) {
-        close(st.gates[i].fds[0]);
-        close(st.gates[i].fds[1]);
+        struct gate *g = &st.gates[i];
+        while (__atomic_load_n(&g->entered, __ATOMIC_SEQ_CST) && !__atomic_load_n(&g->done, __ATOMIC_SEQ_CST) &&
+               now_ns() < deadline)
+            sleep_ms(1);
+        if (!__atomic_load_n(&g->done, __ATOMIC_SEQ_CST))
+            continue;
+        close(g->fds[0]);
+        close(g->fds[1]);
     }
     st.gate_count = 0;
 }
@@ -674,6 +686,7 @@ static void gate_body(void *arg)
         ssize_t ignored = read(g->fds[0], &c, 1);
         (void)ignored;
     }
+    __atomic_store_n(&g->done, 1, __ATOMIC_SEQ_CST);
 }
 
 void noop_host_fn(void *arg)
@@ -691,6 +704,7 @@ struct gate *gate_hold(aclrtStream stream)
         CT_FAIL("pipe: %s", strerror(errno));
     g->entered = 0;
     g->released = 0;
+    g->done = 0;
     st.gate_count++;
     CT_OK(aclrtLaunchHostFunc(stream, gate_body, g));
     return g;
