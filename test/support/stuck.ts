@@ -3,12 +3,12 @@
  * hangs, instead of giving the run a fixed deadline that must outlast the slowest start-up under
  * load (too short: flaky; long enough: slow).
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { RunEvent } from '../../src/orchestrator';
 
 /**
  * Where a role ends up: in a harness wait (the orchestrator sees it), blocked in native code
- * (after its `blocking` mark, once its main thread sleeps), ended, or past a mark of its own
+ * (after its `blocking` mark, once all its threads sleep), ended, or past a mark of its own
  * (e.g. `spinning` in a busy loop, or awaiting forever what the harness does not see).
  */
 export type FinalState = 'waits' | 'blocks' | 'exits' | { marked: string };
@@ -21,6 +21,21 @@ export function threadAsleep(pid: number, tid = pid): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Every thread of the process is off the CPU. A role blocked in native code may still have work on
+ * its way on another thread (a stream thread that is runnable but not yet running the task its
+ * main thread synchronizes on): only when all of them sleep is the role where it hangs.
+ */
+export function processAsleep(pid: number): boolean {
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return false;
+  }
+  return tids.length > 0 && tids.every((tid) => threadAsleep(pid, Number(tid)));
 }
 
 /**
@@ -59,7 +74,7 @@ export function expireWhenStuck(finals: Record<string, FinalState>): { signal: A
     if (e.type === 'mark' && final === 'blocks' && e.name === 'blocking') {
       const role = e.role;
       whenAsleep(
-        () => threadAsleep(pids.get(role)!),
+        () => processAsleep(pids.get(role)!),
         () => exited.has(role) || expire.signal.aborted,
         () => settled(role),
       );
