@@ -169,7 +169,7 @@ export function renderScenario(m: ScenarioModel): string {
     const hb = m.happensBefore;
     const verdict = hb.skipped ? `skipped: ${hb.skipped}` : hb.ok ? 'no violation' : `${hb.violations.length} violation(s)`;
     parts.push(
-      `<h2>Happens-before check${m.rounds ? ` <span class="muted">(${m.rounds.failedRound !== null ? `round ${int(m.rounds.failedRound)}, the failing one: the ${int(m.rounds.done)} before it passed their checks` : `over all ${int(m.rounds.total)} rounds`})</span>` : ''}</h2><div class="${hb.ok ? 't-passed' : 't-failed'}"><b>${escapeHtml(verdict)}</b></div>` +
+      `<h2>Happens-before check${m.rounds ? ` <span class="muted">(${m.rounds.failedRound !== null ? `round ${int(m.rounds.failedRound)}, the failing one: the ${int(m.rounds.done)} before it passed their checks` : `over all ${int(m.rounds.total)} rounds`})</span>` : ''}</h2><div class="${hb.skipped ? 't-skipped' : hb.ok ? 't-passed' : 't-failed'}"><b>${escapeHtml(verdict)}</b></div>` +
         `<div class="muted">${Object.entries(hb.stats).map(([k, v]) => `${escapeHtml(k)}: ${v}`).join(' · ')}</div>` +
         (hb.violations.length ? `<pre>${escapeHtml(hb.violations.join('\n'))}</pre>` : ''),
     );
