@@ -44,7 +44,7 @@ test('a C role awaiting a signal nobody sends: a timeout with its wait in the gr
     verdicts.push(`${r.timedOut} ${p.status} ${r.waitGraph?.lines.find((l) => l.includes('awaits')) ?? '(no graph)'} | ${p.stdout.trim()}`);
   }
   // eslint-disable-next-line max-len -- one regex for the whole verdict line, kept unsplit
-  for (const v of verdicts) expect(v).toMatch(/^true timeout {3}chain: producer \(cannharness_await_signal, for \d+ ms\) awaits signal "never" \(no role named as its source\) \| $/);
+  for (const v of verdicts) expect(v).toMatch(/^true timeout {3}chain: producer \(cannharness_await_signal, for (\d+ ms|\d+\.\d s)\) awaits signal "never" \(no role named as its source\) \| $/);
   expect(await waitUntil(() => survivors([...pids]).length === 0, 10_000)).toBe(true);
 });
 
@@ -60,7 +60,7 @@ test('two C roles each awaiting the other\'s signal: a deadlock, both waits name
   expect(r.waitGraph?.deadlock).toBe(true);
   expect(r.summary).toContain('deadlock: producer (cannharness_await_signal, for ');
   // eslint-disable-next-line max-len -- one regex for the whole chain of two waits, kept unsplit
-  expect(r.summary).toMatch(/awaits signal "consumer.ready" from consumer \(no source named: its name starts with "consumer"\) ← consumer \(cannharness_await_signal, for \d+ ms\) awaits signal "go" from producer/);
+  expect(r.summary).toMatch(/awaits signal "consumer.ready" from consumer \(no source named: its name starts with "consumer"\) ← consumer \(cannharness_await_signal, for (\d+ ms|\d+\.\d s)\) awaits signal "go" from producer/);
   expect(r.summary).not.toContain('idle');
   expect(r.roles.map((x) => x.status)).toEqual(['timeout', 'timeout']);
 });
