@@ -256,7 +256,9 @@ void ipc_slot_complete(struct event *ev, uint32_t slot)
  * cancel_expected, or deadline_ns (0: none) passes (returns 0). The caller
  * holds a reference on the slot, so the word cannot be cleared and reused
  * under us. */
-static int wait_slot_done(struct ipc_slot *s, const uint32_t *cancel, uint32_t cancel_expected, uint64_t deadline_ns)
+/* *blocked (when not NULL) is set to 1 before the first sleep: the slot was still pending. */
+static int wait_slot_done(struct ipc_slot *s, const uint32_t *cancel, uint32_t cancel_expected, uint64_t deadline_ns,
+                          uint32_t *blocked)
 {
     for (;;) {
         if (__atomic_load_n(&s->done, __ATOMIC_ACQUIRE))
@@ -265,13 +267,15 @@ static int wait_slot_done(struct ipc_slot *s, const uint32_t *cancel, uint32_t c
             return 0;
         if (deadline_ns && plat_monotonic_ns() >= deadline_ns)
             return 0;
+        if (blocked)
+            __atomic_store_n(blocked, 1, __ATOMIC_RELEASE);
         plat_wait_on_word_or_cancel(&s->done, 0, cancel, cancel_expected, deadline_ns);
     }
 }
 
-int ipc_slot_wait(struct event *ev, uint32_t slot, const uint32_t *cancelled)
+int ipc_slot_wait(struct event *ev, uint32_t slot, const uint32_t *cancelled, uint32_t *blocked)
 {
-    return wait_slot_done(&ev->ipc->slots[slot], cancelled, 0, 0);
+    return wait_slot_done(&ev->ipc->slots[slot], cancelled, 0, 0, blocked);
 }
 
 void ipc_slot_release(struct event *ev, uint32_t slot)
@@ -299,7 +303,8 @@ aclError ipc_synchronize(const char *call, struct event *ev, int32_t timeout_ms)
     if (slot < 0)
         return ACL_SUCCESS;
     uint64_t deadline = rt_deadline_after_ms(timeout_ms);
-    int done = mutant_is(MUTANT_SYNC_NOOP) || wait_slot_done(&ev->ipc->slots[slot], &rt.shutdowns, shutdowns, deadline);
+    int done =
+        mutant_is(MUTANT_SYNC_NOOP) || wait_slot_done(&ev->ipc->slots[slot], &rt.shutdowns, shutdowns, deadline, NULL);
     ipc_slot_release(ev, (uint32_t)slot);
     aclError rc = ACL_SUCCESS;
     if (done)

@@ -51,7 +51,7 @@ aclError ipc_synchronize(const char *call, struct event *ev, int32_t timeout_ms)
 void ipc_slot_complete(struct event *ev, uint32_t slot);
 /* Blocks until done (returns 1) or *cancelled becomes nonzero (returns 0;
  * the canceller wakes it with plat_wake_local_word). */
-int ipc_slot_wait(struct event *ev, uint32_t slot, const uint32_t *cancelled);
+int ipc_slot_wait(struct event *ev, uint32_t slot, const uint32_t *cancelled, uint32_t *blocked);
 void ipc_slot_release(struct event *ev, uint32_t slot);
 
 /* Called when the object's last local event goes. */

@@ -1,7 +1,8 @@
 /*
  * live_view.c - cannstub_live_view (include/cannstub/live_view.h): each
  * stream's running task and queue as JSON, for a watcher thread writing a
- * hang report while the main thread is blocked in a synchronize.
+ * hang report while the main thread is blocked in a synchronize; and
+ * cannstub_stream_blocked, whether one stream's executor sleeps in a wait.
  *
  * Everything read here is guarded by rt.lock, which a blocked synchronize
  * does not hold (it sleeps on rt.progress). The lock is taken with a
@@ -9,6 +10,7 @@
  */
 #include "cannstub/live_view.h"
 
+#include "context.h"
 #include "errors.h"
 #include "event.h"
 #include "ipc_event.h"
@@ -128,4 +130,26 @@ STUB_EXPORT int cannstub_live_view(char *buf, size_t len)
     if (o.pos >= len)
         buf[len - 1] = '\0';
     return o.pos > (size_t)0x7fffffff ? 0x7fffffff : (int)o.pos;
+}
+
+STUB_EXPORT int cannstub_stream_blocked(void *stream)
+{
+    if (!lock_with_deadline())
+        return -2;
+    const struct stream *s = NULL;
+    if (stream) {
+        s = rt_find_stream(stream);
+    } else {
+        const struct context *c = ctx_current();
+        s = c ? c->default_stream : NULL;
+    }
+    int state = -1;
+    if (s && !s->running)
+        state = 0;
+    else if (s && s->running->kind == TASK_HOST_FUNC)
+        state = 2;
+    else if (s)
+        state = __atomic_load_n(&s->blocked, __ATOMIC_ACQUIRE) ? 1 : 0;
+    sync_unlock(&rt.lock);
+    return state;
 }

@@ -239,6 +239,7 @@ void notify_task_run(struct stream *s, struct task *t)
             sync_unlock(&rt.lock);
             return;
         }
+        stream_note_blocked(s);
         plat_wait_on_word_or_cancel(flag, 0, &s->cancelled, 0, deadline);
     }
 }

@@ -126,6 +126,11 @@ int stream_is_running_this_thread(const struct stream *s)
     return executing_here == s;
 }
 
+void stream_note_blocked(struct stream *s)
+{
+    __atomic_store_n(&s->blocked, 1, __ATOMIC_RELEASE);
+}
+
 /* Runs one task; rt.lock NOT held. Returns the note of its "end" line
  * (NULL, "timeout", "abandoned"); *effect_ns is when a record took effect,
  * taken before its waiters can see it, so that their "end" lines are never
@@ -150,6 +155,7 @@ static const char *run_task(struct stream *s, struct task *t, uint64_t *effect_n
         uint64_t gen = mutant_is(MUTANT_WAIT_LATEST) ? t->event->record_gen : t->generation;
         uint64_t deadline = rt_deadline_after_ms(t->timeout_ms);
         while (!mutant_is(MUTANT_WAIT_NOOP) && t->event->done_gen < gen && !s->cancelled) {
+            stream_note_blocked(s);
             if (rt_wait_progress(deadline)) {
                 s->sticky_error = ACL_ERROR_RT_WAIT_TIMEOUT;
                 note = "timeout";
@@ -167,7 +173,8 @@ static const char *run_task(struct stream *s, struct task *t, uint64_t *effect_n
         break;
     case TASK_IPC_WAIT: {
         int64_t slot = mutant_is(MUTANT_WAIT_LATEST) ? rebind_to_latest(t->event, t->slot) : t->slot;
-        if (slot >= 0 && !mutant_is(MUTANT_WAIT_NOOP) && !ipc_slot_wait(t->event, (uint32_t)slot, &s->cancelled))
+        if (slot >= 0 && !mutant_is(MUTANT_WAIT_NOOP) &&
+            !ipc_slot_wait(t->event, (uint32_t)slot, &s->cancelled, &s->blocked))
             note = "abandoned";
         if (slot >= 0)
             ipc_slot_release(t->event, (uint32_t)slot);
@@ -214,6 +221,7 @@ static void *executor_main(void *arg)
 
         sync_lock(&rt.lock);
         s->running = NULL;
+        __atomic_store_n(&s->blocked, 0, __ATOMIC_RELEASE);
         task_free(t);
         s->completed++;
         /* Waiters on a stream's progress re-check after every wake-up: wake

@@ -73,6 +73,9 @@ struct stream {
     uint64_t drain_wake_at;
     struct task *running; /* popped and executing (freed only under rt.lock after it ends) */
     uint64_t running_since_ns;
+    /* 1 once the running task is a wait that found what it waits for still pending and sleeps on
+     * it (stream_note_blocked); 0 again when the task ends. Atomic: cannstub_stream_blocked. */
+    uint32_t blocked;
     aclError sticky_error; /* reported by the next synchronize */
     pthread_cond_t wake;
 };
@@ -105,6 +108,8 @@ aclError stream_drain(const char *call, struct stream *s);
 
 /* 1 when the calling thread is s's executor, inside one of its host functions. */
 int stream_is_running_this_thread(const struct stream *s);
+/* The executor's running wait is about to sleep on a pending record (see struct stream, blocked). */
+void stream_note_blocked(struct stream *s);
 
 /* Resolves a stream argument (NULL = current device's default stream). */
 aclError stream_resolve(const char *call, void *handle, struct stream **out);

@@ -447,6 +447,7 @@ const char *value_task_run(struct stream *s, struct task *t)
             return "abandoned";
         if (__atomic_load_n(&t->flag, __ATOMIC_SEQ_CST) & VALUE_WAIT_ABORTED)
             return "aborted";
+        stream_note_blocked(s);
         plat_wait_on_word_or_cancel(low, (uint32_t)v, &s->cancelled, 0, plat_monotonic_ns() + VALUE_WAIT_RECHECK_NS);
     }
 }

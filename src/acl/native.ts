@@ -214,6 +214,8 @@ export interface AclFunctions {
   aclrtMemImportFromShareableHandleV2(shareableHandle: Uint8Array | null, shareType: number, flags: number, handle: [Ptr] | null): number;
   aclrtMemSetPidToShareableHandle(shareableHandle: bigint, pid: Int32Array | null, pidNum: number): number;
   aclrtMemSetPidToShareableHandleV2(shareableHandle: Uint8Array | null, shareType: number, pid: Int32Array | null, pidNum: number): number;
+  /** Stub-only, `cannstub_stream_blocked` (include/cannstub/live_view.h); null in a library without it (real CANN). */
+  cannstubStreamBlocked: ((stream: Ptr) => number) | null;
 }
 
 export interface LoadedAcl {
@@ -245,6 +247,14 @@ export function loadAclLibrary(file: string): LoadedAcl {
       return () => {
         throw new Error(`${file} does not export ${name}: this CANN runtime is too old for it`);
       };
+    }
+  };
+  // The stub's own extensions (docs/acl-contract.md section 7): null where the library has none.
+  const stubOnly = (name: string, args: (TypeSpec | ReturnType<typeof koffi.out>)[]) => {
+    try {
+      return f(name, args);
+    } catch {
+      return null;
     }
   };
   const fns = {
@@ -336,6 +346,7 @@ export function loadAclLibrary(file: string): LoadedAcl {
     aclrtMemImportFromShareableHandleV2: optional('aclrtMemImportFromShareableHandleV2', [voidPtr, 'int', 'uint64_t', voidPtrOut]),
     aclrtMemSetPidToShareableHandle: optional('aclrtMemSetPidToShareableHandle', ['uint64_t', voidPtr, 'size_t']),
     aclrtMemSetPidToShareableHandleV2: optional('aclrtMemSetPidToShareableHandleV2', [voidPtr, 'int', voidPtr, 'size_t']),
+    cannstubStreamBlocked: stubOnly('cannstub_stream_blocked', [voidPtr]),
   } as unknown as AclFunctions;
   return { fns, close: () => lib.unload() };
 }

@@ -87,6 +87,13 @@ export class StreamImpl extends Owned<RuntimeCore> implements Stream {
     return id[0];
   }
 
+  executorState(): 'wait' | 'hostFunction' | 'other' | 'unknown' {
+    const probe = this.rt.raw.cannstubStreamBlocked;
+    if (!probe) return 'unknown';
+    const state = probe(this.handleFor('cannstub_stream_blocked', this.describe()));
+    return state === 1 ? 'wait' : state === 2 ? 'hostFunction' : state === 0 ? 'other' : 'unknown';
+  }
+
   /** The address of the 8-byte word at offset in buffer (the call's range checks are the stub's). */
   #word(buffer: DeviceBuffer, offset: number, call: string): bigint {
     const last = buffer.bytes - 8;

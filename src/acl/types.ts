@@ -108,6 +108,13 @@ export interface Stream {
   query(): 'complete' | 'notReady';
   /** aclrtStreamGetId. */
   id(): number;
+  /**
+   * What the stream's executor does now (the stub's `cannstub_stream_blocked`, a stub-only call):
+   * 'wait' while it sleeps in a wait whose record is still pending, 'hostFunction' while it runs a
+   * host function (a latch blocks there), 'other' otherwise (idle, its next task not taken yet, or a
+   * task running that ends by itself); 'unknown' with a library that cannot tell (real CANN).
+   */
+  executorState(): 'wait' | 'hostFunction' | 'other' | 'unknown';
   /** aclrtValueWrite: a task storing the 64-bit `value` at `buffer` + `offset` (8-byte aligned). */
   valueWrite(buffer: DeviceBuffer, offset: number, value: bigint): void;
   /**

@@ -109,7 +109,9 @@ export interface ScenarioContext<P = Params> extends DataContext {
   latch(stream?: Stream): Latch;
   /**
    * Throw unless `stream` is still blocked after `ms` (default 100): proof that a wait on it
-   * really captured a pending record instead of being a no-op.
+   * really captured a pending record instead of being a no-op. On the stub, blocked means that
+   * its executor sleeps in a wait (or runs a host function): until it does (an executor that has
+   * not run yet on a loaded machine), it looks again every `ms`.
    */
   assertBlocked(stream?: Stream, ms?: number): void;
   signal(name: string): Promise<void>;

@@ -1,8 +1,9 @@
-import { mkdtempSync, readdirSync, rmSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Rendezvous, RendezvousNameError, RendezvousTimeoutError, type WaitingFor } from '../../src/rendezvous';
 import { watchedDirs } from '../../src/rendezvous/wait-for';
+import { waitUntil } from '../support/leftovers';
 
 let dir: string;
 beforeEach(() => {
@@ -150,7 +151,10 @@ describe('barrier', () => {
     const a = new Rendezvous(dir, 'alpha');
     const b = new Rendezvous(dir, 'beta');
     const pa = a.barrier('sync', 3, { timeoutMs: 80 }).catch((e) => e);
-    await settledWithin(pa, 10);
+    // Beta arrives once alpha has: an arrival takes its ticket through asynchronous file calls, and
+    // on a loaded machine 10 ms were not always enough (beta then took ticket 0, listed first).
+    const alphaTicket = path.join(dir, 'barriers', 'sync', '0');
+    expect(await waitUntil(() => existsSync(alphaTicket) && readFileSync(alphaTicket, 'utf8').includes('alpha'), 10_000, 2)).toBe(true);
     const err = await b.barrier('sync', 3, { timeoutMs: 80 }).catch((e) => e);
     expect(err).toBeInstanceOf(RendezvousTimeoutError);
     expect(err.message).toMatch(/barrier "sync" \(3 parties\)/);

@@ -136,14 +136,21 @@ export function createScenarioContext(
     assertBlocked(stream, ms = 100) {
       const s = stream ?? ctx.stream;
       const { attempt, AclErrorCode } = aclModule();
-      const r = attempt(() => s.synchronize(ms));
-      if (r.ok) {
-        throw new Error(
-          `${base.role}: expected the stream to still be blocked, but it drained within ${ms} ms: ` +
-            'the wait did not capture a pending record (it behaved as a no-op)',
-        );
+      // A synchronize that times out is no proof by itself: on a loaded machine the stream's
+      // executor may not have run yet, and a wait that would be a no-op (the wait-noop mutant) is
+      // then still queued. Where the library can tell (the stub), the stream is blocked only once
+      // its executor sleeps in a wait (or runs a host function: a latch); until then, look again.
+      for (let waitedMs = ms; ; waitedMs += ms) {
+        const r = attempt(() => s.synchronize(ms));
+        if (r.ok) {
+          throw new Error(
+            `${base.role}: expected the stream to still be blocked, but it drained within ${waitedMs} ms: ` +
+              'the wait did not capture a pending record (it behaved as a no-op)',
+          );
+        }
+        if (r.code !== AclErrorCode.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT) throw r.error;
+        if (s.executorState() !== 'other') return;
       }
-      if (r.code !== AclErrorCode.ACL_ERROR_RT_STREAM_SYNC_TIMEOUT) throw r.error;
     },
     signal: (name) => base.rendezvous.signal(name),
     awaitSignal: (name, opts) => base.rendezvous.awaitSignal(name, { timeoutMs: timeoutOf(opts), from: opts?.from }),

@@ -43,6 +43,23 @@ extern "C" {
  */
 int cannstub_live_view(char *buf, size_t len);
 
+/*
+ * What one stream's executor is doing now, for a check that a wait really
+ * blocks (the harness's assertBlocked), which a synchronize timeout alone
+ * cannot tell from an executor that has not run yet:
+ *   1  its running task is a wait (event, IPC event, notify or value wait)
+ *      that found what it waits for still pending and sleeps on it;
+ *   2  its running task is a host function (it may block as long as it
+ *      likes: a latch);
+ *   0  anything else: idle, its next task not taken yet, or a running task
+ *      that ends by itself (a wait that did not block included).
+ * stream NULL is the calling thread's current context's default stream.
+ * -1: not a live stream of this process (or none yet for NULL); -2: the
+ * runtime's lock stayed held for CANNSTUB_LIVE_VIEW_LOCK_MS. Safe from any
+ * thread; it only reads.
+ */
+int cannstub_stream_blocked(void *stream);
+
 #ifdef __cplusplus
 }
 #endif

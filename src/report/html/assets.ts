@@ -124,6 +124,20 @@ export const SCENARIO_JS = String.raw`
       tl.lanes.forEach(function (lane, li) {
         el('rect', { x: 0, y: laneTop[li], width: LABEL + plot + 16, height: HEAD - 2, fill: '#f6f8fa' }, svg);
       });
+      // Release arrows are drawn over the bars but take no pointer: a short wait lies under the end
+      // of its own arrow, and its bar must still show its details. An arrow's own hover is a wider
+      // invisible path under the bars, so where both are, the bar wins.
+      var arrows = tl.arrows.map(function (a) {
+        var x1 = x(a[2]), y1 = y[a[0] + '/' + a[1]] + ROW / 2, x2 = x(a[5]), y2 = y[a[3] + '/' + a[4]] + ROW / 2;
+        var mid = Math.max(x1, x2) + 12;
+        return {
+          d: 'M' + x1 + ',' + y1 + ' C' + mid + ',' + y1 + ' ' + mid + ',' + y2 + ' ' + x2 + ',' + y2,
+          tip: 'record in ' + tl.lanes[a[0]].label + ' released a wait in ' + tl.lanes[a[3]].label + '\nrecord at ' + fmt(a[2]) + ', wait ended at ' + fmt(a[5]),
+        };
+      });
+      arrows.forEach(function (a) {
+        hover(el('path', { d: a.d, fill: 'none', stroke: 'transparent', 'stroke-width': 8, 'pointer-events': 'stroke', 'class': 'arrow-hit' }, svg), a.tip);
+      });
       tl.bars.forEach(function (b) {
         var top = y[b[0] + '/' + b[1]] + 2, h = ROW - 4;
         var color = COLORS[b[6]] || '#6e7781';
@@ -136,11 +150,8 @@ export const SCENARIO_JS = String.raw`
         var tick = el('line', { x1: x(k[2]), x2: x(k[2]), y1: top + 1, y2: top + ROW - 1, stroke: k[4] === 'mark' ? '#0969da' : k[4] === 'cancel' ? '#cf222e' : '#57606a', 'stroke-width': 2, 'class': k[4] === 'mark' ? 'mark' : 'tick' }, svg);
         hover(tick, k[3] + '\n' + tl.lanes[k[0]].label + '\nat ' + fmt(k[2]));
       });
-      tl.arrows.forEach(function (a) {
-        var x1 = x(a[2]), y1 = y[a[0] + '/' + a[1]] + ROW / 2, x2 = x(a[5]), y2 = y[a[3] + '/' + a[4]] + ROW / 2;
-        var mid = Math.max(x1, x2) + 12;
-        var p = el('path', { d: 'M' + x1 + ',' + y1 + ' C' + mid + ',' + y1 + ' ' + mid + ',' + y2 + ' ' + x2 + ',' + y2, fill: 'none', stroke: '#cf222e', 'stroke-width': 1.2, 'stroke-opacity': tl.arrows.length > 16 ? 0.4 : 1, 'marker-end': 'url(#arrowhead)', 'class': 'arrow' }, svg);
-        hover(p, 'record in ' + tl.lanes[a[0]].label + ' released a wait in ' + tl.lanes[a[3]].label + '\nrecord at ' + fmt(a[2]) + ', wait ended at ' + fmt(a[5]));
+      arrows.forEach(function (a) {
+        el('path', { d: a.d, fill: 'none', stroke: '#cf222e', 'stroke-width': 1.2, 'stroke-opacity': arrows.length > 16 ? 0.4 : 1, 'marker-end': 'url(#arrowhead)', 'pointer-events': 'none', 'class': 'arrow' }, svg);
       });
       [[tl.failureT, '#cf222e', 'first failure'], [tl.deadlineT, '#9a6700', 'deadline']].forEach(function (v) {
         if (v[0] === null) return;
