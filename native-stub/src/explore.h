@@ -20,10 +20,10 @@ extern int explore_on; /* 1 while ACL_STUB_EXPLORE is in effect */
 
 #define EXPLORE_ON() __builtin_expect(__atomic_load_n(&explore_on, __ATOMIC_RELAXED), 0)
 /* A point at the entry of an ACL call (never with rt.lock held). */
-#define EXPLORE_API(call)              \
-    do {                               \
-        if (EXPLORE_ON())              \
-            explore_api_entry(call);   \
+#define EXPLORE_API(call)            \
+    do {                             \
+        if (EXPLORE_ON())            \
+            explore_api_entry(call); \
     } while (0)
 /* The calling thread is about to sleep in a wait the stub knows (rt.lock may be held). */
 #define EXPLORE_WAIT(what)             \
@@ -32,10 +32,10 @@ extern int explore_on; /* 1 while ACL_STUB_EXPLORE is in effect */
             explore_wait_begins(what); \
     } while (0)
 /* A point where a call returns, if it slept since its entry (never with rt.lock held). */
-#define EXPLORE_RETURN(call)           \
-    do {                               \
-        if (EXPLORE_ON())              \
-            explore_api_return(call);  \
+#define EXPLORE_RETURN(call)          \
+    do {                              \
+        if (EXPLORE_ON())             \
+            explore_api_return(call); \
     } while (0)
 
 /* Parses ACL_STUB_EXPLORE and ACL_STUB_EXPLORE_STALL_MS, attaches the file

@@ -344,9 +344,9 @@ static aclError init_locked(const char *call, const char *configPath, uint32_t *
         return rc;
     char err[400];
     if (fault_configure(err, sizeof err) != 0 || mutant_configure(err, sizeof err) != 0 ||
-        jitter_configure(err, sizeof err) != 0 || explore_configure(err, sizeof err) != 0 || memory_configure(err, sizeof err) != 0 ||
-        shm_scope_configure(err, sizeof err) != 0 || ipc_pid_namespace_configure(err, sizeof err) != 0 ||
-        trace_open(err, sizeof err) != 0)
+        jitter_configure(err, sizeof err) != 0 || explore_configure(err, sizeof err) != 0 ||
+        memory_configure(err, sizeof err) != 0 || shm_scope_configure(err, sizeof err) != 0 ||
+        ipc_pid_namespace_configure(err, sizeof err) != 0 || trace_open(err, sizeof err) != 0)
         return config_fail("%s", err);
     const char *die = getenv("ACL_STUB_TEST_DIE_IN_LOCK");
     shm_test_die_in_lock = !die                         ? SHM_TEST_DIE_NEVER

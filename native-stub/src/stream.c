@@ -193,7 +193,8 @@ static const char *run_task(struct stream *s, struct task *t, uint64_t *effect_n
 /* Waits inside the task (an event, IPC event, notify or value wait): BLOCKED under ACL_STUB_EXPLORE. */
 static int task_waits(const struct task *t)
 {
-    return t->kind == TASK_WAIT || t->kind == TASK_IPC_WAIT || t->kind == TASK_NOTIFY_WAIT || t->kind == TASK_VALUE_WAIT;
+    return t->kind == TASK_WAIT || t->kind == TASK_IPC_WAIT || t->kind == TASK_NOTIFY_WAIT ||
+           t->kind == TASK_VALUE_WAIT;
 }
 
 /* Explored points of the executor (explore.h): the start of a task, and the wake-up of a wait task. */

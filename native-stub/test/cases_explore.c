@@ -387,8 +387,9 @@ CT_CASE(explore_a_diverging_replay_reports_its_step)
     path_join(sched, case_dir(), "schedule");
     FILE *f = fopen(sched, "wx");
     CT_TRUE(f != NULL);
-    fprintf(f, "cann-explore 1\nseed 5 depth 2 round 3 steps 6\nparty 0 %s\nparty 1 %s\ndecisions 0 0 0 1 0 0\n"
-               "degraded recorded notes are not replayed\n",
+    fprintf(f,
+            "cann-explore 1\nseed 5 depth 2 round 3 steps 6\nparty 0 %s\nparty 1 %s\ndecisions 0 0 0 1 0 0\n"
+            "degraded recorded notes are not replayed\n",
             ids[0], ids[1]);
     fclose(f);
     make_explore_file(file, "explore");
@@ -538,8 +539,11 @@ static pid_t spawn_dier(const char *value, int in_lock)
 {
     char env_explore[VALUE_CAP + 32];
     snprintf(env_explore, sizeof env_explore, "ACL_STUB_EXPLORE=%s", value);
-    const char *env[] = {env_explore, "ACL_STUB_EXPLORE_STALL_MS=30000", "CANN_HARNESS_ROLE=dier",
-                         in_lock ? "ACL_STUB_TEST_DIE_IN_LOCK=explore" : "ACL_STUB_TEST_DIE_IN_LOCK", "ACL_STUB_JITTER",
+    const char *env[] = {env_explore,
+                         "ACL_STUB_EXPLORE_STALL_MS=30000",
+                         "CANN_HARNESS_ROLE=dier",
+                         in_lock ? "ACL_STUB_TEST_DIE_IN_LOCK=explore" : "ACL_STUB_TEST_DIE_IN_LOCK",
+                         "ACL_STUB_JITTER",
                          NULL};
     const char *args[] = {case_dir(), NULL};
     return spawn_role("explore_dier", args, env);
@@ -694,4 +698,79 @@ CT_CASE(explore_env_is_checked_at_aclInit)
     CT_EQ(-1, cannstub_explore_point("off"));
     CT_EQ(-1, (int)cannstub_explore_schedule(NULL, 0));
     acl_down();
+}
+
+/* ---- the stub's own points ---- */
+
+struct chain {
+    int first, second, out_of_order;
+};
+
+static void bump_first(void *arg)
+{
+    struct chain *c = arg;
+    __atomic_add_fetch(&c->first, 1, __ATOMIC_SEQ_CST);
+}
+
+static void bump_second(void *arg)
+{
+    struct chain *c = arg;
+    int n = __atomic_add_fetch(&c->second, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&c->first, __ATOMIC_SEQ_CST) < n)
+        __atomic_add_fetch(&c->out_of_order, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Two streams chained by an event, under the explorer: returns the schedule text. */
+static char *run_chain(const char *value)
+{
+    explore_init(value, 5000);
+    CT_OK(aclrtSetDevice(0));
+    CT_EQ(0, cannstub_explore_name_thread("main"));
+    aclrtStream s1 = stream_new(), s2 = stream_new();
+    aclrtEvent e = local_event_new();
+    struct chain c = {0};
+    for (int i = 0; i < 50; i++) {
+        CT_OK(aclrtLaunchHostFunc(s1, bump_first, &c));
+        CT_OK(aclrtRecordEvent(e, s1));
+        CT_OK(aclrtStreamWaitEvent(s2, e));
+        CT_OK(aclrtLaunchHostFunc(s2, bump_second, &c));
+    }
+    CT_OK(aclrtSynchronizeStream(s2));
+    CT_OK(aclrtSynchronizeStream(s1));
+    CT_EQ(50, c.first);
+    CT_EQ(50, c.second);
+    CT_EQ(0, c.out_of_order);
+    char *text = schedule_text();
+    CT_OK(aclrtDestroyEvent(e));
+    CT_OK(aclrtDestroyStream(s1));
+    CT_OK(aclrtDestroyStream(s2));
+    acl_down();
+    return text;
+}
+
+CT_CASE(explore_streams_and_synchronize_are_explored_and_replayed)
+{
+    char file[PATH_CAP], value[VALUE_CAP], sched[PATH_CAP];
+    make_explore_file(file, "explore-pct");
+    snprintf(value, sizeof value, "%s:21:3", file);
+    char *recorded = run_chain(value);
+    ct_note("recorded: %.700s", recorded);
+    expect_no_note(recorded, "degraded");
+    int total = 0;
+    const char *ids[] = {"proc/main", "proc/stream1", "proc/stream2"};
+    for (int i = 0; i < 3; i++) {
+        int p = party_index(recorded, ids[i]);
+        if (p < 0 || decisions_of(recorded, p, &total) < 50)
+            CT_FAIL("%s was granted fewer than 50 times:\n%.600s", ids[i], recorded);
+    }
+    publish_bytes(case_dir(), "schedule", recorded, strlen(recorded));
+    path_join(sched, case_dir(), "schedule");
+    make_explore_file(file, "explore-replay");
+    snprintf(value, sizeof value, "%s:replay:%s", file, sched);
+    char *replayed = run_chain(value);
+    expect_no_note(replayed, "diverged");
+    char *a = decisions_by_identity(recorded), *b = decisions_by_identity(replayed);
+    if (strcmp(a, b) != 0)
+        CT_FAIL("the replay took other decisions:\nrecorded %.300s\nreplayed %.300s", a, b);
+    free(a), free(b), free(recorded), free(replayed);
 }
