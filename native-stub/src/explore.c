@@ -785,7 +785,7 @@ static int parse_schedule(const char *path, char *why, size_t whylen)
                          line_no, replay.nids, XP_MAX_PARTIES);
                 goto out;
             }
-            snprintf(replay.ids[replay.nids++], XP_ID_BYTES, "%s", id);
+            memcpy(replay.ids[replay.nids++], id, strlen(id) + 1); /* valid_id: shorter than XP_ID_BYTES */
         } else if ((strncmp(line, "decisions", 9) == 0 && (line[9] == ' ' || !line[9])) && !have_decisions) {
             have_decisions = 1;
             for (char *c = line + 9; *c;) {

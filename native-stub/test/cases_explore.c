@@ -456,7 +456,7 @@ CT_CASE(explore_a_party_running_past_stall_ms_is_marked_gone)
 }
 
 struct outside {
-    char name[16];
+    char name[24];
     pthread_mutex_t *m;
     pthread_cond_t *cv;
     int *open;
@@ -493,7 +493,7 @@ CT_CASE(explore_parties_blocked_outside_never_hang_the_others)
     pthread_t tids[2];
     for (int i = 0; i < 2; i++) {
         o[i] = (struct outside){.m = &m, .cv = &cv, .open = &open, .blocked = &blocked};
-        snprintf(o[i].name, sizeof o[i].name, "blocked%d", i);
+        snprintf(o[i].name, sizeof o[i].name, "blocked%u", (unsigned)i & 1u);
         CT_EQ(0, pthread_create(&tids[i], NULL, run_outside, &o[i]));
     }
     pthread_mutex_lock(&m);

@@ -1,6 +1,6 @@
 /*
  * cannstub/explore.h - a stub-only extension: NOT part of CANN's API, and
- * not declared by any acl/ header (docs/acl-contract.md section 7, S17).
+ * not declared by any acl/ header (docs/acl-contract.md section 7, S19).
  *
  * The schedule explorer (docs/dev/schedule-explorer.md): under
  * ACL_STUB_EXPLORE every party (a thread that reaches explored points: a
