@@ -13,6 +13,7 @@
 #include "ipc_event.h"
 
 #include "event.h"
+#include "explore.h"
 #include "jitter.h"
 #include "mutant.h"
 #include "platform.h"
@@ -299,6 +300,8 @@ aclError ipc_synchronize(const char *call, struct event *ev, int32_t timeout_ms)
     if (slot < 0)
         return ACL_SUCCESS;
     uint64_t deadline = rt_deadline_after_ms(timeout_ms);
+    if (!mutant_is(MUTANT_SYNC_NOOP))
+        EXPLORE_WAIT(call);
     int done = mutant_is(MUTANT_SYNC_NOOP) || wait_slot_done(&ev->ipc->slots[slot], &rt.shutdowns, shutdowns, deadline);
     ipc_slot_release(ev, (uint32_t)slot);
     aclError rc = ACL_SUCCESS;

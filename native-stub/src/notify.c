@@ -10,6 +10,7 @@
  * notify is always 107017 and garbage is never dereferenced.
  */
 #include "notify.h"
+#include "explore.h"
 
 #include "ipc_key.h"
 #include "mutant.h"
@@ -185,6 +186,7 @@ static aclError submit_notify_task(const char *call, struct notify *n, aclrtStre
 STUB_EXPORT aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream)
 {
     static const char *call = "aclrtRecordNotify";
+    EXPLORE_API(call);
     struct notify *n = NULL;
     aclError rc = enter_with_notify(call, notify, &n);
     if (rc)
@@ -198,6 +200,7 @@ STUB_EXPORT aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream)
 STUB_EXPORT aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream stream, uint32_t timeout)
 {
     static const char *call = "aclrtWaitAndResetNotify";
+    EXPLORE_API(call);
     struct notify *n = NULL;
     aclError rc = enter_with_notify(call, notify, &n);
     if (rc)
@@ -263,6 +266,7 @@ static struct ipc_export_state export_state(struct shm_header *hdr)
 STUB_EXPORT aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size_t len, uint64_t flags)
 {
     static const char *call = "aclrtNotifyGetExportKey";
+    EXPLORE_API(call);
     if (!key)
         return rt_reject(ACL_ERROR_INVALID_PARAM, call, "key is NULL");
     struct notify *n = NULL;
@@ -300,6 +304,7 @@ STUB_EXPORT aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size
 STUB_EXPORT aclError aclrtNotifySetImportPid(aclrtNotify notify, int32_t *pid, size_t num)
 {
     static const char *call = "aclrtNotifySetImportPid";
+    EXPLORE_API(call);
     if (!pid)
         return rt_reject(ACL_ERROR_INVALID_PARAM, call, "pid is NULL");
     struct notify *n = NULL;
@@ -327,6 +332,7 @@ STUB_EXPORT aclError aclrtNotifySetImportPid(aclrtNotify notify, int32_t *pid, s
 STUB_EXPORT aclError aclrtNotifyImportByKey(aclrtNotify *notify, const char *key, uint64_t flags)
 {
     static const char *call = "aclrtNotifyImportByKey";
+    EXPLORE_API(call);
     aclError rc = rt_enter(call);
     if (rc)
         return rc;

@@ -8,6 +8,7 @@
 #include "context.h"
 #include "device_ids.h"
 #include "event.h"
+#include "explore.h"
 #include "fault.h"
 #include "host_memory.h"
 #include "ipc_event.h"
@@ -343,9 +344,9 @@ static aclError init_locked(const char *call, const char *configPath, uint32_t *
         return rc;
     char err[400];
     if (fault_configure(err, sizeof err) != 0 || mutant_configure(err, sizeof err) != 0 ||
-        jitter_configure(err, sizeof err) != 0 || memory_configure(err, sizeof err) != 0 ||
-        shm_scope_configure(err, sizeof err) != 0 || ipc_pid_namespace_configure(err, sizeof err) != 0 ||
-        trace_open(err, sizeof err) != 0)
+        jitter_configure(err, sizeof err) != 0 || explore_configure(err, sizeof err) != 0 ||
+        memory_configure(err, sizeof err) != 0 || shm_scope_configure(err, sizeof err) != 0 ||
+        ipc_pid_namespace_configure(err, sizeof err) != 0 || trace_open(err, sizeof err) != 0)
         return config_fail("%s", err);
     const char *die = getenv("ACL_STUB_TEST_DIE_IN_LOCK");
     shm_test_die_in_lock = !die                         ? SHM_TEST_DIE_NEVER
@@ -377,6 +378,8 @@ STUB_EXPORT aclError aclFinalize(void)
 {
     static const char *call = "aclFinalize";
     aclError rc = ACL_SUCCESS;
+    if (EXPLORE_ON())
+        explore_leave_process(); /* its threads and executors no longer wait for grants */
     sync_lock(&rt.lock);
     if (!rt.initialized) {
         if (rt.ever_initialized || rt.shutting_down)

@@ -13,6 +13,7 @@
 
 #include "context.h"
 #include "event.h"
+#include "explore.h"
 #include "ipc_event.h"
 #include "memory.h"
 #include "notify.h"
@@ -26,6 +27,7 @@
 
 #include <signal.h>
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -188,13 +190,35 @@ static const char *run_task(struct stream *s, struct task *t, uint64_t *effect_n
     return note;
 }
 
+/* Waits inside the task (an event, IPC event, notify or value wait): BLOCKED under ACL_STUB_EXPLORE. */
+static int task_waits(const struct task *t)
+{
+    return t->kind == TASK_WAIT || t->kind == TASK_IPC_WAIT || t->kind == TASK_NOTIFY_WAIT ||
+           t->kind == TASK_VALUE_WAIT;
+}
+
+/* Explored points of the executor (explore.h): the start of a task, and the wake-up of a wait task. */
+static void explore_task_point(const struct task *t, const char *when)
+{
+    char what[48];
+    snprintf(what, sizeof what, "%s %s", task_kind_name(t->kind), when);
+    cannstub_explore_point(what);
+}
+
 static void *executor_main(void *arg)
 {
     struct stream *s = arg;
     sync_lock(&rt.lock);
+    if (EXPLORE_ON())
+        explore_executor_adopt(s->explore_party);
     for (;;) {
+        if (EXPLORE_ON() && !s->head && !s->destroyed && !__atomic_load_n(&s->cancelled, __ATOMIC_SEQ_CST)) {
+            s->explore_idle = 1; /* a submit makes it RUNNING again (stream_submit) */
+            cannstub_explore_block("idle");
+        }
         while (!s->head && !s->destroyed && !__atomic_load_n(&s->cancelled, __ATOMIC_SEQ_CST))
             sync_cond_wait(&s->wake, &rt.lock);
+        s->explore_idle = 0;
         if (__atomic_load_n(&s->cancelled, __ATOMIC_SEQ_CST) || !s->head)
             break;
         struct task *t = s->head;
@@ -205,11 +229,18 @@ static void *executor_main(void *arg)
         s->running_since_ns = plat_monotonic_ns();
         sync_unlock(&rt.lock);
 
+        int explored = EXPLORE_ON();
+        if (explored)
+            explore_task_point(t, "start");
         uint32_t jitter_us = jitter_task_us(s->device, s->id, t->seq);
         jitter_sleep_us(jitter_us);
         trace_task_at("start", s, t, NULL, 0, jitter_enabled() ? (int64_t)jitter_us : -1);
         uint64_t effect_ns = 0;
+        if (explored && task_waits(t))
+            cannstub_explore_block(task_kind_name(t->kind));
         const char *note = run_task(s, t, &effect_ns);
+        if (explored && task_waits(t))
+            explore_task_point(t, "woke");
         trace_task_at("end", s, t, note, effect_ns, -1);
 
         sync_lock(&rt.lock);
@@ -245,6 +276,8 @@ static void *executor_main(void *arg)
     rt_executor_exited_locked();
     sync_cond_broadcast(&rt.progress);
     sync_unlock(&rt.lock);
+    if (EXPLORE_ON())
+        cannstub_explore_leave();
     sync_cond_destroy(&s->wake);
     free(s);
     return NULL;
@@ -260,6 +293,8 @@ aclError stream_create(struct context *ctx, int is_default, struct stream **out)
     s->ctx = ctx;
     s->is_default = is_default;
     s->drain_wake_at = UINT64_MAX;
+    s->explore_party = EXPLORE_ON() ? explore_executor_register(is_default) : -1;
+    s->explore_idle = s->explore_party >= 0; /* registered BLOCKED: its first task makes it RUNNING */
     SYNC_CHECKED("pthread_cond_init", pthread_cond_init(&s->wake, NULL));
 
     /* executors never take signals: those belong to the user's threads */
@@ -365,6 +400,10 @@ aclError stream_submit(struct stream *s, struct task *t)
     s->tail = t;
     s->submitted++;
     trace_task("submit", s, t, NULL);
+    if (s->explore_idle) {
+        s->explore_idle = 0;
+        explore_executor_unblock(s->explore_party);
+    }
     sync_cond_signal(&s->wake);
     return ACL_SUCCESS;
 }
@@ -418,6 +457,7 @@ aclError stream_check_context(const char *call, struct stream *s)
 STUB_EXPORT aclError aclrtCreateStream(aclrtStream *stream)
 {
     static const char *call = "aclrtCreateStream";
+    EXPLORE_API(call);
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
@@ -448,6 +488,8 @@ static void wait_queued_tasks(struct stream *s)
     if (stream_is_running_this_thread(s))
         return;
     s->waiters++; /* keeps s allocated while rt.lock is released */
+    if (s->completed < target && !s->cancelled && rt.initialized)
+        EXPLORE_WAIT("aclrtDestroyStream");
     while (s->completed < target && !s->cancelled && rt.initialized) {
         if (target < s->drain_wake_at)
             s->drain_wake_at = target;
@@ -462,6 +504,7 @@ static void wait_queued_tasks(struct stream *s)
 STUB_EXPORT aclError aclrtDestroyStream(aclrtStream stream)
 {
     static const char *call = "aclrtDestroyStream";
+    EXPLORE_API(call);
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
@@ -478,6 +521,7 @@ STUB_EXPORT aclError aclrtDestroyStream(aclrtStream stream)
         }
     }
     rt_leave();
+    EXPLORE_RETURN(call);
     return rc;
 }
 
@@ -494,6 +538,8 @@ static aclError wait_drained(const char *call, struct stream *s, int32_t timeout
     *task = s->task_seq;
     *pending = s->completed < target;
     s->waiters++;
+    if (*pending && !mutant_is(MUTANT_SYNC_NOOP))
+        EXPLORE_WAIT(call);
     while (!mutant_is(MUTANT_SYNC_NOOP) && s->completed < target && !s->cancelled && !timed_out && rt.initialized) {
         if (target < s->drain_wake_at)
             s->drain_wake_at = target; /* again after every wake-up: the executor resets it */
@@ -536,6 +582,7 @@ static aclError wait_drained(const char *call, struct stream *s, int32_t timeout
 /* timeout_ms: -1 forever, > 0 milliseconds (0 is refused after the handle check). */
 static aclError synchronize_stream(const char *call, aclrtStream stream, int32_t timeout_ms)
 {
+    EXPLORE_API(call);
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
@@ -554,6 +601,7 @@ out:
     rt_leave();
     if (pending && rc == ACL_SUCCESS)
         jitter_sleep_us(jitter_completion_us(stream_id, target_task));
+    EXPLORE_RETURN(call);
     return rc;
 }
 
@@ -584,6 +632,7 @@ STUB_EXPORT aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32
 static aclError stream_wait_event(const char *call, aclrtStream stream, aclrtEvent event, aclError null_code,
                                   int64_t timeout_ms)
 {
+    EXPLORE_API(call);
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
@@ -664,6 +713,7 @@ STUB_EXPORT aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEv
 STUB_EXPORT aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args)
 {
     static const char *call = "aclrtLaunchHostFunc";
+    EXPLORE_API(call);
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
