@@ -210,7 +210,7 @@ export async function runCommand(patterns: string[], opts: RunCommandOptions): P
     process.env[ENV.exploreReplay] = opts.exploreReplay.startsWith('@') ? `@${path.resolve(opts.exploreReplay.slice(1))}` : opts.exploreReplay;
     delete process.env[ENV.explore];
   }
-  if (exploring) process.stdout.write(`${chalk.bold('cann-harness')} ${exploring === '--explore-replay' ? 'replaying one recorded schedule (one round, in its order)' : `schedule explorer on (${opts.explore === undefined || opts.explore === 'fresh' ? 'a fresh seed per scenario' : `seed ${opts.explore}`}, depth ${opts.exploreDepth ?? DEFAULT_EXPLORE_DEPTH}): every round runs one PCT schedule`}\n`);
+  if (exploring) process.stdout.write(`${chalk.bold('cann-harness')} ${exploring === '--explore-replay' ? 'replaying one recorded schedule (the rounds up to the recorded one; the stub forces its order)' : `schedule explorer on (${opts.explore === undefined || opts.explore === 'fresh' ? 'a fresh seed per scenario' : `seed ${opts.explore}`}, depth ${opts.exploreDepth ?? DEFAULT_EXPLORE_DEPTH}): every round runs one PCT schedule`}\n`);
   if (opts.retries !== undefined) process.env[RETRIES_ENV] = String(opts.retries);
   if (opts.shard) process.env[SHARD_ENV] = `${opts.shard.index}/${opts.shard.total}`;
 

@@ -14,7 +14,7 @@ import { ENV, envOff, type Mode } from '../env';
 import { harnessScript } from '../paths';
 import * as path from 'node:path';
 import { resolveProgram } from './native-exec';
-import type { ExploreArgs } from '../wire/explore-file';
+import { parseSchedule, type ExploreArgs } from '../wire/explore-file';
 
 /** An interval asked for with result.between(): the Jest integration reports them (percentiles across runs). */
 export interface MeasuredInterval {
@@ -49,7 +49,7 @@ export interface RunScenarioOptions {
   expireOn?: AbortSignal;
   /**
    * The schedule explorer (stub mode; see RunOptions.explore). It orders rounds, so a scenario
-   * without rounds runs as one round; a replay runs exactly one round (setup, then round 1).
+   * without rounds runs as one round; a replay runs the rounds up to the recorded one.
    */
   explore?: ExploreArgs;
 }
@@ -61,7 +61,9 @@ export async function runScenario(plan: ScenarioPlan<any>, opts: RunScenarioOpti
   // one runs as one round (setup once, then the body once), never with its setup silently skipped.
   const declaresSetup = plan.roles.some((r) => r.setup !== undefined || r.threadSetup !== undefined);
   opts = opts.rounds || !(declaresSetup || opts.explore) ? opts : { ...opts, rounds: { total: 1 } };
-  if (opts.explore && 'replay' in opts.explore) opts = { ...opts, rounds: { total: 1 } };
+  // A replay runs the rounds up to the recorded one: the state it starts from is built as it was
+  // (streams created in round 1, data of the rounds before), and the stub forces the recorded order.
+  if (opts.explore && 'replay' in opts.explore) opts = { ...opts, rounds: { total: parseSchedule(opts.explore.replay).round } };
   if (opts.rounds) {
     // run --rounds / CANN_HARNESS_ROUNDS reach every scenario: say which role cannot repeat
     const native = plan.roles.find((r) => r.exec);
