@@ -66,7 +66,8 @@ scenario('race demo: a read races a write queued on a stream the writer did not 
         const bad = data.findIndex((b) => b !== want);
         if (bad >= 0) {
           const got = `byte ${bad} is 0x${data[bad].toString(16)}, expected 0x${want.toString(16)}`;
-          throw new Error(`round ${ctx.round}: ${got}: the copy ran before the producer's payload fill (queued on a stream the producer did not synchronize)`);
+          const why = "the copy ran before the producer's payload fill (queued on a stream the producer did not synchronize)";
+          throw new Error(`round ${ctx.round}: ${got}: ${why}`);
         }
       },
     },

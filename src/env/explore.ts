@@ -18,7 +18,10 @@ export function exploreSeedProblem(value: unknown, what: string): string | null 
   if (value === 'fresh' || value === true) return null;
   const n = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
   if (typeof n === 'number' && Number.isInteger(n) && n >= 1 && n <= MAX_SEED) return null;
-  return `${what} ${JSON.stringify(value)} is invalid: give a seed, a whole number from 1 to ${MAX_SEED}, or "fresh" for a new seed per scenario (e.g. ${what} 42)`;
+  return (
+    `${what} ${JSON.stringify(value)} is invalid: give a seed, a whole number from 1 to ${MAX_SEED}, ` +
+    `or "fresh" for a new seed per scenario (e.g. ${what} 42)`
+  );
 }
 
 export function parseExploreSeed(value: unknown, what: string): ExploreSeed {
@@ -30,7 +33,10 @@ export function parseExploreSeed(value: unknown, what: string): ExploreSeed {
 export function exploreDepthProblem(value: unknown, what: string): string | null {
   const n = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
   if (typeof n === 'number' && Number.isInteger(n) && n >= 1 && n <= MAX_EXPLORE_DEPTH) return null;
-  return `${what} ${JSON.stringify(value)} is invalid: give the PCT depth, a whole number from 1 to ${MAX_EXPLORE_DEPTH} (the number of ordering constraints a bug needs; default ${DEFAULT_EXPLORE_DEPTH})`;
+  return (
+    `${what} ${JSON.stringify(value)} is invalid: give the PCT depth, a whole number from 1 to ${MAX_EXPLORE_DEPTH} ` +
+    `(the number of ordering constraints a bug needs; default ${DEFAULT_EXPLORE_DEPTH})`
+  );
 }
 
 export function parseExploreDepth(value: unknown, what: string): number {
@@ -45,9 +51,13 @@ export type ExploreRequest = { kind: 'search'; seed: ExploreSeed; depth: number 
 export function exploreFromEnv(env: NodeJS.ProcessEnv = process.env): ExploreRequest | null {
   const replay = env[ENV.exploreReplay];
   const seed = env[ENV.explore];
-  if (replay && seed) throw new Error(`${ENV.explore} and ${ENV.exploreReplay} are both set: a replay forces one recorded schedule, a search draws new ones; unset one of them`);
+  if (replay && seed) {
+    const why = 'a replay forces one recorded schedule, a search draws new ones; unset one of them';
+    throw new Error(`${ENV.explore} and ${ENV.exploreReplay} are both set: ${why}`);
+  }
   if (replay) return { kind: 'replay', token: replay };
   if (!seed) return null;
   const depthText = env[ENV.exploreDepth];
-  return { kind: 'search', seed: parseExploreSeed(seed, ENV.explore), depth: depthText ? parseExploreDepth(depthText, ENV.exploreDepth) : DEFAULT_EXPLORE_DEPTH };
+  const depth = depthText ? parseExploreDepth(depthText, ENV.exploreDepth) : DEFAULT_EXPLORE_DEPTH;
+  return { kind: 'search', seed: parseExploreSeed(seed, ENV.explore), depth };
 }

@@ -11,10 +11,20 @@ import { MAX_INLINE_TOKEN, describeSchedule, encodeToken, parseSchedule, readRep
 import { nextRoundSeed } from './round-seed';
 import type { ScenarioPlan } from './types';
 
-export { ExploreTokenError, decodeToken, encodeToken, parseSchedule, readReplayArgument, type ExploreArgs, type Schedule } from '../wire/explore-file';
+export { ExploreTokenError, decodeToken, encodeToken, parseSchedule, readReplayArgument } from '../wire/explore-file';
+export type { ExploreArgs, Schedule } from '../wire/explore-file';
 
 /** This test's explorer: off, on (with its label for the test title), or refused with the reason. */
-export type ExploreChoice = { on: false; note?: string } | { on: true; args: ExploreArgs; label: string | null } | { on: 'refused'; reason: string };
+export type ExploreChoice =
+  | { on: false; note?: string }
+  | { on: true; args: ExploreArgs; label: string | null }
+  | { on: 'refused'; reason: string };
+
+const STUB_ONLY =
+  "the schedule explorer is a stub feature (it pauses the stub's threads at its points; " +
+  "the real runtime's threads and the device cannot be paused)";
+const NOT_WITH_JITTER =
+  'the schedule explorer and --jitter exclude each other (the explorer decides the order that jitter would only disturb)';
 
 /**
  * `repetition` (1-based) draws its own seed from the run's (`fresh`: a new one each time).
@@ -33,13 +43,13 @@ export function exploreChoice(
   }
   if (!request) return { on: false };
   if (opts.mode === 'real') {
-    return { on: 'refused', reason: `the schedule explorer is a stub feature (it pauses the stub's threads at its points; the real runtime's threads and the device cannot be paused): run with --mode stub, or without --explore / ${ENV.explore}` };
+    return { on: 'refused', reason: `${STUB_ONLY}: run with --mode stub, or without --explore / ${ENV.explore}` };
   }
   if (opts.jitter) {
-    return { on: 'refused', reason: `the schedule explorer and --jitter exclude each other (the explorer decides the order that jitter would only disturb): give one of them` };
+    return { on: 'refused', reason: `${NOT_WITH_JITTER}: give one of them` };
   }
   const native = plan.roles.find((r) => r.exec);
-  if (native) return { on: false, note: `explore off: role ${native.name} is a native program (it runs once, without rounds, so the explorer has no round to order)` };
+  if (native) return { on: false, note: `explore off: role ${native.name} is a native program (it runs once: no round to order)` };
   if (request.kind === 'replay') {
     try {
       return { on: true, args: { replay: readReplayArgument(request.token, ENV.exploreReplay) }, label: null };
@@ -62,7 +72,8 @@ export function exploreFailureText(schedule: string, command: string, keptDir: s
   try {
     s = parseSchedule(schedule, 'the failed round\'s schedule');
   } catch (e) {
-    return { text: `\n\nexplore: the failed round's schedule could not be read (${(e as Error).message.split('.')[0]}); no replay command`, replay: command };
+    const why = (e as Error).message.split('.')[0];
+    return { text: `\n\nexplore: the failed round's schedule could not be read (${why}); no replay command`, replay: command };
   }
   const token = encodeToken(schedule);
   let arg = token;

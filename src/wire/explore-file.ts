@@ -92,7 +92,10 @@ export interface Schedule {
 
 export class ExploreTokenError extends Error {
   constructor(what: string, problem: string) {
-    super(`${what}: ${problem}. Copy the whole token (ex1.<...>) or @<file> from the failure text of a --explore run, as printed; a token from another version of the harness, or cut short by the terminal, cannot be replayed`);
+    super(
+      `${what}: ${problem}. Copy the whole token (ex1.<...>) or @<file> from the failure text of a --explore run, as printed; ` +
+        'a token from another version of the harness, or cut short by the terminal, cannot be replayed',
+    );
     this.name = 'ExploreTokenError';
   }
 }
@@ -100,19 +103,28 @@ export class ExploreTokenError extends Error {
 /** Parses the stub's schedule text; throws with the line that is wrong. */
 export function parseSchedule(text: string, what = 'explore schedule'): Schedule {
   const lines = text.split('\n').filter((l) => l.trim() !== '');
-  if (lines[0]?.trim() !== 'cann-explore 1') throw new ExploreTokenError(what, `it does not start with "cann-explore 1" (got ${JSON.stringify((lines[0] ?? '').slice(0, 40))})`);
+  const got = (line: string | undefined, n: number) => JSON.stringify((line ?? '').slice(0, n));
+  if (lines[0]?.trim() !== 'cann-explore 1') {
+    throw new ExploreTokenError(what, `it does not start with "cann-explore 1" (got ${got(lines[0], 40)})`);
+  }
   const head = /^seed (\S+) depth (\d+) round (\d+) steps (\d+)$/.exec(lines[1]?.trim() ?? '');
-  if (!head) throw new ExploreTokenError(what, `its second line is not "seed <s> depth <d> round <r> steps <k>" (got ${JSON.stringify((lines[1] ?? '').slice(0, 60))})`);
-  const s: Schedule = { seed: head[1], depth: Number(head[2]), round: Number(head[3]), steps: Number(head[4]), parties: [], decisions: [], degraded: [], diverged: [] };
+  if (!head) {
+    throw new ExploreTokenError(what, `its second line is not "seed <s> depth <d> round <r> steps <k>" (got ${got(lines[1], 60)})`);
+  }
+  const [seed, depth, round, steps] = [head[1], Number(head[2]), Number(head[3]), Number(head[4])];
+  const s: Schedule = { seed, depth, round, steps, parties: [], decisions: [], degraded: [], diverged: [] };
   for (const line of lines.slice(2)) {
     const [key, ...rest] = line.trim().split(' ');
     if (key === 'party') {
       const [index, id] = rest;
-      if (Number(index) !== s.parties.length || !id) throw new ExploreTokenError(what, `party line ${JSON.stringify(line)} is out of order or has no name`);
+      if (Number(index) !== s.parties.length || !id) {
+        throw new ExploreTokenError(what, `party line ${JSON.stringify(line)} is out of order or has no name`);
+      }
       s.parties.push(id);
     } else if (key === 'decisions') {
       for (const d of rest.filter(Boolean)) {
-        if (!/^\d+$/.test(d) || Number(d) >= s.parties.length) throw new ExploreTokenError(what, `decision ${JSON.stringify(d)} names no party`);
+        const named = /^\d+$/.test(d) && Number(d) < s.parties.length;
+        if (!named) throw new ExploreTokenError(what, `decision ${JSON.stringify(d)} names no party`);
         s.decisions.push(Number(d));
       }
     } else if (key === 'degraded') s.degraded.push(rest.join(' '));
@@ -132,9 +144,13 @@ export function encodeToken(schedule: string): string {
 /** The schedule text of a token (checked), or ExploreTokenError naming the problem. */
 export function decodeToken(token: string, what = '--explore-replay'): string {
   const t = token.trim();
-  if (!t.startsWith(TOKEN_PREFIX)) throw new ExploreTokenError(what, `${JSON.stringify(t.slice(0, 12))} does not start with "${TOKEN_PREFIX}"`);
+  if (!t.startsWith(TOKEN_PREFIX)) {
+    throw new ExploreTokenError(what, `${JSON.stringify(t.slice(0, 12))} does not start with "${TOKEN_PREFIX}"`);
+  }
   const body = t.slice(TOKEN_PREFIX.length);
-  if (!/^[A-Za-z0-9_-]+$/.test(body)) throw new ExploreTokenError(what, 'the text after "ex1." is not base64url (letters, digits, - and _ only)');
+  if (!/^[A-Za-z0-9_-]+$/.test(body)) {
+    throw new ExploreTokenError(what, 'the text after "ex1." is not base64url (letters, digits, - and _ only)');
+  }
   let text: string;
   try {
     text = inflateRawSync(Buffer.from(body, 'base64url')).toString('utf8');

@@ -5,7 +5,8 @@
 import { cliInProcess } from '../support/cli-in-process';
 import { encodeToken } from '../../src/wire/explore-file';
 
-const run = (args: string[], env: Record<string, string> = {}) => cliInProcess(['run', ...args], { env, dropEnv: ['CANN_HARNESS_EXPLORE', 'CANN_HARNESS_EXPLORE_REPLAY', 'ACL_STUB_JITTER'] });
+const DROP = ['CANN_HARNESS_EXPLORE', 'CANN_HARNESS_EXPLORE_REPLAY', 'ACL_STUB_JITTER'];
+const run = (args: string[], env: Record<string, string> = {}) => cliInProcess(['run', ...args], { env, dropEnv: DROP });
 
 test('--explore in real mode: the explorer is a stub feature', async () => {
   const r = await run(['--explore', '--mode', 'real']);

@@ -22,7 +22,8 @@ function planOf(file: string, name: string): ScenarioPlan<any> {
   return plans.get(file)!.find((p) => p.name.startsWith(name))!;
 }
 
-async function run(file: string, name: string, opts: { explore?: ExploreArgs; rounds?: number }): Promise<{ r: ScenarioResult; dirs: string[] }> {
+type Ran = { r: ScenarioResult; dirs: string[] };
+async function run(file: string, name: string, opts: { explore?: ExploreArgs; rounds?: number }): Promise<Ran> {
   const dirs: string[] = [];
   const onEvent = (e: RunEvent) => {
     if (e.type === 'started') dirs.push(e.dir);
@@ -63,7 +64,8 @@ withStub('--explore finds the race demo for a fixed seed, and its replay token r
     expect(found.r.explore?.role).toBe('consumer');
     const schedule = parseSchedule(found.r.explore!.schedule);
     expect(schedule.seed).toBe(String(SEED));
-    expect(schedule.parties).toEqual(expect.arrayContaining(['producer/main', 'consumer/main', 'producer/stream1', 'producer/stream2', 'consumer/stream1']));
+    const parties = ['producer/main', 'consumer/main', 'producer/stream1', 'producer/stream2', 'consumer/stream1'];
+    expect(schedule.parties).toEqual(expect.arrayContaining(parties));
     const { replay } = exploreFailureText(found.r.explore!.schedule, 'cmd', null);
     const token = replay.split(' ').pop()!;
     for (let i = 0; i < 3; i++) {
@@ -71,7 +73,8 @@ withStub('--explore finds the race demo for a fixed seed, and its replay token r
       found.dirs.push(...again.dirs);
       expect(again.r.ok).toBe(false);
       expect(errorOf(again.r, 'consumer')).toMatch(DEMO_ERROR);
-      // The replay runs the rounds up to the recorded one; the stub forces the recorded order (in the rounds before it too, so the failure may come earlier).
+      // The replay runs the rounds up to the recorded one; the stub forces the recorded order
+      // (in the rounds before it too, so the failure may come earlier).
       const at = Number(/round ([\d,]+) failed/.exec(errorOf(again.r, 'consumer'))?.[1].replace(/,/g, ''));
       expect(at).toBeLessThanOrEqual(schedule.round);
     }

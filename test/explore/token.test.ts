@@ -5,7 +5,17 @@
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { EXPLORE_BYTES, ExploreTokenError, createExploreFiles, decodeToken, encodeToken, parseSchedule, readReplayArgument, readFailedSchedule, writeFailedSchedule } from '../../src/wire/explore-file';
+import {
+  EXPLORE_BYTES,
+  ExploreTokenError,
+  createExploreFiles,
+  decodeToken,
+  encodeToken,
+  parseSchedule,
+  readReplayArgument,
+  readFailedSchedule,
+  writeFailedSchedule,
+} from '../../src/wire/explore-file';
 import { exploreFailureText } from '../../src/scenario/explore';
 
 const SCHEDULE = [
