@@ -217,10 +217,10 @@ export async function runScenarioRounds(
       marks = [];
       // The thread bodies (opened first: the run body may block in ctx.barrier() at once) and the run body, together.
       const threadsDone = threads?.runRound(round, waitMs());
-      [value] = await Promise.all([
-        role.run ? runOneRound(roundBase, plan, role, deadline, round, total, state, () => meet(`round ${round}: ctx.barrier()`), runStream) : undefined,
-        threadsDone,
-      ]).catch((e) => fail(e, 'the role body'));
+      const runDone = role.run ? runOneRound(roundBase, plan, role, deadline, round, total, state, () => meet(`round ${round}: ctx.barrier()`), runStream) : undefined;
+      // Waiting for its worker threads, the main thread is outside the explored points.
+      const mainDone = threadsDone && ex ? Promise.resolve(runDone).then((v) => (ex.block('worker threads'), v)) : runDone;
+      [value] = await Promise.all([mainDone, threadsDone]).catch((e) => fail(e, 'the role body'));
       // One crossing ends this round and starts the next (each role reseeds its own stub after it).
       // Every body of this role has drained its streams by now: its threads wait for runRound.
       if (tail || (ex && checker)) checkRoundEnd(tail);
