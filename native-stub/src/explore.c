@@ -94,6 +94,7 @@ static _Thread_local int tl_party = -1;
 static _Thread_local uint32_t tl_epoch;
 static _Thread_local int tl_pid;
 static _Thread_local int tl_slept; /* EXPLORE_WAIT since the call's entry */
+static _Thread_local int tl_executor; /* an executor: never registered again as t<k> */
 
 static uint32_t never_cancelled; /* the cancel word of plat_wait_on_word_or_cancel */
 
@@ -407,8 +408,8 @@ static int register_party(struct xp_shared *x, const char *name, uint32_t state)
 static int self_party(struct xp_shared *x)
 {
     int me = own_party();
-    if (me >= 0)
-        return me;
+    if (me >= 0 || tl_executor)
+        return me; /* an executor of an earlier runtime (aclFinalize let its party go) is not explored */
     char name[24];
     snprintf(name, sizeof name, "t%u", __atomic_fetch_add(&next_unnamed, 1, __ATOMIC_RELAXED));
     me = register_party(x, name, XP_RUNNING);
@@ -668,6 +669,7 @@ int explore_executor_register(int is_default)
 
 void explore_executor_adopt(int party)
 {
+    tl_executor = 1;
     if (party >= 0)
         adopt(party);
 }

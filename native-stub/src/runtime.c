@@ -402,6 +402,8 @@ static void exit_cleanup(void)
 {
     if (rt.init_pid != (int)getpid())
         return; /* a forked child: the objects belong to the parent */
+    if (EXPLORE_ON())
+        explore_leave_process(); /* nobody waits for this process's parties to reach a point */
     if (plat_mutex_lock_timeout(&rt.lock, 1000) != 0) {
         shm_detach_all();
         return;

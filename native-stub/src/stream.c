@@ -212,7 +212,8 @@ static void *executor_main(void *arg)
     if (EXPLORE_ON())
         explore_executor_adopt(s->explore_party);
     for (;;) {
-        if (EXPLORE_ON() && !s->head && !s->destroyed && !__atomic_load_n(&s->cancelled, __ATOMIC_SEQ_CST)) {
+        if (s->explore_party >= 0 && EXPLORE_ON() && !s->head && !s->destroyed &&
+            !__atomic_load_n(&s->cancelled, __ATOMIC_SEQ_CST)) {
             s->explore_idle = 1; /* a submit makes it RUNNING again (stream_submit) */
             cannstub_explore_block("idle");
         }
@@ -229,7 +230,7 @@ static void *executor_main(void *arg)
         s->running_since_ns = plat_monotonic_ns();
         sync_unlock(&rt.lock);
 
-        int explored = EXPLORE_ON();
+        int explored = s->explore_party >= 0 && EXPLORE_ON();
         if (explored)
             explore_task_point(t, "start");
         uint32_t jitter_us = jitter_task_us(s->device, s->id, t->seq);
@@ -276,7 +277,7 @@ static void *executor_main(void *arg)
     rt_executor_exited_locked();
     sync_cond_broadcast(&rt.progress);
     sync_unlock(&rt.lock);
-    if (EXPLORE_ON())
+    if (s->explore_party >= 0 && EXPLORE_ON())
         cannstub_explore_leave();
     sync_cond_destroy(&s->wake);
     free(s);
