@@ -95,6 +95,7 @@ static _Thread_local uint32_t tl_epoch;
 static _Thread_local int tl_pid;
 static _Thread_local int tl_slept; /* EXPLORE_WAIT since the call's entry */
 static _Thread_local int tl_executor; /* an executor: never registered again as t<k> */
+static _Thread_local char tl_name[XP_ID_BYTES]; /* the name it gave itself: kept when it registers again */
 
 static uint32_t never_cancelled; /* the cancel word of plat_wait_on_word_or_cancel */
 
@@ -372,11 +373,14 @@ static int register_party(struct xp_shared *x, const char *name, uint32_t state)
     char id[XP_ID_BYTES];
     if (make_id(id, name, 0) != 0 || xp_lock(x) != 0)
         return -1;
-    int slot = find_party(x, id);
-    for (int dup = 2; slot >= 0 && x->parties[slot].state != XP_GONE && party_alive(&x->parties[slot]) && dup < 100;
-         dup++) {
-        if (make_id(id, name, dup) != 0) /* a live party has that identity already */
-            break;
+    int slot = find_party(x, id), dup = 2;
+    /* a live party has that identity already: "~2", "~3", ... */
+    while (slot >= 0 && x->parties[slot].state != XP_GONE && party_alive(&x->parties[slot])) {
+        if (dup >= 100 || make_id(id, name, dup++) != 0) {
+            note(x, "degraded %s/%s is taken: this thread is not explored", role, name);
+            xp_unlock(x);
+            return -1;
+        }
         slot = find_party(x, id);
     }
     if (slot < 0) {
@@ -410,8 +414,11 @@ static int self_party(struct xp_shared *x)
     int me = own_party();
     if (me >= 0 || tl_executor)
         return me; /* an executor of an earlier runtime (aclFinalize let its party go) is not explored */
-    char name[24];
-    snprintf(name, sizeof name, "t%u", __atomic_fetch_add(&next_unnamed, 1, __ATOMIC_RELAXED));
+    char name[XP_ID_BYTES];
+    if (tl_name[0]) /* named before an aclFinalize or aclInit let its party go */
+        snprintf(name, sizeof name, "%s", tl_name);
+    else
+        snprintf(name, sizeof name, "t%u", __atomic_fetch_add(&next_unnamed, 1, __ATOMIC_RELAXED));
     me = register_party(x, name, XP_RUNNING);
     if (me >= 0)
         adopt(me);
@@ -476,6 +483,7 @@ STUB_EXPORT int cannstub_explore_name_thread(const char *name)
         if (me < 0)
             return -1;
         adopt(me);
+        snprintf(tl_name, sizeof tl_name, "%s", name);
         return 0;
     }
     char id[XP_ID_BYTES];
@@ -489,6 +497,7 @@ STUB_EXPORT int cannstub_explore_name_thread(const char *name)
             x->parties[other].state = XP_UNUSED; /* a GONE namesake: its slot is dropped */
         snprintf(x->parties[me].id, sizeof x->parties[me].id, "%s", id);
         set_priority(x, &x->parties[me]);
+        snprintf(tl_name, sizeof tl_name, "%s", name);
     }
     xp_unlock(x);
     return rc;

@@ -785,3 +785,43 @@ CT_CASE(explore_streams_and_synchronize_are_explored_and_replayed)
         CT_FAIL("the replay took other decisions:\nrecorded %.300s\nreplayed %.300s", a, b);
     free(a), free(b), free(recorded), free(replayed);
 }
+
+static void *name_dup_and_point(void *arg)
+{
+    int *rc = arg;
+    *rc = cannstub_explore_name_thread("dup");
+    if (*rc == 0)
+        *rc = cannstub_explore_point("second");
+    cannstub_explore_leave();
+    return NULL;
+}
+
+CT_CASE(explore_identities_survive_aclFinalize_and_stay_unique)
+{
+    char file[PATH_CAP], value[VALUE_CAP];
+    make_explore_file(file, "explore");
+    snprintf(value, sizeof value, "%s:9:2", file);
+    explore_init(value, 10000);
+    CT_EQ(-1, cannstub_explore_name_thread("bad/name"));
+    CT_EQ(-1, cannstub_explore_name_thread(""));
+    CT_EQ(0, cannstub_explore_name_thread("dup"));
+    CT_EQ(0, cannstub_explore_block("joins a thread")); /* not RUNNING: the thread's point is not held */
+    pthread_t tid;
+    int rc = -2;
+    CT_EQ(0, pthread_create(&tid, NULL, name_dup_and_point, &rc)); /* a live party has "dup": "dup~2" */
+    pthread_join(tid, NULL);
+    CT_EQ(0, rc);
+    CT_EQ(0, cannstub_explore_name_thread("main")); /* a rename */
+    acl_down(); /* every party of the process leaves */
+    explore_init(value, 10000);
+    CT_EQ(0, cannstub_explore_point("after aclInit again")); /* still proc/main, not t0 */
+    char *text = schedule_text();
+    expect_no_note(text, "degraded");
+    if (party_index(text, "proc/dup~2") < 0 || party_index(text, "proc/t0") >= 0)
+        CT_FAIL("identities are not as expected:\n%s", text);
+    int total = 0;
+    CT_EQ(1, decisions_of(text, party_index(text, "proc/main"), &total));
+    free(text);
+    CT_EQ(0, cannstub_explore_leave());
+    acl_down();
+}
