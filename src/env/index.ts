@@ -40,6 +40,8 @@ const VARIABLES_BY_KEY = {
   stubLog: { name: 'ACL_STUB_LOG', setBy: 'user', readInC: true, doc: "the stub's log level: off, error, warn, info, debug" },
   stubMutant: { name: 'ACL_STUB_MUTANT', setBy: 'user', readInC: true, doc: 'a deliberately broken stub (wait-noop, record-instant, wait-latest, sync-noop)' },
   stubJitter: { name: 'ACL_STUB_JITTER', setBy: 'user', readInC: true, doc: '<seed>:<max_us>: seeded delays before stream tasks' },
+  stubExplore: { name: 'ACL_STUB_EXPLORE', setBy: 'user', readInC: true, doc: '<file>:<seed>:<depth> or <file>:replay:<schedule file>: the schedule explorer (`run --explore`), for the role processes' },
+  stubExploreStallMs: { name: 'ACL_STUB_EXPLORE_STALL_MS', setBy: 'user', readInC: true, doc: 'ms a party may run between explored points while others wait before the explorer goes on without it (default 50)' },
   stubFault: { name: 'ACL_STUB_FAULT', setBy: 'user', readInC: true, doc: '<call>:<code>[:<nth>]: fault injection' },
   stubScope: { name: 'ACL_STUB_SCOPE', setBy: 'user', readInC: true, doc: "a name in every stub object's name; the stub reclaims only objects of its own scope (unset: the harness gives each run harness-<pid>)" },
   stubPageable: { name: 'ACL_STUB_PAGEABLE', setBy: 'user', readInC: true, doc: 'sync (default) or async: async copies of malloc memory wait for their stream, or are queued' },
