@@ -77,7 +77,7 @@ void event_local_complete(struct event *ev, uint64_t generation)
         ev->done_gen = generation;
         ev->done_timestamp_ns = plat_monotonic_ns();
     }
-    sync_cond_broadcast(&rt.progress);
+    rt_progress_broadcast();
 }
 
 /* Event::WaitSendCheck (core/src/event/event.cc:586-631) and Event::Wait

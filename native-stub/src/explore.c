@@ -44,6 +44,11 @@
 
 enum xp_state { XP_UNUSED, XP_RUNNING, XP_AT_POINT, XP_BLOCKED, XP_GONE };
 enum xp_mode { XP_MODE_PCT = 1, XP_MODE_REPLAY = 2 };
+/* What a BLOCKED party sleeps on: what wakes it (makes it RUNNING again). */
+enum xp_wait {
+    XP_WAIT_TEXT, /* cannstub_explore_wake with its `what` */
+    XP_WAIT_PROGRESS /* a broadcast of its process's rt.progress (or its `what`) */
+};
 
 struct xp_party {
     char id[XP_ID_BYTES];
@@ -55,6 +60,8 @@ struct xp_party {
     uint32_t state;
     uint32_t grant; /* futex word: bumped by every grant */
     uint32_t left;  /* GONE for good (left, or its process died), not just for the round */
+    uint32_t wait;  /* enum xp_wait, while BLOCKED */
+    uint32_t reserved;
 };
 
 struct xp_shared {
@@ -63,7 +70,8 @@ struct xp_shared {
     uint64_t seed, round, step, k;
     uint32_t stall_ms, nparties;
     uint64_t change[XP_MAX_DEPTH];
-    uint32_t ndecisions, free_running; /* free_running: a replay diverged, no more control this round */
+    uint32_t ndecisions, free_running; /* free_running: no control this round (a replay diverged, or a
+                                          replay's round other than the recorded one) */
     uint64_t replay_wait_since_ns;
     uint32_t notes_len, full_noted;
     struct plat_shared_lock lock;
@@ -94,6 +102,8 @@ static _Thread_local int tl_party = -1;
 static _Thread_local uint32_t tl_epoch;
 static _Thread_local int tl_pid;
 static _Thread_local int tl_slept; /* EXPLORE_WAIT since the call's entry */
+static _Thread_local int tl_executor; /* an executor: never registered again as t<k> */
+static _Thread_local char tl_name[XP_ID_BYTES]; /* the name it gave itself: kept when it registers again */
 
 static uint32_t never_cancelled; /* the cancel word of plat_wait_on_word_or_cancel */
 
@@ -238,6 +248,16 @@ static int find_party(const struct xp_shared *x, const char *id)
     return -1;
 }
 
+/* Every party at a point goes on (the round is no longer controlled). */
+static void release_waiters(struct xp_shared *x)
+{
+    for (uint32_t i = 0; i < x->nparties; i++)
+        if (x->parties[i].state == XP_AT_POINT) {
+            x->parties[i].state = XP_RUNNING;
+            wake(&x->parties[i]);
+        }
+}
+
 /* A replay's recorded party did not come: the round goes on unexplored. */
 static void diverge(struct xp_shared *x, const char *want)
 {
@@ -248,11 +268,7 @@ static void diverge(struct xp_shared *x, const char *want)
             used += (size_t)snprintf(got + used, sizeof got - used, "%s%s", used ? " " : "", x->parties[i].id);
     note(x, "diverged %llu expected %s at a point, got %s", (unsigned long long)x->step, want, used ? got : "none");
     x->free_running = 1;
-    for (uint32_t i = 0; i < x->nparties; i++)
-        if (x->parties[i].state == XP_AT_POINT) {
-            x->parties[i].state = XP_RUNNING;
-            wake(&x->parties[i]);
-        }
+    release_waiters(x);
 }
 
 /* Marks the RUNNING parties that left the explored points GONE: a dead process at once, a live
@@ -371,11 +387,14 @@ static int register_party(struct xp_shared *x, const char *name, uint32_t state)
     char id[XP_ID_BYTES];
     if (make_id(id, name, 0) != 0 || xp_lock(x) != 0)
         return -1;
-    int slot = find_party(x, id);
-    for (int dup = 2; slot >= 0 && x->parties[slot].state != XP_GONE && party_alive(&x->parties[slot]) && dup < 100;
-         dup++) {
-        if (make_id(id, name, dup) != 0) /* a live party has that identity already */
-            break;
+    int slot = find_party(x, id), dup = 2;
+    /* a live party has that identity already: "~2", "~3", ... */
+    while (slot >= 0 && x->parties[slot].state != XP_GONE && party_alive(&x->parties[slot])) {
+        if (dup >= 100 || make_id(id, name, dup++) != 0) {
+            note(x, "degraded %s/%s is taken: this thread is not explored", role, name);
+            xp_unlock(x);
+            return -1;
+        }
         slot = find_party(x, id);
     }
     if (slot < 0) {
@@ -407,10 +426,13 @@ static int register_party(struct xp_shared *x, const char *name, uint32_t state)
 static int self_party(struct xp_shared *x)
 {
     int me = own_party();
-    if (me >= 0)
-        return me;
-    char name[24];
-    snprintf(name, sizeof name, "t%u", __atomic_fetch_add(&next_unnamed, 1, __ATOMIC_RELAXED));
+    if (me >= 0 || tl_executor)
+        return me; /* an executor of an earlier runtime (aclFinalize let its party go) is not explored */
+    char name[XP_ID_BYTES];
+    if (tl_name[0]) /* named before an aclFinalize or aclInit let its party go */
+        snprintf(name, sizeof name, "%s", tl_name);
+    else
+        snprintf(name, sizeof name, "t%u", __atomic_fetch_add(&next_unnamed, 1, __ATOMIC_RELAXED));
     me = register_party(x, name, XP_RUNNING);
     if (me >= 0)
         adopt(me);
@@ -475,6 +497,7 @@ STUB_EXPORT int cannstub_explore_name_thread(const char *name)
         if (me < 0)
             return -1;
         adopt(me);
+        snprintf(tl_name, sizeof tl_name, "%s", name);
         return 0;
     }
     char id[XP_ID_BYTES];
@@ -488,6 +511,7 @@ STUB_EXPORT int cannstub_explore_name_thread(const char *name)
             x->parties[other].state = XP_UNUSED; /* a GONE namesake: its slot is dropped */
         snprintf(x->parties[me].id, sizeof x->parties[me].id, "%s", id);
         set_priority(x, &x->parties[me]);
+        snprintf(tl_name, sizeof tl_name, "%s", name);
     }
     xp_unlock(x);
     return rc;
@@ -506,6 +530,8 @@ STUB_EXPORT int cannstub_explore_point(const char *what)
     struct xp_party *p = &x->parties[me];
     set_what(p, what);
     if (x->free_running || p->state == XP_GONE) {
+        if (p->state != XP_GONE)
+            p->state = XP_RUNNING; /* uncontrolled, but its state stays true for the next round */
         xp_unlock(x);
         return 0;
     }
@@ -519,23 +545,55 @@ STUB_EXPORT int cannstub_explore_point(const char *what)
     return 0;
 }
 
+/* The party `me` is BLOCKED on `wait` (what: NULL keeps its text). */
+static void block_party(struct xp_shared *x, int me, const char *what, uint32_t wait)
+{
+    if (xp_lock(x) != 0)
+        return;
+    struct xp_party *p = &x->parties[me];
+    if (what)
+        set_what(p, what);
+    if (p->state != XP_GONE) {
+        p->state = XP_BLOCKED;
+        p->wait = wait;
+        p->since_ns = plat_monotonic_ns();
+        try_decide(x, p->since_ns, 0);
+    }
+    xp_unlock(x);
+}
+
 STUB_EXPORT int cannstub_explore_block(const char *what)
 {
     struct xp_shared *x = shared();
     if (!cannstub_explore_enabled() || !x)
         return -1;
     int me = self_party(x);
-    if (me < 0 || xp_lock(x) != 0)
+    if (me >= 0)
+        block_party(x, me, what ? what : "", XP_WAIT_TEXT);
+    return 0;
+}
+
+STUB_EXPORT int cannstub_explore_wake(const char *what)
+{
+    struct xp_shared *x = shared();
+    if (!cannstub_explore_enabled() || !x || !what)
+        return -1;
+    char key[XP_WHAT_BYTES];
+    snprintf(key, sizeof key, "%s", what); /* cut as set_what cuts */
+    if (xp_lock(x) != 0)
         return 0;
-    struct xp_party *p = &x->parties[me];
-    set_what(p, what);
-    if (p->state != XP_GONE) {
-        p->state = XP_BLOCKED;
-        p->since_ns = plat_monotonic_ns();
-        try_decide(x, p->since_ns, 0);
+    int woke = 0;
+    uint64_t now = plat_monotonic_ns();
+    for (uint32_t i = 0; i < x->nparties; i++) {
+        struct xp_party *p = &x->parties[i];
+        if (p->state == XP_BLOCKED && strcmp(p->what, key) == 0) {
+            p->state = XP_RUNNING;
+            p->since_ns = now;
+            woke++;
+        }
     }
     xp_unlock(x);
-    return 0;
+    return woke;
 }
 
 STUB_EXPORT int cannstub_explore_leave(void)
@@ -561,13 +619,16 @@ STUB_EXPORT int cannstub_explore_round(unsigned long long round)
     if (!cannstub_explore_enabled() || !x || xp_lock(x) != 0)
         return -1;
     x->k = x->step ? x->step : XP_FIRST_K; /* the steps of the round that ends */
-    x->round = x->mode == XP_MODE_REPLAY ? replay.round : round;
+    x->round = round;
     x->step = 0;
     x->ndecisions = 0;
     x->notes_len = 0;
     x->full_noted = 0;
-    x->free_running = 0;
     x->replay_wait_since_ns = 0;
+    /* a replay controls the recorded round only: the rounds before it run as they run */
+    x->free_running = x->mode == XP_MODE_REPLAY && round != replay.round;
+    if (x->free_running)
+        release_waiters(x);
     set_change_points(x);
     for (uint32_t i = 0; i < x->nparties; i++) {
         struct xp_party *p = &x->parties[i];
@@ -634,8 +695,53 @@ void explore_api_entry(const char *call)
 
 void explore_wait_begins(const char *what)
 {
+    struct xp_shared *x = shared();
+    int me = x ? self_party(x) : -1;
     tl_slept = 1;
-    cannstub_explore_block(what);
+    if (me >= 0)
+        block_party(x, me, what, XP_WAIT_PROGRESS);
+}
+
+void explore_progress_sleep(void)
+{
+    struct xp_shared *x = shared();
+    int me = own_party();
+    if (!x || me < 0)
+        return; /* not a party: nothing waits for it */
+    tl_slept = 1;
+    block_party(x, me, NULL, XP_WAIT_PROGRESS);
+}
+
+void explore_progress_woken(void)
+{
+    struct xp_shared *x = shared();
+    if (!x || xp_lock(x) != 0)
+        return;
+    int pid = plat_process_id();
+    uint64_t now = plat_monotonic_ns();
+    for (uint32_t i = 0; i < x->nparties; i++) {
+        struct xp_party *p = &x->parties[i];
+        if (p->state == XP_BLOCKED && p->wait == XP_WAIT_PROGRESS && p->pid == pid) {
+            p->state = XP_RUNNING;
+            p->since_ns = now;
+        }
+    }
+    xp_unlock(x);
+}
+
+void explore_ipc_key(char key[EXPLORE_KEY_BYTES], uint64_t shm_id, uint32_t slot)
+{
+    snprintf(key, EXPLORE_KEY_BYTES, "ipc %016llx:%u", (unsigned long long)shm_id, slot);
+}
+
+void explore_keyed_sleep(const char *key)
+{
+    struct xp_shared *x = shared();
+    int me = own_party();
+    if (!x || me < 0)
+        return;
+    tl_slept = 1;
+    block_party(x, me, key, XP_WAIT_TEXT);
 }
 
 void explore_api_return(const char *call)
@@ -668,6 +774,7 @@ int explore_executor_register(int is_default)
 
 void explore_executor_adopt(int party)
 {
+    tl_executor = 1;
     if (party >= 0)
         adopt(party);
 }
@@ -860,6 +967,8 @@ static int lay_out(struct xp_shared *x, uint32_t mode, uint64_t seed, uint32_t d
         x->stall_ms = stall_ms;
         x->k = XP_FIRST_K;
         x->round = mode == XP_MODE_REPLAY ? replay.round : 0;
+        /* a replay of a later round: what runs before its cannstub_explore_round (setup) is free */
+        x->free_running = mode == XP_MODE_REPLAY && replay.round != 0;
         set_change_points(x);
         if (plat_shared_lock_init(&x->lock) != 0) {
             snprintf(why, whylen, "cannot create the explore file's lock");

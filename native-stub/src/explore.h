@@ -31,6 +31,19 @@ extern int explore_on; /* 1 while ACL_STUB_EXPLORE is in effect */
         if (EXPLORE_ON())              \
             explore_wait_begins(what); \
     } while (0)
+/* The calling thread (a party already) sleeps on rt.progress (rt_wait_progress, rt.lock held):
+ * BLOCKED until a broadcast of rt.progress makes it RUNNING again (EXPLORE_PROGRESS). */
+#define EXPLORE_PROGRESS_SLEEP()      \
+    do {                              \
+        if (EXPLORE_ON())             \
+            explore_progress_sleep(); \
+    } while (0)
+/* rt.progress is broadcast (rt.lock held): this process's parties asleep on it are RUNNING. */
+#define EXPLORE_PROGRESS()            \
+    do {                              \
+        if (EXPLORE_ON())             \
+            explore_progress_woken(); \
+    } while (0)
 /* A point where a call returns, if it slept since its entry (never with rt.lock held). */
 #define EXPLORE_RETURN(call)          \
     do {                              \
@@ -45,6 +58,14 @@ int explore_configure(char *err, unsigned long errlen);
 void explore_api_entry(const char *call);
 void explore_wait_begins(const char *what);
 void explore_api_return(const char *call);
+void explore_progress_sleep(void);
+void explore_progress_woken(void);
+/* The calling thread (a party already) sleeps on a word another process wakes: BLOCKED as `key`,
+ * which the waker passes to cannstub_explore_wake. */
+void explore_keyed_sleep(const char *key);
+/* The key of an IPC event slot's waiters: "ipc <16 hex id>:<slot>", the same in every process. */
+#define EXPLORE_KEY_BYTES 48
+void explore_ipc_key(char key[EXPLORE_KEY_BYTES], uint64_t shm_id, uint32_t slot);
 
 /* A new stream's executor (rt.lock held, in stream_create): registers its
  * party "stream<i>" (BLOCKED until its first point); its index, or -1. */

@@ -67,7 +67,7 @@ static void region_unref(struct mem_region *r)
     assert(r->refs > 0);
     if (--r->refs > 0) {
         if (r->refs == 1 && r->kind == MEM_MAPPED)
-            sync_cond_broadcast(&rt.progress); /* an aclrtUnmapMem may wait for this (vmm.c) */
+            rt_progress_broadcast(); /* an aclrtUnmapMem may wait for this (vmm.c) */
         return;
     }
     if (r->kind == MEM_HOST)

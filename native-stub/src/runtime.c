@@ -146,8 +146,15 @@ aclError rt_check_sync_timeout_nonzero(const char *call, int32_t timeout)
     return ACL_SUCCESS;
 }
 
+void rt_progress_broadcast(void)
+{
+    EXPLORE_PROGRESS();
+    sync_cond_broadcast(&rt.progress);
+}
+
 int rt_wait_progress(uint64_t deadline_ns)
 {
+    EXPLORE_PROGRESS_SLEEP();
     if (deadline_ns == 0) {
         sync_cond_wait(&rt.progress, &rt.lock);
         return 0;
@@ -233,7 +240,7 @@ static void drop_queued_work_locked(uint64_t wait_ns)
     }
     release_process_state_locked();
     rt.shutting_down = 0;
-    sync_cond_broadcast(&rt.progress);
+    rt_progress_broadcast();
 }
 
 /* An executor whose destroyed stream has nothing queued or running: it is ending. */
@@ -262,7 +269,7 @@ static void shutdown_locked(uint64_t wait_ns, int drop_work)
     while (rt.events)
         event_destroy(rt.events);
     rt.cleanup_pending = 1;
-    sync_cond_broadcast(&rt.progress);
+    rt_progress_broadcast();
     if (drop_work) {
         drop_queued_work_locked(wait_ns);
         return;
@@ -402,6 +409,8 @@ static void exit_cleanup(void)
 {
     if (rt.init_pid != (int)getpid())
         return; /* a forked child: the objects belong to the parent */
+    if (EXPLORE_ON())
+        explore_leave_process(); /* nobody waits for this process's parties to reach a point */
     if (plat_mutex_lock_timeout(&rt.lock, 1000) != 0) {
         shm_detach_all();
         return;

@@ -190,7 +190,10 @@ static const char *run_task(struct stream *s, struct task *t, uint64_t *effect_n
     return note;
 }
 
-/* Waits inside the task (an event, IPC event, notify or value wait): BLOCKED under ACL_STUB_EXPLORE. */
+/* Waits inside the task (an event, IPC event, notify or value wait): its wake-up is a point under
+ * ACL_STUB_EXPLORE. Event and IPC event waits are BLOCKED where they sleep, and RUNNING again from
+ * the record on (rt_progress_broadcast, ipc_slot_complete); a notify or value wait is BLOCKED for
+ * the whole task (nothing wakes it early). */
 static int task_waits(const struct task *t)
 {
     return t->kind == TASK_WAIT || t->kind == TASK_IPC_WAIT || t->kind == TASK_NOTIFY_WAIT ||
@@ -212,7 +215,8 @@ static void *executor_main(void *arg)
     if (EXPLORE_ON())
         explore_executor_adopt(s->explore_party);
     for (;;) {
-        if (EXPLORE_ON() && !s->head && !s->destroyed && !__atomic_load_n(&s->cancelled, __ATOMIC_SEQ_CST)) {
+        if (s->explore_party >= 0 && EXPLORE_ON() && !s->head && !s->destroyed &&
+            !__atomic_load_n(&s->cancelled, __ATOMIC_SEQ_CST)) {
             s->explore_idle = 1; /* a submit makes it RUNNING again (stream_submit) */
             cannstub_explore_block("idle");
         }
@@ -229,14 +233,14 @@ static void *executor_main(void *arg)
         s->running_since_ns = plat_monotonic_ns();
         sync_unlock(&rt.lock);
 
-        int explored = EXPLORE_ON();
+        int explored = s->explore_party >= 0 && EXPLORE_ON();
         if (explored)
             explore_task_point(t, "start");
         uint32_t jitter_us = jitter_task_us(s->device, s->id, t->seq);
         jitter_sleep_us(jitter_us);
         trace_task_at("start", s, t, NULL, 0, jitter_enabled() ? (int64_t)jitter_us : -1);
         uint64_t effect_ns = 0;
-        if (explored && task_waits(t))
+        if (explored && (t->kind == TASK_NOTIFY_WAIT || t->kind == TASK_VALUE_WAIT))
             cannstub_explore_block(task_kind_name(t->kind));
         const char *note = run_task(s, t, &effect_ns);
         if (explored && task_waits(t))
@@ -255,7 +259,7 @@ static void *executor_main(void *arg)
          * broadcasts, and this loop broadcasts on leaving. */
         if (!s->head || s->completed >= s->drain_wake_at) {
             s->drain_wake_at = UINT64_MAX;
-            sync_cond_broadcast(&rt.progress);
+            rt_progress_broadcast();
         }
     }
     while (s->head) {
@@ -264,7 +268,7 @@ static void *executor_main(void *arg)
         drop_task(s, t);
     }
     s->tail = NULL;
-    sync_cond_broadcast(&rt.progress);
+    rt_progress_broadcast();
     while (s->waiters > 0)
         sync_cond_wait(&rt.progress, &rt.lock);
     for (struct stream **pp = &rt.all_streams; *pp; pp = &(*pp)->all_next) {
@@ -274,9 +278,9 @@ static void *executor_main(void *arg)
         }
     }
     rt_executor_exited_locked();
-    sync_cond_broadcast(&rt.progress);
+    rt_progress_broadcast();
     sync_unlock(&rt.lock);
-    if (EXPLORE_ON())
+    if (s->explore_party >= 0 && EXPLORE_ON())
         cannstub_explore_leave();
     sync_cond_destroy(&s->wake);
     free(s);
@@ -350,7 +354,7 @@ void stream_cancel(struct stream *s)
     __atomic_store_n(&s->cancelled, 1, __ATOMIC_SEQ_CST);
     plat_wake_local_word(&s->cancelled); /* an executor blocked in an IPC wait */
     sync_cond_signal(&s->wake);
-    sync_cond_broadcast(&rt.progress);
+    rt_progress_broadcast();
 }
 
 void stream_abort_queued(struct stream *s)
@@ -362,7 +366,7 @@ void stream_abort_queued(struct stream *s)
         s->completed++; /* dropped, never run: a synchronize stops waiting for it */
     }
     s->tail = NULL;
-    sync_cond_broadcast(&rt.progress);
+    rt_progress_broadcast();
 }
 
 /* Mutant record-instant: the record takes effect now, at submission, ahead
@@ -497,7 +501,7 @@ static void wait_queued_tasks(struct stream *s)
     }
     assert(s->waiters > 0);
     s->waiters--;
-    sync_cond_broadcast(&rt.progress); /* the executor waits for the waiters to leave */
+    rt_progress_broadcast(); /* the executor waits for the waiters to leave */
 }
 
 /* CANN: src/acl/aclrt_impl/stream.cpp:95 */
@@ -575,7 +579,7 @@ static aclError wait_drained(const char *call, struct stream *s, int32_t timeout
                                  .jitter_us = -1};
         trace_emit(&r);
     }
-    sync_cond_broadcast(&rt.progress); /* an executor that waits for the waiters to leave */
+    rt_progress_broadcast(); /* an executor that waits for the waiters to leave */
     return rc;
 }
 

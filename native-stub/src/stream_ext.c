@@ -279,7 +279,7 @@ static aclError synchronize_context(const char *call, struct context *c, int32_t
         }
         assert(s->waiters > 0);
         s->waiters--;
-        sync_cond_broadcast(&rt.progress); /* an executor that waits for the waiters to leave */
+        rt_progress_broadcast(); /* an executor that waits for the waiters to leave */
         if (rc)
             break;
     }

@@ -27,6 +27,7 @@
 #pragma weak cannstub_explore_name_thread
 #pragma weak cannstub_explore_point
 #pragma weak cannstub_explore_block
+#pragma weak cannstub_explore_wake
 #pragma weak cannstub_explore_leave
 #pragma weak cannstub_explore_round
 #pragma weak cannstub_explore_schedule
@@ -396,9 +397,18 @@ CT_CASE(explore_a_diverging_replay_reports_its_step)
     snprintf(value, sizeof value, "%s:replay:%s", file, sched);
     explore_init(value, 20);
     CT_EQ(0, cannstub_explore_name_thread("a"));
+    /* before the recorded round (setup, round 2) nothing is controlled or recorded */
+    CT_EQ(0, cannstub_explore_point("setup"));
+    CT_EQ(0, cannstub_explore_round(2));
+    CT_EQ(0, cannstub_explore_point("round 2"));
+    char *text = schedule_text();
+    if (!strstr(text, "\nseed 5 depth 2 round 2 steps 0\n") || line_of(text, "diverged"))
+        CT_FAIL("round 2 was controlled:\n%s", text);
+    free(text);
+    CT_EQ(0, cannstub_explore_round(3));
     for (int i = 0; i < 6; i++)
         CT_EQ(0, cannstub_explore_point("step")); /* step 3 waits 10 x 20 ms for the ghost, then goes on */
-    char *text = schedule_text();
+    text = schedule_text();
     const char *d = line_of(text, "diverged");
     if (!d || strncmp(d, "diverged 3 expected proc/ghost at a point, got proc/a", 53) != 0)
         CT_FAIL("no \"diverged 3 ...\" line:\n%s", text);
@@ -569,9 +579,18 @@ CT_CASE(explore_a_party_killed_holding_the_lock_is_repaired)
 
 CT_CASE(explore_a_party_killed_at_a_point_never_hangs_the_others)
 {
-    char file[PATH_CAP], value[VALUE_CAP];
+    /* the schedule grants the dead party first: only the death check (not the 30 s stall rule) frees the case */
+    char file[PATH_CAP], value[VALUE_CAP], sched[PATH_CAP];
+    path_join(sched, case_dir(), "schedule");
+    FILE *f = fopen(sched, "wx");
+    CT_TRUE(f != NULL);
+    fprintf(f, "cann-explore 1\nseed 8 depth 2 round 0 steps 21\nparty 0 dier/main\nparty 1 proc/main\ndecisions 0");
+    for (int i = 0; i < 20; i++)
+        fprintf(f, " 1");
+    fprintf(f, "\n");
+    fclose(f);
     make_explore_file(file, "explore");
-    snprintf(value, sizeof value, "%s:8:2", file);
+    snprintf(value, sizeof value, "%s:replay:%s", file, sched);
     explore_init(value, 30000);
     CT_EQ(0, cannstub_explore_name_thread("main")); /* RUNNING: the dier waits at its first point */
     pid_t dier = spawn_dier(value, 0);
@@ -582,7 +601,9 @@ CT_CASE(explore_a_party_killed_at_a_point_never_hangs_the_others)
     for (int i = 0; i < 20; i++)
         CT_EQ(0, cannstub_explore_point("after the kill"));
     char *text = schedule_text();
-    ct_note("%s", text);
+    if (!strstr(text, "degraded dier/main left the explored points after step 1 (its process died)"))
+        CT_FAIL("the dead party was not granted first and found dead:\n%s", text);
+    expect_no_note(text, "diverged");
     free(text);
     CT_EQ(0, cannstub_explore_leave());
     acl_down();
@@ -696,6 +717,7 @@ CT_CASE(explore_env_is_checked_at_aclInit)
     acl_init_only();
     CT_EQ(0, cannstub_explore_enabled());
     CT_EQ(-1, cannstub_explore_point("off"));
+    CT_EQ(-1, cannstub_explore_wake("off"));
     CT_EQ(-1, (int)cannstub_explore_schedule(NULL, 0));
     acl_down();
 }
@@ -773,4 +795,203 @@ CT_CASE(explore_streams_and_synchronize_are_explored_and_replayed)
     if (strcmp(a, b) != 0)
         CT_FAIL("the replay took other decisions:\nrecorded %.300s\nreplayed %.300s", a, b);
     free(a), free(b), free(recorded), free(replayed);
+}
+
+static void *name_dup_and_point(void *arg)
+{
+    int *rc = arg;
+    *rc = cannstub_explore_name_thread("dup");
+    if (*rc == 0)
+        *rc = cannstub_explore_point("second");
+    cannstub_explore_leave();
+    return NULL;
+}
+
+CT_CASE(explore_identities_survive_aclFinalize_and_stay_unique)
+{
+    char file[PATH_CAP], value[VALUE_CAP];
+    make_explore_file(file, "explore");
+    snprintf(value, sizeof value, "%s:9:2", file);
+    explore_init(value, 10000);
+    CT_EQ(-1, cannstub_explore_name_thread("bad/name"));
+    CT_EQ(-1, cannstub_explore_name_thread(""));
+    CT_EQ(0, cannstub_explore_name_thread("dup"));
+    CT_EQ(0, cannstub_explore_block("joins a thread")); /* not RUNNING: the thread's point is not held */
+    pthread_t tid;
+    int rc = -2;
+    CT_EQ(0, pthread_create(&tid, NULL, name_dup_and_point, &rc)); /* a live party has "dup": "dup~2" */
+    pthread_join(tid, NULL);
+    CT_EQ(0, rc);
+    CT_EQ(0, cannstub_explore_name_thread("main")); /* a rename */
+    acl_down(); /* every party of the process leaves */
+    explore_init(value, 10000);
+    CT_EQ(0, cannstub_explore_point("after aclInit again")); /* still proc/main, not t0 */
+    char *text = schedule_text();
+    expect_no_note(text, "degraded");
+    if (party_index(text, "proc/dup~2") < 0 || party_index(text, "proc/t0") >= 0)
+        CT_FAIL("identities are not as expected:\n%s", text);
+    int total = 0;
+    CT_EQ(1, decisions_of(text, party_index(text, "proc/main"), &total));
+    free(text);
+    CT_EQ(0, cannstub_explore_leave());
+    acl_down();
+}
+
+static void set_flag(void *arg)
+{
+    __atomic_store_n((int *)arg, 1, __ATOMIC_SEQ_CST);
+}
+
+/* The order PCT gives parties proc/<names[i]> under `seed` at step 0 of round 0 (depth 1: no change
+ * points), seen by letting threads of those names meet at one point each: order[k] = index of the
+ * k-th granted. */
+static void pct_order(int seed, const char *const *names, int n, int *order)
+{
+    char file[PATH_CAP], fname[32], value[VALUE_CAP];
+    snprintf(fname, sizeof fname, "order-%d", seed);
+    make_explore_file(file, fname);
+    snprintf(value, sizeof value, "%s:%d:1", file, seed);
+    explore_init(value, 5000);
+    pthread_barrier_t named;
+    pthread_barrier_init(&named, NULL, (unsigned)n);
+    struct first f[3];
+    pthread_t tids[3];
+    for (int i = 0; i < n; i++) {
+        f[i].named = &named;
+        snprintf(f[i].name, sizeof f[i].name, "%s", names[i]);
+        CT_EQ(0, pthread_create(&tids[i], NULL, run_first, &f[i]));
+    }
+    for (int i = 0; i < n; i++)
+        pthread_join(tids[i], NULL);
+    pthread_barrier_destroy(&named);
+    char *text = schedule_text();
+    const char *d = line_of(text, "decisions") + 9;
+    for (int k = 0; k < n; k++) {
+        char *end;
+        long idx = strtol(d, &end, 10);
+        d = end;
+        order[k] = -1;
+        for (int i = 0; i < n; i++) {
+            char id[32];
+            snprintf(id, sizeof id, "proc/%s", names[i]);
+            if (party_index(text, id) == idx)
+                order[k] = i;
+        }
+    }
+    free(text);
+    acl_down();
+}
+
+/* Main queues stream1's task, then a task (ipc: an IPC event record) on stream2, and synchronizes
+ * stream2 (ipc: the event): whether stream1's task ran before the synchronize returned. */
+static int fill_before_return(const char *value, int ipc)
+{
+    explore_init(value, 5000);
+    CT_OK(aclrtSetDevice(0));
+    CT_EQ(0, cannstub_explore_name_thread("main"));
+    aclrtStream s1 = stream_new(), s2 = stream_new();
+    aclrtEvent ev = ipc ? ipc_event_new() : NULL;
+    int fill_ran = 0;
+    CT_OK(aclrtLaunchHostFunc(s1, set_flag, &fill_ran));
+    if (ipc) {
+        CT_OK(aclrtRecordEvent(ev, s2));
+        CT_OK(aclrtSynchronizeEvent(ev));
+    } else {
+        CT_OK(aclrtLaunchHostFunc(s2, noop_host_fn, NULL));
+        CT_OK(aclrtSynchronizeStream(s2));
+    }
+    int seen = __atomic_load_n(&fill_ran, __ATOMIC_SEQ_CST);
+    CT_OK(aclrtSynchronizeStream(s1));
+    char *text = schedule_text();
+    ct_note("%s: stream1's task ran before the synchronize returned: %d; %s", ipc ? "IPC event" : "stream", seen,
+            strstr(text, "decisions"));
+    expect_no_note(text, "degraded");
+    free(text);
+    if (ev)
+        CT_OK(aclrtDestroyEvent(ev));
+    CT_OK(aclrtDestroyStream(s1));
+    CT_OK(aclrtDestroyStream(s2));
+    acl_down();
+    return seen;
+}
+
+/* A synchronize that the stub wakes is RUNNING from its wake-up on (a stream's task completing:
+ * rt.progress; an IPC record: its slot's key, in any process): the decision after stream2's task
+ * waits for main's return point. With priorities main > stream2 > stream1, main blocks in the
+ * synchronize, stream2 runs its task and wakes it, and main is granted next, not stream1's queued
+ * task (the only party at a point while main was still BLOCKED). */
+CT_CASE(explore_a_woken_synchronize_takes_part_in_the_next_decision)
+{
+    const char *names[] = {"main", "stream1", "stream2"};
+    int checked = 0;
+    for (int seed = 1; seed <= 60 && checked < 2; seed++) {
+        int order[3];
+        pct_order(seed, names, 3, order);
+        if (!(order[0] == 0 && order[1] == 2 && order[2] == 1))
+            continue;
+        for (int ipc = 0; ipc < 2; ipc++) {
+            char file[PATH_CAP], name[32], value[VALUE_CAP];
+            snprintf(name, sizeof name, "explore-%d-%d", seed, ipc);
+            make_explore_file(file, name);
+            snprintf(value, sizeof value, "%s:%d:1", file, seed);
+            ct_note("seed %d: main > stream2 > stream1", seed);
+            CT_EQ(0, fill_before_return(value, ipc));
+        }
+        checked++;
+    }
+    CT_EQ(2, checked);
+}
+
+struct awaiter {
+    pthread_mutex_t m;
+    pthread_cond_t cv;
+    int blocked, signalled, at_point;
+};
+
+static void *run_awaiter(void *arg)
+{
+    struct awaiter *a = arg;
+    cannstub_explore_name_thread("awaiter");
+    cannstub_explore_block("await signal ready");
+    pthread_mutex_lock(&a->m);
+    a->blocked = 1;
+    pthread_cond_broadcast(&a->cv);
+    while (!a->signalled)
+        pthread_cond_wait(&a->cv, &a->m);
+    pthread_mutex_unlock(&a->m);
+    sleep_ms(50); /* woken, not yet at its point: RUNNING (cannstub_explore_wake), so nothing is decided */
+    __atomic_store_n(&a->at_point, 1, __ATOMIC_SEQ_CST);
+    cannstub_explore_point("signal ready seen");
+    cannstub_explore_leave();
+    return NULL;
+}
+
+CT_CASE(explore_wake_makes_a_blocked_party_take_part_in_the_next_decision)
+{
+    char file[PATH_CAP], value[VALUE_CAP];
+    make_explore_file(file, "explore");
+    snprintf(value, sizeof value, "%s:12:1", file);
+    explore_init(value, 5000);
+    struct awaiter a = {.m = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+    pthread_t tid;
+    CT_EQ(0, pthread_create(&tid, NULL, run_awaiter, &a));
+    pthread_mutex_lock(&a.m);
+    while (!a.blocked)
+        pthread_cond_wait(&a.cv, &a.m);
+    pthread_mutex_unlock(&a.m);
+    CT_EQ(0, cannstub_explore_name_thread("signaller"));
+    CT_EQ(0, cannstub_explore_wake("await signal other"));
+    pthread_mutex_lock(&a.m);
+    a.signalled = 1;
+    pthread_cond_broadcast(&a.cv);
+    pthread_mutex_unlock(&a.m);
+    CT_EQ(1, cannstub_explore_wake("await signal ready"));
+    CT_EQ(0, cannstub_explore_point("after the signal")); /* waits for the awaiter's point */
+    CT_EQ(1, __atomic_load_n(&a.at_point, __ATOMIC_SEQ_CST));
+    CT_EQ(0, cannstub_explore_leave());
+    pthread_join(tid, NULL);
+    char *text = schedule_text();
+    expect_no_note(text, "degraded");
+    free(text);
+    acl_down();
 }

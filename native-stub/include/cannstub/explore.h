@@ -31,6 +31,10 @@ int cannstub_explore_name_thread(const char *name);
 int cannstub_explore_point(const char *what);
 /* The calling thread waits outside the points (BLOCKED) until its next point; never waits. */
 int cannstub_explore_block(const char *what);
+/* Every party BLOCKED with exactly this `what` (the text it gave cannstub_explore_block, cut to 47
+ * characters) is RUNNING again: it is about to wake and reach a point, so no decision is taken
+ * without it. Called by the waker right after the effect. How many it woke, or -1 when off. */
+int cannstub_explore_wake(const char *what);
 /* The calling thread leaves for good (it ends). */
 int cannstub_explore_leave(void);
 /* Starts round `round`'s schedule: called by one party while every other party is blocked (the
