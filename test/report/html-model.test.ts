@@ -136,3 +136,16 @@ describe('issue 33 item 7: work the harness stopped is drawn unfinished, up to t
     expect(tl.arrows).toEqual([]);
   });
 });
+
+test("an explored run's page shows the schedule explorer's line (seed, depth, round, notes) and its replay command", () => {
+  const explore = 'explore seed 42 depth 2, round 81 (12 decisions among 5 parties) degraded: a/main left the explored points after step 3';
+  const replay = "npx cann-harness run --specs s 'x\\.spec\\.ts$' -t '^t$' --explore-replay ex1.AbC_-";
+  const { scenarios } = buildModels([tc('t [explore seed 42]', 'failed')], [{ ...record('t [explore seed 42]', { ok: false }), explore, replay }], info);
+  expect(scenarios[0].explore).toBe(explore);
+  const html = renderScenario(scenarios[0]);
+  expect(html).toContain('schedule explorer: <b class="mono">explore seed 42 depth 2, round 81 (12 decisions among 5 parties) degraded: a/main left');
+  expect(html).toContain('--explore-replay ex1.AbC_-');
+  const plain = buildModels([tc('t', 'failed')], [record('t', { ok: false })], info).scenarios[0];
+  expect(plain.explore).toBeNull();
+  expect(renderScenario(plain)).not.toContain('schedule explorer');
+});
