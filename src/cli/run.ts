@@ -22,7 +22,7 @@ import { formatRepetitionReport, formatRetried, repetitionReport, retriedThenPas
 import { startProgress } from '../report/progress';
 import { ENV, type Mode } from '../env';
 import { DEFAULT_EXPLORE_DEPTH } from '../env/explore';
-import { readReplayArgument } from '../scenario/explore';
+import { inlineReplayFile, readReplayArgument } from '../scenario/explore';
 import { IS_SOURCE_CHECKOUT, PACKAGE_ROOT } from '../paths';
 import { INTERVALS_FILE, INTERVAL_SAMPLES_FILE, formatIntervalTable, readIntervalSamples, summarizeIntervals, writeIntervalsReport } from '../report/intervals';
 
@@ -188,6 +188,16 @@ export async function runCommand(patterns: string[], opts: RunCommandOptions): P
   if (opts.requireDevices !== undefined) process.env[REQUIRE_DEVICES_ENV] = String(opts.requireDevices);
   if (opts.resultsDir) process.env[ENV.resultsDir] = opts.resultsDir;
   process.env[ENV.resultsDir] = resultsDir(); // absolute, for every worker
+  if (opts.explore !== undefined) {
+    process.env[ENV.explore] = String(opts.explore);
+    delete process.env[ENV.exploreReplay];
+  }
+  if (opts.exploreReplay !== undefined) {
+    // The option wins over the config's explore; a file is read before the results folder (which may hold it) is emptied.
+    process.env[ENV.exploreReplay] = opts.exploreReplay;
+    delete process.env[ENV.explore];
+    inlineReplayFile(process.env);
+  }
   try {
     emptyResultsDir(); // what the last runs kept goes now (results-dir.ts)
   } catch (e) {
@@ -200,16 +210,7 @@ export async function runCommand(patterns: string[], opts: RunCommandOptions): P
   if (opts.repeatEach !== undefined) process.env[REPEAT_EACH_ENV] = String(opts.repeatEach);
   if (opts.jitter !== undefined) process.env[JITTER_US_ENV] = String(opts.jitter);
   if (opts.rounds !== undefined) process.env[ENV.rounds] = String(opts.rounds);
-  if (opts.explore !== undefined) {
-    process.env[ENV.explore] = String(opts.explore);
-    delete process.env[ENV.exploreReplay];
-  }
   if (opts.exploreDepth !== undefined) process.env[ENV.exploreDepth] = String(opts.exploreDepth);
-  if (opts.exploreReplay !== undefined) {
-    // A file relative to here, for Jest's workers; the option wins over the config's explore.
-    process.env[ENV.exploreReplay] = opts.exploreReplay.startsWith('@') ? `@${path.resolve(opts.exploreReplay.slice(1))}` : opts.exploreReplay;
-    delete process.env[ENV.explore];
-  }
   if (exploring) process.stdout.write(`${chalk.bold('cann-harness')} ${exploring === '--explore-replay' ? 'replaying one recorded schedule (the rounds up to the recorded one; the stub forces its order)' : `schedule explorer on (${opts.explore === undefined || opts.explore === 'fresh' ? 'a fresh seed per scenario' : `seed ${opts.explore}`}, depth ${opts.exploreDepth ?? DEFAULT_EXPLORE_DEPTH}): every round runs one PCT schedule`}\n`);
   if (opts.retries !== undefined) process.env[RETRIES_ENV] = String(opts.retries);
   if (opts.shard) process.env[SHARD_ENV] = `${opts.shard.index}/${opts.shard.total}`;

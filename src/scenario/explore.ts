@@ -3,7 +3,8 @@
  * what the environment asks (src/env/explore.ts), whether this scenario can be explored, and the
  * failure text with the replay command. The files and the token: src/wire/explore-file.ts.
  */
-import { closeSync, constants, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { ENV } from '../env';
 import { exploreFromEnv, type ExploreRequest } from '../env/explore';
@@ -25,6 +26,35 @@ const STUB_ONLY =
   "the real runtime's threads and the device cannot be paused)";
 const NOT_WITH_JITTER =
   'the schedule explorer and --jitter exclude each other (the explorer decides the order that jitter would only disturb)';
+
+/** Tokens up to this long travel in the environment (an exec refuses one string over 128 KiB). */
+const MAX_ENV_TOKEN = 100_000;
+
+/**
+ * A replay given as `@<file>` is read now, before the run empties the results folder (where a long
+ * token's file is, in the failed run's kept directory): the environment then carries the token
+ * itself, or, when too long for it, names a private copy (removed when this process exits).
+ * Throws ExploreTokenError when the file is unreadable or not a token.
+ */
+export function inlineReplayFile(env: NodeJS.ProcessEnv = process.env): void {
+  const arg = env[ENV.exploreReplay];
+  if (!arg?.startsWith('@')) return;
+  const token = encodeToken(readReplayArgument(arg, ENV.exploreReplay));
+  if (token.length <= MAX_ENV_TOKEN) {
+    env[ENV.exploreReplay] = token;
+    return;
+  }
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'cann-harness-replay-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'token');
+  const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  try {
+    writeSync(fd, token);
+  } finally {
+    closeSync(fd);
+  }
+  env[ENV.exploreReplay] = `@${file}`;
+}
 
 /**
  * `repetition` (1-based) draws its own seed from the run's (`fresh`: a new one each time).

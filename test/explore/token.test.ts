@@ -16,7 +16,7 @@ import {
   readFailedSchedule,
   writeFailedSchedule,
 } from '../../src/wire/explore-file';
-import { exploreFailureText } from '../../src/scenario/explore';
+import { exploreFailureText, inlineReplayFile } from '../../src/scenario/explore';
 
 const SCHEDULE = [
   'cann-explore 1',
@@ -115,6 +115,23 @@ test('the failure text: seed, depth, round, notes and the replay command; a long
     const r = exploreFailureText(long, 'cmd', dir);
     expect(r.replay).toMatch(/^cmd --explore-replay @.*explore-replay\.token$/);
     expect(readReplayArgument(r.replay.split(' ').pop()!)).toBe(long);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a replay given as @file is read at once into the environment (the results folder holding it is emptied next)', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'cann-explore-inline-'));
+  try {
+    const file = path.join(dir, 'explore-replay.token');
+    writeFileSync(file, encodeToken(SCHEDULE));
+    const env: NodeJS.ProcessEnv = { CANN_HARNESS_EXPLORE_REPLAY: `@${file}` };
+    inlineReplayFile(env);
+    rmSync(dir, { recursive: true, force: true });
+    expect(env.CANN_HARNESS_EXPLORE_REPLAY).toBe(encodeToken(SCHEDULE));
+    const token: NodeJS.ProcessEnv = { CANN_HARNESS_EXPLORE_REPLAY: 'ex1.abc' };
+    inlineReplayFile(token); // a token as such is left for its own checks
+    expect(token.CANN_HARNESS_EXPLORE_REPLAY).toBe('ex1.abc');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
