@@ -9,9 +9,9 @@
  * wait of a legacy event wait for the next record (event_local_wait_target).
  */
 #include "event.h"
-#include "explore.h"
 
 #include "context.h"
+#include "explore.h"
 #include "ipc_event.h"
 #include "jitter.h"
 #include "mutant.h"

@@ -41,6 +41,9 @@
 #define XP_MAX_STALL_MS 600000u
 #define XP_REPLAY_PATIENCE 10u             /* a recorded party gets 10 x stall_ms to reach its point */
 #define XP_SCHEDULE_MAX (8u * 1024u * 1024u) /* a replayed schedule file */
+/* A party granted this many times in a row while another waits at a point (a polling loop: a query
+ * until COMPLETE) lets the best other party go once: PCT alone would starve the party it waits for. */
+#define XP_STARVE_STEPS 256u
 
 enum xp_state { XP_UNUSED, XP_RUNNING, XP_AT_POINT, XP_BLOCKED, XP_GONE };
 enum xp_mode { XP_MODE_PCT = 1, XP_MODE_REPLAY = 2 };
@@ -74,6 +77,7 @@ struct xp_shared {
                                           replay's round other than the recorded one) */
     uint64_t replay_wait_since_ns;
     uint32_t notes_len, full_noted;
+    uint32_t last_granted, run_length; /* the party granted last, and how many times in a row */
     struct plat_shared_lock lock;
     struct xp_party parties[XP_MAX_PARTIES];
     char notes[XP_NOTES_BYTES];
@@ -86,7 +90,8 @@ int explore_on;
 static struct xp_shared *xp; /* set before explore_on; mappings are never unmapped */
 static char xp_path[512];
 static char role[XP_ID_BYTES];
-static int die_in_lock; /* test hook: ACL_STUB_TEST_DIE_IN_LOCK=explore */
+static int die_in_lock;  /* test hook: ACL_STUB_TEST_DIE_IN_LOCK=explore (at a point, holding the lock) */
+static int die_at_point; /* test hook: ACL_STUB_TEST_DIE_IN_LOCK=explore-point (at a point, waiting) */
 static uint32_t epoch;  /* bumped by aclInit and aclFinalize: threads register again */
 static uint32_t next_unnamed, next_stream, next_default;
 
@@ -233,6 +238,8 @@ static void grant(struct xp_shared *x, uint32_t i, uint64_t now)
         note(x, "degraded decision list full after %u decisions: later ones are not recorded", XP_MAX_DECISIONS);
     }
     x->step++;
+    x->run_length = x->last_granted == i ? x->run_length + 1 : 1;
+    x->last_granted = i;
     for (uint32_t c = 0; c + 1 < x->depth; c++)
         if (x->change[c] == x->step)
             p->priority = c + 1; /* PCT: below every party's base priority */
@@ -328,7 +335,9 @@ static void try_decide(struct xp_shared *x, uint64_t now, int slow)
         int w = find_party(x, want);
         if (w < 0 || x->parties[w].state != XP_AT_POINT) {
             uint64_t patience = (uint64_t)x->stall_ms * 1000000ull * XP_REPLAY_PATIENCE;
-            if (!x->replay_wait_since_ns)
+            if (w >= 0 && x->parties[w].state == XP_GONE && x->parties[w].left)
+                diverge(x, want); /* it left for good: waiting cannot help */
+            else if (!x->replay_wait_since_ns)
                 x->replay_wait_since_ns = now;
             else if (now - x->replay_wait_since_ns > patience)
                 diverge(x, want);
@@ -336,8 +345,11 @@ static void try_decide(struct xp_shared *x, uint64_t now, int slow)
         }
         pick = w;
     } else {
+        /* PCT: the highest priority, unless it is polling and starving another (XP_STARVE_STEPS) */
+        int starving = waiting > 1 && x->run_length >= XP_STARVE_STEPS;
         for (uint32_t i = 0; i < x->nparties; i++)
-            if (x->parties[i].state == XP_AT_POINT && (pick < 0 || x->parties[i].priority > x->parties[pick].priority))
+            if (x->parties[i].state == XP_AT_POINT && !(starving && i == x->last_granted) &&
+                (pick < 0 || x->parties[i].priority > x->parties[pick].priority))
                 pick = (int)i;
     }
     grant(x, (uint32_t)pick, now);
@@ -541,6 +553,8 @@ STUB_EXPORT int cannstub_explore_point(const char *what)
     uint32_t g = __atomic_load_n(&p->grant, __ATOMIC_RELAXED);
     try_decide(x, now, 0);
     xp_unlock(x);
+    if (die_at_point)
+        raise(SIGKILL); /* test hook: a process killed while its party is AT_POINT */
     wait_grant(x, me, g);
     return 0;
 }
@@ -625,6 +639,7 @@ STUB_EXPORT int cannstub_explore_round(unsigned long long round)
     x->notes_len = 0;
     x->full_noted = 0;
     x->replay_wait_since_ns = 0;
+    x->run_length = 0;
     /* a replay controls the recorded round only: the rounds before it run as they run */
     x->free_running = x->mode == XP_MODE_REPLAY && round != replay.round;
     if (x->free_running)
@@ -1078,6 +1093,7 @@ int explore_configure(char *err, unsigned long errlen)
     set_role();
     const char *die = getenv("ACL_STUB_TEST_DIE_IN_LOCK");
     die_in_lock = die && strcmp(die, "explore") == 0;
+    die_at_point = die && strcmp(die, "explore-point") == 0;
     __atomic_store_n(&next_unnamed, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&next_stream, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&next_default, 0, __ATOMIC_RELAXED);

@@ -6,8 +6,8 @@
  * import maps the same object again at a new address and lists it as a range
  * of this process (memory.c), so copies and frees treat it like any other.
  */
-#include "ipc_key.h"
 #include "explore.h"
+#include "ipc_key.h"
 #include "memory.h"
 
 #include "platform.h"

@@ -11,8 +11,8 @@
  * shared object under its robust lock (shm.c).
  */
 #include "memory.h"
-#include "explore.h"
 
+#include "explore.h"
 #include "host_memory.h"
 #include "platform.h"
 #include "runtime.h"

@@ -10,8 +10,8 @@
  * notify is always 107017 and garbage is never dereferenced.
  */
 #include "notify.h"
-#include "explore.h"
 
+#include "explore.h"
 #include "ipc_key.h"
 #include "mutant.h"
 
@@ -21,6 +21,7 @@
 #include "sync.h"
 
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -218,14 +219,26 @@ static int take_record(uint32_t *flag)
     return __atomic_compare_exchange_n(flag, &one, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 }
 
+/* The key of a notify's waiters under ACL_STUB_EXPLORE (explore.h): the same in every process. */
+static void explore_notify_key(char key[EXPLORE_KEY_BYTES], const struct notify *n)
+{
+    snprintf(key, EXPLORE_KEY_BYTES, "notify %016llx", (unsigned long long)n->shm->id);
+}
+
 void notify_task_run(struct stream *s, struct task *t)
 {
     uint32_t *flag = &t->notify->sh->flag;
+    char key[EXPLORE_KEY_BYTES];
     if (t->kind == TASK_NOTIFY_RECORD) {
         __atomic_store_n(flag, 1, __ATOMIC_RELEASE);
+        if (EXPLORE_ON()) {
+            explore_notify_key(key, t->notify);
+            cannstub_explore_wake(key); /* its waiter, in any process, is RUNNING before it wakes */
+        }
         plat_wake_word(flag);
         return;
     }
+    int explored = 0;
     if (mutant_is(MUTANT_WAIT_NOOP)) {
         (void)take_record(flag); /* mutant wait-noop: never blocks (a record already there is still taken) */
         return;
@@ -241,6 +254,12 @@ void notify_task_run(struct stream *s, struct task *t)
             s->sticky_error = ACL_ERROR_RT_WAIT_TIMEOUT; /* reported by the next synchronize */
             sync_unlock(&rt.lock);
             return;
+        }
+        if (!explored && EXPLORE_ON()) {
+            explore_notify_key(key, t->notify); /* BLOCKED until a record makes it RUNNING */
+            explore_keyed_sleep(key);
+            explored = 1;
+            continue; /* the record may have come meanwhile */
         }
         plat_wait_on_word_or_cancel(flag, 0, &s->cancelled, 0, deadline);
     }

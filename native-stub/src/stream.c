@@ -191,9 +191,9 @@ static const char *run_task(struct stream *s, struct task *t, uint64_t *effect_n
 }
 
 /* Waits inside the task (an event, IPC event, notify or value wait): its wake-up is a point under
- * ACL_STUB_EXPLORE. Event and IPC event waits are BLOCKED where they sleep, and RUNNING again from
- * the record on (rt_progress_broadcast, ipc_slot_complete); a notify or value wait is BLOCKED for
- * the whole task (nothing wakes it early). */
+ * ACL_STUB_EXPLORE. Event, IPC event and notify waits are BLOCKED where they sleep, and RUNNING
+ * again from the record on (rt_progress_broadcast, ipc_slot_complete, notify_task_run); a value
+ * wait (it polls) is BLOCKED for the whole task. */
 static int task_waits(const struct task *t)
 {
     return t->kind == TASK_WAIT || t->kind == TASK_IPC_WAIT || t->kind == TASK_NOTIFY_WAIT ||
@@ -240,7 +240,7 @@ static void *executor_main(void *arg)
         jitter_sleep_us(jitter_us);
         trace_task_at("start", s, t, NULL, 0, jitter_enabled() ? (int64_t)jitter_us : -1);
         uint64_t effect_ns = 0;
-        if (explored && (t->kind == TASK_NOTIFY_WAIT || t->kind == TASK_VALUE_WAIT))
+        if (explored && t->kind == TASK_VALUE_WAIT)
             cannstub_explore_block(task_kind_name(t->kind));
         const char *note = run_task(s, t, &effect_ns);
         if (explored && task_waits(t))

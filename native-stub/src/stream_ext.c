@@ -7,10 +7,10 @@
  * choices are listed in docs/acl-contract.md 11.6.
  */
 #include "stream_ext.h"
-#include "explore.h"
 
 #include "context.h"
 #include "device_ids.h"
+#include "explore.h"
 #include "host_memory.h"
 #include "memory.h"
 #include "platform.h"

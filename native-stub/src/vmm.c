@@ -14,9 +14,9 @@
  * rt.lock; the export state sits in the physical object under its shm lock.
  */
 #include "vmm.h"
-#include "explore.h"
 
 #include "device_ids.h"
+#include "explore.h"
 #include "ipc_whitelist.h"
 #include "memory.h"
 #include "platform.h"
