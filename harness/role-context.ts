@@ -33,10 +33,12 @@ export function createRoleContext(job: Job, send: (m: FromChild) => void): RoleC
       }
       // The one place a device process loads the binding (and with it koffi).
       // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const { loadAcl } = require('../src/acl') as typeof import('../src/acl');
+      const { loadAcl, installExplorePoints } = require('../src/acl') as typeof import('../src/acl');
       const loaded = loadAcl({ mode: job.mode });
       loaded.init();
       acl = loaded;
+      // The schedule explorer (ACL_STUB_EXPLORE, parsed by aclInit): this thread is the role's party "main".
+      if (loaded.library.mode === 'stub') installExplorePoints(loaded.library.path, 'main');
       loaded.setDevice(job.device);
       return loaded;
     } catch (e) {

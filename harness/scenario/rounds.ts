@@ -7,6 +7,9 @@
  *    whose IPC events, latches, memory and names are released at its end; ctx.stream is the
  *    role's one stream for the whole run, drained at the end of every round;
  *  - with jitter, reseeds the stub with the round's own seed (src/scenario/round-seed.ts);
+ *  - with the schedule explorer (ACL_STUB_EXPLORE), gets its own schedule: every party blocks
+ *    before the barrier, and the first role, holding the crossing, starts the next round's schedule
+ *    and wakes them; a failing role leaves its round's schedule for the replay command;
  *  - is checked: the body's own assertions here, and, by the first role while it holds the
  *    crossing between two rounds, the happens-before check of that round's trace (read as a
  *    stream: src/trace/trace-tail.ts).
@@ -14,7 +17,8 @@
  * names the round, its seed and how many rounds passed.
  */
 import * as path from 'node:path';
-import { RoundBarrier, RoundBarrierMismatchError, reseedStubJitter, type Crossing, type Stream } from '../../src/acl';
+import { RoundBarrier, RoundBarrierMismatchError, explorer, reseedStubJitter, type Crossing, type Stream } from '../../src/acl';
+import { writeFailedSchedule } from '../../src/wire/explore-file';
 import type { RoleContext } from '../../src/wire/types';
 import { ROUND_BARRIER_FILE } from '../../src/wire/round-barrier-file';
 import { roundsUnsupported } from '../../src/scenario/rounds-plan';
@@ -33,6 +37,8 @@ import { waitBoundMs } from './context/deadline';
 import { quietly } from './context/quietly';
 import { RoundThreads, threadFailureWhat } from './threads/round-threads';
 
+/** What every party of the schedule explorer blocks on at the round barrier (woken by the crossing's holder). */
+const BARRIER_WHAT = 'round barrier';
 /** Name under which each role publishes its pid once, so the trace check can name roles. */
 const PID_NAME = (role: string) => `rounds-pid.${role}`;
 /** How often the first role reports progress (rounds done, rounds per second). */
@@ -61,6 +67,8 @@ export async function runScenarioRounds(
   const waitMs = () => waitBoundMs(deadline);
 
   const acl = base.acl; // every round uses ACL: load it before round 1
+  // The schedule explorer, when the stub explores (its parties are named in role-context.ts).
+  const ex = acl.library.mode === 'stub' ? explorer(acl.library.path) : null;
   const barrier = RoundBarrier.attach(path.join(base.dir, ROUND_BARRIER_FILE));
   if (barrier.parties !== plan.roles.length) {
     barrier.close();
@@ -73,7 +81,10 @@ export async function runScenarioRounds(
   let round = 0; // 0: setup
   let barrierCalls = 0;
   const at = (crossing: Crossing) => ({ crossing, party });
-  const cross = (what: string, crossing: Crossing) => barrier.wait(what, waitMs(), at(crossing));
+  const cross = (what: string, crossing: Crossing) => {
+    ex?.block(BARRIER_WHAT);
+    barrier.wait(what, waitMs(), at(crossing));
+  };
   const meet = (what: string) => {
     const crossing: Crossing = { round, call: ++barrierCalls };
     return threads ? threads.meet(what, waitMs(), () => cross(what, crossing)) : cross(what, crossing);
@@ -114,6 +125,8 @@ export async function runScenarioRounds(
     // Before the barrier breaks: the roles it stops fail after this one. The role that called
     // ctx.barrier() fewer times failed when it went on to the wrong crossing.
     noteRoleFailure(mismatch?.selfBehind ? mismatch.arrivedAtNs.toString() : undefined);
+    // The order this round ran in, for the replay command (the orchestrator reads it back).
+    if (ex) quietly(() => writeFailedSchedule(base.dir, role.name, ex.schedule() ?? ''));
     if (mismatch) e = new Error(mismatchText(mismatch, (p) => plan.roles[p - 1]?.name ?? `party ${p}`));
     barrier.break(party);
     const err = e instanceof Error ? e : new Error(String(e));
@@ -129,12 +142,14 @@ export async function runScenarioRounds(
    * others start the next round; a violation breaks the barrier instead, as any failure does.
    */
   const checked: RoundsCheckedStats = { rounds: 0, tasks: 0, waits: 0, blockedWaits: 0, noopWaits: 0, syncs: 0 };
-  const checkRoundEnd = (t: TraceTail) => {
+  const checkRoundEnd = (t: TraceTail | undefined) => {
     try {
+      ex?.block(BARRIER_WHAT);
       barrier.hold(`round ${round} end`, waitMs(), at({ round, call: 'end' }));
     } catch (e) {
       fail(e, 'round end');
     }
+    if (!t) return startNextSchedule();
     let report: ReturnType<typeof checkHappensBefore>;
     try {
       report = checkHappensBefore(t.take());
@@ -148,6 +163,14 @@ export async function runScenarioRounds(
       t.discard();
       checked.rounds++;
       for (const k of ['tasks', 'waits', 'blockedWaits', 'noopWaits', 'syncs'] as const) checked[k] += report.stats[k];
+    }
+    startNextSchedule();
+  };
+  /** The holder of a crossing, every other party asleep in it: the next round's schedule starts, then they wake. */
+  const startNextSchedule = () => {
+    if (ex) {
+      ex.round(round + 1);
+      ex.wake(BARRIER_WHAT);
     }
     barrier.release();
   };
@@ -178,7 +201,13 @@ export async function runScenarioRounds(
       }
       if (round === 1) {
         try {
-          barrier.wait('round 1 start', waitMs(), at({ round: 0, call: 'end' }));
+          if (ex && checker) {
+            ex.block(BARRIER_WHAT);
+            barrier.hold('round 1 start', waitMs(), at({ round: 0, call: 'end' }));
+            round = 0;
+            startNextSchedule(); // round 1's
+            round = 1;
+          } else cross('round 1 start', { round: 0, call: 'end' });
         } catch (e) {
           fail(e, 'round start');
         }
@@ -188,16 +217,16 @@ export async function runScenarioRounds(
       marks = [];
       // The thread bodies (opened first: the run body may block in ctx.barrier() at once) and the run body, together.
       const threadsDone = threads?.runRound(round, waitMs());
-      [value] = await Promise.all([
-        role.run ? runOneRound(roundBase, plan, role, deadline, round, total, state, () => meet(`round ${round}: ctx.barrier()`), runStream) : undefined,
-        threadsDone,
-      ]).catch((e) => fail(e, 'the role body'));
+      const runDone = role.run ? runOneRound(roundBase, plan, role, deadline, round, total, state, () => meet(`round ${round}: ctx.barrier()`), runStream) : undefined;
+      // Waiting for its worker threads, the main thread is outside the explored points.
+      const mainDone = threadsDone && ex ? Promise.resolve(runDone).then((v) => (ex.block('worker threads'), v)) : runDone;
+      [value] = await Promise.all([mainDone, threadsDone]).catch((e) => fail(e, 'the role body'));
       // One crossing ends this round and starts the next (each role reseeds its own stub after it).
       // Every body of this role has drained its streams by now: its threads wait for runRound.
-      if (tail) checkRoundEnd(tail);
+      if (tail || (ex && checker)) checkRoundEnd(tail);
       else {
         try {
-          barrier.wait(`round ${round} end`, waitMs(), at({ round, call: 'end' }));
+          cross(`round ${round} end`, { round, call: 'end' });
         } catch (e) {
           fail(e, 'round end');
         }

@@ -11,6 +11,7 @@
 #include "event.h"
 
 #include "context.h"
+#include "explore.h"
 #include "ipc_event.h"
 #include "jitter.h"
 #include "mutant.h"
@@ -76,7 +77,7 @@ void event_local_complete(struct event *ev, uint64_t generation)
         ev->done_gen = generation;
         ev->done_timestamp_ns = plat_monotonic_ns();
     }
-    sync_cond_broadcast(&rt.progress);
+    rt_progress_broadcast();
 }
 
 /* Event::WaitSendCheck (core/src/event/event.cc:586-631) and Event::Wait
@@ -376,6 +377,7 @@ STUB_EXPORT aclError aclrtDestroyEvent(aclrtEvent event)
 STUB_EXPORT aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream)
 {
     static const char *call = "aclrtRecordEvent";
+    EXPLORE_API(call);
     struct event *ev = NULL;
     struct stream *s = NULL;
     struct task *t;
@@ -420,6 +422,7 @@ out:
 STUB_EXPORT aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream)
 {
     static const char *call = "aclrtResetEvent";
+    EXPLORE_API(call);
     struct event *ev = NULL;
     struct stream *s = NULL;
     struct task *t;
@@ -455,6 +458,7 @@ static int local_complete(const struct event *ev)
 STUB_EXPORT aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)
 {
     struct event *ev = NULL;
+    EXPLORE_API("aclrtQueryEvent");
     aclError rc = enter_with_event_output("aclrtQueryEvent", event, status, "status", EVENT_OP_QUERY, &ev);
     if (rc)
         return rc;
@@ -466,6 +470,7 @@ STUB_EXPORT aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus *status)
 /* CANN: src/acl/aclrt_impl/event.cpp:141 */
 STUB_EXPORT aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus *status)
 {
+    EXPLORE_API("aclrtQueryEventStatus");
     struct event *ev = NULL;
     aclError rc = enter_with_event_output("aclrtQueryEventStatus", event, status, "status", EVENT_OP_QUERY_STATUS, &ev);
     if (rc)
@@ -481,6 +486,7 @@ STUB_EXPORT aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedS
 /* CANN: src/acl/aclrt_impl/event.cpp:157 */
 STUB_EXPORT aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus *status)
 {
+    EXPLORE_API("aclrtQueryEventWaitStatus");
     struct event *ev = NULL;
     aclError rc =
         enter_with_event_output("aclrtQueryEventWaitStatus", event, status, "status", EVENT_OP_QUERY_WAIT_STATUS, &ev);
@@ -499,6 +505,7 @@ static aclError synchronize_event(const char *call, aclrtEvent event, int32_t ti
     struct event *ev = NULL;
     int pending = 0;
     uint64_t target = 0, event_id = 0;
+    EXPLORE_API(call);
     aclError rc = enter_with_event(call, event, EVENT_OP_ANY, &ev);
     if (rc)
         return rc;
@@ -518,6 +525,8 @@ static aclError synchronize_event(const char *call, aclrtEvent event, int32_t ti
         event_id = ev->id;
         uint64_t deadline = rt_deadline_after_ms(timeout_ms);
         int timed_out = 0;
+        if (pending && !mutant_is(MUTANT_SYNC_NOOP))
+            EXPLORE_WAIT(call);
         while (!mutant_is(MUTANT_SYNC_NOOP) && ev->done_gen < target && !timed_out && rt.initialized)
             timed_out = rt_wait_progress(deadline) && ev->done_gen < target;
         if (timed_out)
@@ -543,6 +552,7 @@ out:
     rt_leave();
     if (pending && rc == ACL_SUCCESS)
         jitter_sleep_us(jitter_completion_us(event_id, target));
+    EXPLORE_RETURN(call);
     return rc;
 }
 
@@ -645,6 +655,7 @@ STUB_EXPORT aclError aclrtSetOpWaitTimeout(uint32_t timeout)
 STUB_EXPORT aclError aclrtIpcGetEventHandle(aclrtEvent event, aclrtIpcEventHandle *handle)
 {
     static const char *call = "aclrtIpcGetEventHandle";
+    EXPLORE_API(call);
     struct event *ev = NULL;
     aclError rc = enter_with_event_output(call, event, handle, "handle", EVENT_OP_ANY, &ev);
     if (rc)
@@ -661,6 +672,7 @@ STUB_EXPORT aclError aclrtIpcGetEventHandle(aclrtEvent event, aclrtIpcEventHandl
 /* CANN: src/acl/aclrt_impl/event.cpp:468 */
 STUB_EXPORT aclError aclrtIpcOpenEventHandle(aclrtIpcEventHandle handle, aclrtEvent *event)
 {
+    EXPLORE_API("aclrtIpcOpenEventHandle");
     return new_event("aclrtIpcOpenEventHandle", event, ACL_EVENT_IPC, NULL, 1, bind_opened_ipc_state,
                      (const unsigned char *)handle.reserved);
 }

@@ -13,6 +13,7 @@
 #include "ipc_event.h"
 
 #include "event.h"
+#include "explore.h"
 #include "jitter.h"
 #include "mutant.h"
 #include "platform.h"
@@ -189,7 +190,7 @@ aclError ipc_record_take_slot(const char *call, struct event *ev, struct stream 
         break;
     }
     s->waiters--;
-    sync_cond_broadcast(&rt.progress); /* an executor may wait for waiters == 0 */
+    rt_progress_broadcast(); /* an executor may wait for waiters == 0 */
     event_unref(ev);
     return rc;
 }
@@ -248,6 +249,11 @@ void ipc_slot_complete(struct event *ev, uint32_t slot)
         waiters = 1;
     }
     shm_unlock(ev->shm);
+    if (waiters && EXPLORE_ON()) {
+        char key[EXPLORE_KEY_BYTES];
+        explore_ipc_key(key, ev->shm->id, slot);
+        cannstub_explore_wake(key); /* its waiters, in any process, are RUNNING before they wake */
+    }
     if (waiters)
         plat_wake_word(&s->done);
 }
@@ -257,9 +263,11 @@ void ipc_slot_complete(struct event *ev, uint32_t slot)
  * holds a reference on the slot, so the word cannot be cleared and reused
  * under us. */
 /* *blocked (when not NULL) is set to 1 before the first sleep: the slot was still pending. */
-static int wait_slot_done(struct ipc_slot *s, const uint32_t *cancel, uint32_t cancel_expected, uint64_t deadline_ns,
-                          uint32_t *blocked)
+static int wait_slot_done(struct event *ev, uint32_t slot, const uint32_t *cancel, uint32_t cancel_expected,
+                          uint64_t deadline_ns, uint32_t *blocked)
 {
+    struct ipc_slot *s = &ev->ipc->slots[slot];
+    int explored = 0;
     for (;;) {
         if (__atomic_load_n(&s->done, __ATOMIC_ACQUIRE))
             return 1;
@@ -269,13 +277,21 @@ static int wait_slot_done(struct ipc_slot *s, const uint32_t *cancel, uint32_t c
             return 0;
         if (blocked)
             __atomic_store_n(blocked, 1, __ATOMIC_RELEASE);
+        if (!explored && EXPLORE_ON()) {
+            /* BLOCKED until the record (ipc_slot_complete, any process) makes it RUNNING */
+            char key[EXPLORE_KEY_BYTES];
+            explore_ipc_key(key, ev->shm->id, slot);
+            explore_keyed_sleep(key);
+            explored = 1;
+            continue; /* the record may have run meanwhile */
+        }
         plat_wait_on_word_or_cancel(&s->done, 0, cancel, cancel_expected, deadline_ns);
     }
 }
 
 int ipc_slot_wait(struct event *ev, uint32_t slot, const uint32_t *cancelled, uint32_t *blocked)
 {
-    return wait_slot_done(&ev->ipc->slots[slot], cancelled, 0, 0, blocked);
+    return wait_slot_done(ev, slot, cancelled, 0, 0, blocked);
 }
 
 void ipc_slot_release(struct event *ev, uint32_t slot)
@@ -304,7 +320,7 @@ aclError ipc_synchronize(const char *call, struct event *ev, int32_t timeout_ms)
         return ACL_SUCCESS;
     uint64_t deadline = rt_deadline_after_ms(timeout_ms);
     int done =
-        mutant_is(MUTANT_SYNC_NOOP) || wait_slot_done(&ev->ipc->slots[slot], &rt.shutdowns, shutdowns, deadline, NULL);
+        mutant_is(MUTANT_SYNC_NOOP) || wait_slot_done(ev, (uint32_t)slot, &rt.shutdowns, shutdowns, deadline, NULL);
     ipc_slot_release(ev, (uint32_t)slot);
     aclError rc = ACL_SUCCESS;
     if (done)

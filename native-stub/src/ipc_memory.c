@@ -6,6 +6,7 @@
  * import maps the same object again at a new address and lists it as a range
  * of this process (memory.c), so copies and frees treat it like any other.
  */
+#include "explore.h"
 #include "ipc_key.h"
 #include "memory.h"
 
@@ -36,6 +37,7 @@ static int parse_key(const char *key, uint64_t *id, size_t *size)
 STUB_EXPORT aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *key, size_t len, uint64_t flags)
 {
     static const char *call = "aclrtIpcMemGetExportKey";
+    EXPLORE_API(call);
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
@@ -87,6 +89,7 @@ STUB_EXPORT aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *ke
 STUB_EXPORT aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num)
 {
     static const char *call = "aclrtIpcMemSetImportPid";
+    EXPLORE_API(call);
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
@@ -117,6 +120,7 @@ STUB_EXPORT aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size
 STUB_EXPORT aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64_t flags)
 {
     static const char *call = "aclrtIpcMemImportByKey";
+    EXPLORE_API(call);
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
@@ -167,6 +171,7 @@ out:
 STUB_EXPORT aclError aclrtIpcMemClose(const char *key)
 {
     static const char *call = "aclrtIpcMemClose";
+    EXPLORE_API(call);
     aclError rc = rt_enter(call);
     if (rc)
         return rc;

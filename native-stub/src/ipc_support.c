@@ -124,7 +124,7 @@ static aclError flush_and_cancel(const char *call, struct stream *s)
         rt_wait_progress(0);
     assert(s->waiters > 0);
     s->waiters--;
-    sync_cond_broadcast(&rt.progress); /* the executor waits for the waiters to leave */
+    rt_progress_broadcast(); /* the executor waits for the waiters to leave */
     if (s->running && s->running->seq == seq)
         return stub_fail(ACL_ERROR_RT_INTERNAL_ERROR, call, "aclFinalize ran while waiting for the running task");
     return ACL_SUCCESS;

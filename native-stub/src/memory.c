@@ -12,6 +12,7 @@
  */
 #include "memory.h"
 
+#include "explore.h"
 #include "host_memory.h"
 #include "platform.h"
 #include "runtime.h"
@@ -66,7 +67,7 @@ static void region_unref(struct mem_region *r)
     assert(r->refs > 0);
     if (--r->refs > 0) {
         if (r->refs == 1 && r->kind == MEM_MAPPED)
-            sync_cond_broadcast(&rt.progress); /* an aclrtUnmapMem may wait for this (vmm.c) */
+            rt_progress_broadcast(); /* an aclrtUnmapMem may wait for this (vmm.c) */
         return;
     }
     if (r->kind == MEM_HOST)
@@ -463,6 +464,7 @@ static void run_here(struct task *t)
 STUB_EXPORT aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind)
 {
     static const char *call = "aclrtMemcpy";
+    EXPLORE_API(call);
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
@@ -555,6 +557,7 @@ STUB_EXPORT aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src
                                       aclrtStream stream)
 {
     static const char *call = "aclrtMemcpyAsync";
+    EXPLORE_API(call);
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
@@ -583,6 +586,7 @@ STUB_EXPORT aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src
         rc = submit_memory_task(call, s, &t);
 out:
     rt_leave();
+    EXPLORE_RETURN(call); /* a pageable copy waited for its stream */
     return rc;
 }
 
@@ -602,6 +606,7 @@ static aclError check_memset_range(const char *call, void *devPtr, size_t count,
 STUB_EXPORT aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream)
 {
     static const char *call = "aclrtMemsetAsync";
+    EXPLORE_API(call);
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
@@ -630,6 +635,7 @@ STUB_EXPORT aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t val
 STUB_EXPORT aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
 {
     static const char *call = "aclrtMemset";
+    EXPLORE_API(call);
     aclError rc = rt_enter(call);
     if (rc)
         return rc;

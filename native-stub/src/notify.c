@@ -11,6 +11,7 @@
  */
 #include "notify.h"
 
+#include "explore.h"
 #include "ipc_key.h"
 #include "mutant.h"
 
@@ -20,6 +21,7 @@
 #include "sync.h"
 
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -185,6 +187,7 @@ static aclError submit_notify_task(const char *call, struct notify *n, aclrtStre
 STUB_EXPORT aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream)
 {
     static const char *call = "aclrtRecordNotify";
+    EXPLORE_API(call);
     struct notify *n = NULL;
     aclError rc = enter_with_notify(call, notify, &n);
     if (rc)
@@ -198,6 +201,7 @@ STUB_EXPORT aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream)
 STUB_EXPORT aclError aclrtWaitAndResetNotify(aclrtNotify notify, aclrtStream stream, uint32_t timeout)
 {
     static const char *call = "aclrtWaitAndResetNotify";
+    EXPLORE_API(call);
     struct notify *n = NULL;
     aclError rc = enter_with_notify(call, notify, &n);
     if (rc)
@@ -215,14 +219,26 @@ static int take_record(uint32_t *flag)
     return __atomic_compare_exchange_n(flag, &one, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 }
 
+/* The key of a notify's waiters under ACL_STUB_EXPLORE (explore.h): the same in every process. */
+static void explore_notify_key(char key[EXPLORE_KEY_BYTES], const struct notify *n)
+{
+    snprintf(key, EXPLORE_KEY_BYTES, "notify %016llx", (unsigned long long)n->shm->id);
+}
+
 void notify_task_run(struct stream *s, struct task *t)
 {
     uint32_t *flag = &t->notify->sh->flag;
+    char key[EXPLORE_KEY_BYTES];
     if (t->kind == TASK_NOTIFY_RECORD) {
         __atomic_store_n(flag, 1, __ATOMIC_RELEASE);
+        if (EXPLORE_ON()) {
+            explore_notify_key(key, t->notify);
+            cannstub_explore_wake(key); /* its waiter, in any process, is RUNNING before it wakes */
+        }
         plat_wake_word(flag);
         return;
     }
+    int explored = 0;
     if (mutant_is(MUTANT_WAIT_NOOP)) {
         (void)take_record(flag); /* mutant wait-noop: never blocks (a record already there is still taken) */
         return;
@@ -240,6 +256,12 @@ void notify_task_run(struct stream *s, struct task *t)
             return;
         }
         stream_note_blocked(s);
+        if (!explored && EXPLORE_ON()) {
+            explore_notify_key(key, t->notify); /* BLOCKED until a record makes it RUNNING */
+            explore_keyed_sleep(key);
+            explored = 1;
+            continue; /* the record may have come meanwhile */
+        }
         plat_wait_on_word_or_cancel(flag, 0, &s->cancelled, 0, deadline);
     }
 }
@@ -264,6 +286,7 @@ static struct ipc_export_state export_state(struct shm_header *hdr)
 STUB_EXPORT aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size_t len, uint64_t flags)
 {
     static const char *call = "aclrtNotifyGetExportKey";
+    EXPLORE_API(call);
     if (!key)
         return rt_reject(ACL_ERROR_INVALID_PARAM, call, "key is NULL");
     struct notify *n = NULL;
@@ -301,6 +324,7 @@ STUB_EXPORT aclError aclrtNotifyGetExportKey(aclrtNotify notify, char *key, size
 STUB_EXPORT aclError aclrtNotifySetImportPid(aclrtNotify notify, int32_t *pid, size_t num)
 {
     static const char *call = "aclrtNotifySetImportPid";
+    EXPLORE_API(call);
     if (!pid)
         return rt_reject(ACL_ERROR_INVALID_PARAM, call, "pid is NULL");
     struct notify *n = NULL;
@@ -328,6 +352,7 @@ STUB_EXPORT aclError aclrtNotifySetImportPid(aclrtNotify notify, int32_t *pid, s
 STUB_EXPORT aclError aclrtNotifyImportByKey(aclrtNotify *notify, const char *key, uint64_t flags)
 {
     static const char *call = "aclrtNotifyImportByKey";
+    EXPLORE_API(call);
     aclError rc = rt_enter(call);
     if (rc)
         return rc;

@@ -8,6 +8,7 @@
 #include "context.h"
 #include "device_ids.h"
 #include "event.h"
+#include "explore.h"
 #include "fault.h"
 #include "host_memory.h"
 #include "ipc_event.h"
@@ -145,8 +146,15 @@ aclError rt_check_sync_timeout_nonzero(const char *call, int32_t timeout)
     return ACL_SUCCESS;
 }
 
+void rt_progress_broadcast(void)
+{
+    EXPLORE_PROGRESS();
+    sync_cond_broadcast(&rt.progress);
+}
+
 int rt_wait_progress(uint64_t deadline_ns)
 {
+    EXPLORE_PROGRESS_SLEEP();
     if (deadline_ns == 0) {
         sync_cond_wait(&rt.progress, &rt.lock);
         return 0;
@@ -232,7 +240,7 @@ static void drop_queued_work_locked(uint64_t wait_ns)
     }
     release_process_state_locked();
     rt.shutting_down = 0;
-    sync_cond_broadcast(&rt.progress);
+    rt_progress_broadcast();
 }
 
 /* An executor whose destroyed stream has nothing queued or running: it is ending. */
@@ -261,7 +269,7 @@ static void shutdown_locked(uint64_t wait_ns, int drop_work)
     while (rt.events)
         event_destroy(rt.events);
     rt.cleanup_pending = 1;
-    sync_cond_broadcast(&rt.progress);
+    rt_progress_broadcast();
     if (drop_work) {
         drop_queued_work_locked(wait_ns);
         return;
@@ -343,9 +351,9 @@ static aclError init_locked(const char *call, const char *configPath, uint32_t *
         return rc;
     char err[400];
     if (fault_configure(err, sizeof err) != 0 || mutant_configure(err, sizeof err) != 0 ||
-        jitter_configure(err, sizeof err) != 0 || memory_configure(err, sizeof err) != 0 ||
-        shm_scope_configure(err, sizeof err) != 0 || ipc_pid_namespace_configure(err, sizeof err) != 0 ||
-        trace_open(err, sizeof err) != 0)
+        jitter_configure(err, sizeof err) != 0 || explore_configure(err, sizeof err) != 0 ||
+        memory_configure(err, sizeof err) != 0 || shm_scope_configure(err, sizeof err) != 0 ||
+        ipc_pid_namespace_configure(err, sizeof err) != 0 || trace_open(err, sizeof err) != 0)
         return config_fail("%s", err);
     const char *die = getenv("ACL_STUB_TEST_DIE_IN_LOCK");
     shm_test_die_in_lock = !die                         ? SHM_TEST_DIE_NEVER
@@ -377,6 +385,8 @@ STUB_EXPORT aclError aclFinalize(void)
 {
     static const char *call = "aclFinalize";
     aclError rc = ACL_SUCCESS;
+    if (EXPLORE_ON())
+        explore_leave_process(); /* its threads and executors no longer wait for grants */
     sync_lock(&rt.lock);
     if (!rt.initialized) {
         if (rt.ever_initialized || rt.shutting_down)
@@ -399,6 +409,8 @@ static void exit_cleanup(void)
 {
     if (rt.init_pid != (int)getpid())
         return; /* a forked child: the objects belong to the parent */
+    if (EXPLORE_ON())
+        explore_leave_process(); /* nobody waits for this process's parties to reach a point */
     if (plat_mutex_lock_timeout(&rt.lock, 1000) != 0) {
         shm_detach_all();
         return;

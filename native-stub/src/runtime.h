@@ -89,6 +89,9 @@ void rt_executor_exited_locked(void);
 
 /* Waits on rt.progress until deadline_ns (0: forever). Returns 1 on timeout. */
 int rt_wait_progress(uint64_t deadline_ns);
+/* Wakes every waiter on rt.progress (rt.lock held); under ACL_STUB_EXPLORE their parties are
+ * RUNNING from here on, so no decision is taken before they look again. */
+void rt_progress_broadcast(void);
 
 /* Monotonic deadline timeout_ms from now; 0 (no deadline) when timeout_ms <= 0. */
 uint64_t rt_deadline_after_ms(int64_t timeout_ms);

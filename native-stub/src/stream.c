@@ -13,6 +13,7 @@
 
 #include "context.h"
 #include "event.h"
+#include "explore.h"
 #include "ipc_event.h"
 #include "memory.h"
 #include "notify.h"
@@ -26,6 +27,7 @@
 
 #include <signal.h>
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -195,13 +197,39 @@ static const char *run_task(struct stream *s, struct task *t, uint64_t *effect_n
     return note;
 }
 
+/* Waits inside the task (an event, IPC event, notify or value wait): its wake-up is a point under
+ * ACL_STUB_EXPLORE. Event, IPC event and notify waits are BLOCKED where they sleep, and RUNNING
+ * again from the record on (rt_progress_broadcast, ipc_slot_complete, notify_task_run); a value
+ * wait (it polls) is BLOCKED for the whole task. */
+static int task_waits(const struct task *t)
+{
+    return t->kind == TASK_WAIT || t->kind == TASK_IPC_WAIT || t->kind == TASK_NOTIFY_WAIT ||
+           t->kind == TASK_VALUE_WAIT;
+}
+
+/* Explored points of the executor (explore.h): the start of a task, and the wake-up of a wait task. */
+static void explore_task_point(const struct task *t, const char *when)
+{
+    char what[48];
+    snprintf(what, sizeof what, "%s %s", task_kind_name(t->kind), when);
+    cannstub_explore_point(what);
+}
+
 static void *executor_main(void *arg)
 {
     struct stream *s = arg;
     sync_lock(&rt.lock);
+    if (EXPLORE_ON())
+        explore_executor_adopt(s->explore_party);
     for (;;) {
+        if (s->explore_party >= 0 && EXPLORE_ON() && !s->head && !s->destroyed &&
+            !__atomic_load_n(&s->cancelled, __ATOMIC_SEQ_CST)) {
+            s->explore_idle = 1; /* a submit makes it RUNNING again (stream_submit) */
+            cannstub_explore_block("idle");
+        }
         while (!s->head && !s->destroyed && !__atomic_load_n(&s->cancelled, __ATOMIC_SEQ_CST))
             sync_cond_wait(&s->wake, &rt.lock);
+        s->explore_idle = 0;
         if (__atomic_load_n(&s->cancelled, __ATOMIC_SEQ_CST) || !s->head)
             break;
         struct task *t = s->head;
@@ -212,11 +240,18 @@ static void *executor_main(void *arg)
         s->running_since_ns = plat_monotonic_ns();
         sync_unlock(&rt.lock);
 
+        int explored = s->explore_party >= 0 && EXPLORE_ON();
+        if (explored)
+            explore_task_point(t, "start");
         uint32_t jitter_us = jitter_task_us(s->device, s->id, t->seq);
         jitter_sleep_us(jitter_us);
         trace_task_at("start", s, t, NULL, 0, jitter_enabled() ? (int64_t)jitter_us : -1);
         uint64_t effect_ns = 0;
+        if (explored && t->kind == TASK_VALUE_WAIT)
+            cannstub_explore_block(task_kind_name(t->kind));
         const char *note = run_task(s, t, &effect_ns);
+        if (explored && task_waits(t))
+            explore_task_point(t, "woke");
         trace_task_at("end", s, t, note, effect_ns, -1);
 
         sync_lock(&rt.lock);
@@ -232,7 +267,7 @@ static void *executor_main(void *arg)
          * broadcasts, and this loop broadcasts on leaving. */
         if (!s->head || s->completed >= s->drain_wake_at) {
             s->drain_wake_at = UINT64_MAX;
-            sync_cond_broadcast(&rt.progress);
+            rt_progress_broadcast();
         }
     }
     while (s->head) {
@@ -241,7 +276,7 @@ static void *executor_main(void *arg)
         drop_task(s, t);
     }
     s->tail = NULL;
-    sync_cond_broadcast(&rt.progress);
+    rt_progress_broadcast();
     while (s->waiters > 0)
         sync_cond_wait(&rt.progress, &rt.lock);
     for (struct stream **pp = &rt.all_streams; *pp; pp = &(*pp)->all_next) {
@@ -251,8 +286,10 @@ static void *executor_main(void *arg)
         }
     }
     rt_executor_exited_locked();
-    sync_cond_broadcast(&rt.progress);
+    rt_progress_broadcast();
     sync_unlock(&rt.lock);
+    if (s->explore_party >= 0 && EXPLORE_ON())
+        cannstub_explore_leave();
     sync_cond_destroy(&s->wake);
     free(s);
     return NULL;
@@ -268,6 +305,8 @@ aclError stream_create(struct context *ctx, int is_default, struct stream **out)
     s->ctx = ctx;
     s->is_default = is_default;
     s->drain_wake_at = UINT64_MAX;
+    s->explore_party = EXPLORE_ON() ? explore_executor_register(is_default) : -1;
+    s->explore_idle = s->explore_party >= 0; /* registered BLOCKED: its first task makes it RUNNING */
     SYNC_CHECKED("pthread_cond_init", pthread_cond_init(&s->wake, NULL));
 
     /* executors never take signals: those belong to the user's threads */
@@ -323,7 +362,7 @@ void stream_cancel(struct stream *s)
     __atomic_store_n(&s->cancelled, 1, __ATOMIC_SEQ_CST);
     plat_wake_local_word(&s->cancelled); /* an executor blocked in an IPC wait */
     sync_cond_signal(&s->wake);
-    sync_cond_broadcast(&rt.progress);
+    rt_progress_broadcast();
 }
 
 void stream_abort_queued(struct stream *s)
@@ -335,7 +374,7 @@ void stream_abort_queued(struct stream *s)
         s->completed++; /* dropped, never run: a synchronize stops waiting for it */
     }
     s->tail = NULL;
-    sync_cond_broadcast(&rt.progress);
+    rt_progress_broadcast();
 }
 
 /* Mutant record-instant: the record takes effect now, at submission, ahead
@@ -373,6 +412,10 @@ aclError stream_submit(struct stream *s, struct task *t)
     s->tail = t;
     s->submitted++;
     trace_task("submit", s, t, NULL);
+    if (s->explore_idle) {
+        s->explore_idle = 0;
+        explore_executor_unblock(s->explore_party);
+    }
     sync_cond_signal(&s->wake);
     return ACL_SUCCESS;
 }
@@ -426,6 +469,7 @@ aclError stream_check_context(const char *call, struct stream *s)
 STUB_EXPORT aclError aclrtCreateStream(aclrtStream *stream)
 {
     static const char *call = "aclrtCreateStream";
+    EXPLORE_API(call);
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
@@ -456,6 +500,8 @@ static void wait_queued_tasks(struct stream *s)
     if (stream_is_running_this_thread(s))
         return;
     s->waiters++; /* keeps s allocated while rt.lock is released */
+    if (s->completed < target && !s->cancelled && rt.initialized)
+        EXPLORE_WAIT("aclrtDestroyStream");
     while (s->completed < target && !s->cancelled && rt.initialized) {
         if (target < s->drain_wake_at)
             s->drain_wake_at = target;
@@ -463,13 +509,14 @@ static void wait_queued_tasks(struct stream *s)
     }
     assert(s->waiters > 0);
     s->waiters--;
-    sync_cond_broadcast(&rt.progress); /* the executor waits for the waiters to leave */
+    rt_progress_broadcast(); /* the executor waits for the waiters to leave */
 }
 
 /* CANN: src/acl/aclrt_impl/stream.cpp:95 */
 STUB_EXPORT aclError aclrtDestroyStream(aclrtStream stream)
 {
     static const char *call = "aclrtDestroyStream";
+    EXPLORE_API(call);
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
@@ -486,6 +533,7 @@ STUB_EXPORT aclError aclrtDestroyStream(aclrtStream stream)
         }
     }
     rt_leave();
+    EXPLORE_RETURN(call);
     return rc;
 }
 
@@ -502,6 +550,8 @@ static aclError wait_drained(const char *call, struct stream *s, int32_t timeout
     *task = s->task_seq;
     *pending = s->completed < target;
     s->waiters++;
+    if (*pending && !mutant_is(MUTANT_SYNC_NOOP))
+        EXPLORE_WAIT(call);
     while (!mutant_is(MUTANT_SYNC_NOOP) && s->completed < target && !s->cancelled && !timed_out && rt.initialized) {
         if (target < s->drain_wake_at)
             s->drain_wake_at = target; /* again after every wake-up: the executor resets it */
@@ -537,13 +587,14 @@ static aclError wait_drained(const char *call, struct stream *s, int32_t timeout
                                  .jitter_us = -1};
         trace_emit(&r);
     }
-    sync_cond_broadcast(&rt.progress); /* an executor that waits for the waiters to leave */
+    rt_progress_broadcast(); /* an executor that waits for the waiters to leave */
     return rc;
 }
 
 /* timeout_ms: -1 forever, > 0 milliseconds (0 is refused after the handle check). */
 static aclError synchronize_stream(const char *call, aclrtStream stream, int32_t timeout_ms)
 {
+    EXPLORE_API(call);
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
@@ -562,6 +613,7 @@ out:
     rt_leave();
     if (pending && rc == ACL_SUCCESS)
         jitter_sleep_us(jitter_completion_us(stream_id, target_task));
+    EXPLORE_RETURN(call);
     return rc;
 }
 
@@ -592,6 +644,7 @@ STUB_EXPORT aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32
 static aclError stream_wait_event(const char *call, aclrtStream stream, aclrtEvent event, aclError null_code,
                                   int64_t timeout_ms)
 {
+    EXPLORE_API(call);
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
@@ -672,6 +725,7 @@ STUB_EXPORT aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream, aclrtEv
 STUB_EXPORT aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args)
 {
     static const char *call = "aclrtLaunchHostFunc";
+    EXPLORE_API(call);
     aclError rc = rt_enter(call);
     if (rc)
         return rc;

@@ -78,6 +78,8 @@ struct stream {
     uint32_t blocked;
     aclError sticky_error; /* reported by the next synchronize */
     pthread_cond_t wake;
+    int explore_party; /* the executor's party under ACL_STUB_EXPLORE (explore.h), or -1 */
+    int explore_idle;  /* the executor sleeps on `wake` as a BLOCKED party */
 };
 
 struct context;

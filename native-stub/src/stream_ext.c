@@ -10,6 +10,7 @@
 
 #include "context.h"
 #include "device_ids.h"
+#include "explore.h"
 #include "host_memory.h"
 #include "memory.h"
 #include "platform.h"
@@ -90,6 +91,7 @@ void stream_ext_shutdown(void)
 STUB_EXPORT aclError aclrtCreateStreamWithConfig(aclrtStream *stream, uint32_t priority, uint32_t flag)
 {
     static const char *call = "aclrtCreateStreamWithConfig";
+    EXPLORE_API(call);
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
@@ -147,6 +149,7 @@ STUB_EXPORT aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId)
 STUB_EXPORT aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status)
 {
     static const char *call = "aclrtStreamQuery";
+    EXPLORE_API(call);
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
@@ -257,6 +260,8 @@ static aclError synchronize_context(const char *call, struct context *c, int32_t
         uint64_t target = s->submitted;
         int timed_out = 0;
         s->waiters++; /* keeps it allocated while rt.lock is released */
+        if (s->completed < target && !s->cancelled)
+            EXPLORE_WAIT(call);
         while (s->completed < target && !s->cancelled && !timed_out) {
             if (target < s->drain_wake_at)
                 s->drain_wake_at = target;
@@ -274,7 +279,7 @@ static aclError synchronize_context(const char *call, struct context *c, int32_t
         }
         assert(s->waiters > 0);
         s->waiters--;
-        sync_cond_broadcast(&rt.progress); /* an executor that waits for the waiters to leave */
+        rt_progress_broadcast(); /* an executor that waits for the waiters to leave */
         if (rc)
             break;
     }
@@ -283,6 +288,7 @@ static aclError synchronize_context(const char *call, struct context *c, int32_t
 
 static aclError synchronize_device(const char *call, int32_t timeout_ms)
 {
+    EXPLORE_API(call);
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
@@ -292,6 +298,7 @@ static aclError synchronize_device(const char *call, int32_t timeout_ms)
     if (!(rc = rt_check_sync_timeout_nonzero(call, timeout_ms)) && !(rc = ctx_require(call, &c)))
         rc = synchronize_context(call, c, timeout_ms);
     rt_leave();
+    EXPLORE_RETURN(call);
     return rc;
 }
 
@@ -360,6 +367,7 @@ static aclError check_word(const char *call, void *p, struct mem_region **out)
 static aclError submit_value_task(const char *call, void *devAddr, uint64_t value, uint32_t flag, aclrtStream stream,
                                   enum task_kind kind)
 {
+    EXPLORE_API(call);
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
@@ -535,6 +543,7 @@ STUB_EXPORT aclError aclrtMemcpyBatch(void **dsts, size_t *destMaxs, void **srcs
                                       size_t *failIndex)
 {
     static const char *call = "aclrtMemcpyBatch";
+    EXPLORE_API(call);
     aclError rc = rt_enter(call);
     if (rc)
         return rc;

@@ -16,6 +16,7 @@
 #include "vmm.h"
 
 #include "device_ids.h"
+#include "explore.h"
 #include "ipc_whitelist.h"
 #include "memory.h"
 #include "platform.h"
@@ -730,6 +731,7 @@ STUB_EXPORT aclError aclrtMemExportToShareableHandle(aclrtDrvMemHandle handle, a
                                                      uint64_t flags, uint64_t *shareableHandle)
 {
     static const char *call = "aclrtMemExportToShareableHandle";
+    EXPLORE_API(call);
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
@@ -792,6 +794,7 @@ STUB_EXPORT aclError aclrtMemExportToShareableHandleV2(aclrtDrvMemHandle handle,
                                                        aclrtMemSharedHandleType shareType, void *shareableHandle)
 {
     static const char *call = "aclrtMemExportToShareableHandleV2";
+    EXPLORE_API(call);
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
@@ -840,6 +843,7 @@ static aclError set_pids(const char *call, uint64_t sh, int32_t *pid, size_t pid
 STUB_EXPORT aclError aclrtMemSetPidToShareableHandle(uint64_t shareableHandle, int32_t *pid, size_t pidNum)
 {
     static const char *call = "aclrtMemSetPidToShareableHandle";
+    EXPLORE_API(call);
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
@@ -859,6 +863,7 @@ STUB_EXPORT aclError aclrtMemSetPidToShareableHandleV2(void *shareableHandle, ac
                                                        int32_t *pid, size_t pidNum)
 {
     static const char *call = "aclrtMemSetPidToShareableHandleV2";
+    EXPLORE_API(call);
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
@@ -939,6 +944,7 @@ STUB_EXPORT aclError aclrtMemImportFromShareableHandle(uint64_t shareableHandle,
                                                        aclrtDrvMemHandle *handle)
 {
     static const char *call = "aclrtMemImportFromShareableHandle";
+    EXPLORE_API(call);
     aclError rc = rt_enter(call);
     if (rc)
         return rc;
@@ -956,6 +962,7 @@ STUB_EXPORT aclError aclrtMemImportFromShareableHandleV2(void *shareableHandle, 
                                                          uint64_t flags, aclrtDrvMemHandle *handle)
 {
     static const char *call = "aclrtMemImportFromShareableHandleV2";
+    EXPLORE_API(call);
     aclError rc = rt_enter(call);
     if (rc)
         return rc;

@@ -55,6 +55,7 @@ export type { LibraryChoice, ResolveOptions } from './resolve';
 export { reclaimStubLeftovers } from './reclaim';
 export { ensureRunStubScope, defaultScopeOwner, scopeOfObject } from './stub-scope';
 export { RoundBarrier, RoundBarrierBrokenError, RoundBarrierMismatchError, describeCrossing, type Crossing, reseedStubJitter } from './round-barrier';
+export { explorer, installExplorePoints, type Explorer } from './explore';
 export { parseLiveView } from './live-view';
 export type { LiveStream, LiveTask, LiveView, LiveViewAnswer } from './live-view';
 export type { Acl, AclContext, DeviceBuffer, Event, FabricHandle, Latch, MappedBuffer, Notify, PhysicalHandle, Stream, Vmm, VmmCalls } from './types';

@@ -486,3 +486,58 @@ export function loadJitterReseed(file: string): ((seed: number) => number) | nul
     return null;
   }
 }
+
+/** The schedule explorer's functions of the stub (include/cannstub/explore.h); null for a library without them (real CANN, an older stub). */
+export interface ExploreFunctions {
+  enabled(): number;
+  nameThread(name: string): number;
+  point(what: string): number;
+  block(what: string): number;
+  leave(): number;
+  round(round: number): number;
+  /** The round's schedule text, or null when off. */
+  schedule(): string | null;
+  /** cannstub_explore_wake, if this stub has it (EXPLORE-CONTRACT request), else null. */
+  wake: ((what: string) => number) | null;
+}
+export function loadExploreFunctions(file: string): ExploreFunctions | null {
+  const lib = koffi.load(file);
+  let fns: ExploreFunctions;
+  try {
+    const enabled = lib.func('cannstub_explore_enabled', 'int', []);
+    const nameThread = lib.func('cannstub_explore_name_thread', 'int', ['const char *']);
+    const point = lib.func('cannstub_explore_point', 'int', ['const char *']);
+    const block = lib.func('cannstub_explore_block', 'int', ['const char *']);
+    const leave = lib.func('cannstub_explore_leave', 'int', []);
+    const round = lib.func('cannstub_explore_round', 'int', ['unsigned long long']);
+    const schedule = lib.func('cannstub_explore_schedule', 'long', ['_Out_ uint8_t *', 'unsigned long']);
+    let wake: ((what: string) => number) | null = null;
+    try {
+      const w = lib.func('cannstub_explore_wake', 'int', ['const char *']);
+      wake = (what) => w(what) as number;
+    } catch {
+      wake = null;
+    }
+    fns = {
+      enabled: () => enabled() as number,
+      nameThread: (name) => nameThread(name) as number,
+      point: (what) => point(what) as number,
+      block: (what) => block(what) as number,
+      leave: () => leave() as number,
+      round: (r) => round(r) as number,
+      schedule: () => {
+        let buf = Buffer.alloc(64 << 10);
+        for (;;) {
+          const n = Number(schedule(buf, buf.length));
+          if (n < 0) return null;
+          if (n < buf.length) return buf.subarray(0, n).toString('utf8');
+          buf = Buffer.alloc(n + 1);
+        }
+      },
+      wake,
+    };
+  } catch {
+    return null;
+  }
+  return fns;
+}

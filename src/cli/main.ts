@@ -25,6 +25,7 @@ import { flagsCommand } from './flags';
 import { DEFAULT_HTML_DIR } from '../report/html/reporter';
 import { NoReportError, serveReport } from '../report/html/serve';
 import { MODES, modeFromEnv, type Mode } from '../env';
+import { parseExploreDepth, parseExploreSeed } from '../env/explore';
 import { conformanceCommand, parseJobs } from './conformance';
 
 const DEFAULT_JITTER_US = 200;
@@ -58,6 +59,15 @@ function validated<T>(parse: (text: string) => T): (text: string) => T {
       throw new InvalidArgumentError((e as Error).message);
     }
   };
+}
+
+/** --explore's optional seed: a pattern right after it is taken as its value (as with --jitter). */
+function parseExploreSeedOption(text: string): number | 'fresh' {
+  try {
+    return parseExploreSeed(text, '--explore');
+  } catch (e) {
+    throw new Error(`${(e as Error).message}${/^\d+$/.test(text.trim()) ? '' : ' (a spec pattern right after --explore is taken as its seed: put patterns first, or write --explore fresh)'}`);
+  }
 }
 
 function checkPatterns(patterns: string[]): void {
@@ -109,9 +119,13 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option('--repeat-each <n>', 'run every scenario n times (soak); each repetition is its own test', validated((t) => parseRepeatEach(t)))
     .option('--rounds <n>', 'soak rounds: every role process starts once and runs its body n times, each round checked (docs/guide/soak-rounds.md)', validated((t) => parseRounds(t)))
     .option('--jitter [max_us]', 'seeded stub jitter: delay each stream task by up to max_us (default 200) microseconds, a fresh seed per repetition', validated((t) => parseJitterUs(t)))
+    .option('--explore [seed]', 'schedule explorer (stub mode): the stub and the harness choose the order of every synchronization point, one PCT schedule per round from this seed (default: a fresh seed per scenario); a failure prints its replay command (docs/guide/soak-rounds.md)', validated((t) => parseExploreSeedOption(t)))
+    .option('--explore-depth <d>', 'PCT depth of --explore, 1..8 (default 2): how many ordering constraints a bug may need', validated((t) => parseExploreDepth(t, '--explore-depth')))
+    .option('--explore-replay <token>', 'force the one schedule a --explore failure recorded (its ex1.<...> token, or @<file>): one round, in the same order')
     .option('--html [dir]', `write the HTML report (index.html, opens from the file system) to dir (default ${DEFAULT_HTML_DIR})`)
     .action(async (patterns: string[], opts) => {
       checkPatterns(patterns);
+      if (opts.explore === true) opts.explore = 'fresh';
       if (opts.html === true) opts.html = DEFAULT_HTML_DIR;
       if (opts.jitter === true) opts.jitter = DEFAULT_JITTER_US;
       if (opts.grep !== undefined && opts.testNamePattern !== undefined) throw new UsageError('give -t or --grep, not both (they are the same option)');

@@ -8,7 +8,7 @@ import type { AggregatedResult } from '@jest/test-result';
 import { replayCommand } from '../jest/repeat';
 import { count } from '../report/summary-reporter';
 
-const LABEL = /^(.*) \[(?:repeat (\d+)\/(\d+))?(?:, )?(?:jitter seed (\d+))?\]$/;
+const LABEL = /^(.*) \[(?:repeat (\d+)\/(\d+))?(?:, )?(?:jitter seed (\d+))?(?:, )?(?:explore seed \d+|explore off: [^\]]*)?\]$/;
 
 export interface RepeatedScenario {
   file: string;

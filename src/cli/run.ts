@@ -21,6 +21,8 @@ import { ReportFolderError, checkReportFolder } from '../report/html/folder';
 import { formatRepetitionReport, formatRetried, repetitionReport, retriedThenPassed } from './repetitions';
 import { startProgress } from '../report/progress';
 import { ENV, type Mode } from '../env';
+import { DEFAULT_EXPLORE_DEPTH } from '../env/explore';
+import { inlineReplayFile, readReplayArgument } from '../scenario/explore';
 import { IS_SOURCE_CHECKOUT, PACKAGE_ROOT } from '../paths';
 import { INTERVALS_FILE, INTERVAL_SAMPLES_FILE, formatIntervalTable, readIntervalSamples, summarizeIntervals, writeIntervalsReport } from '../report/intervals';
 
@@ -53,6 +55,12 @@ export interface RunCommandOptions {
   repeatEach?: number;
   /** Seeded stub jitter of at most this many microseconds, a fresh seed per repetition. */
   jitter?: number;
+  /** The schedule explorer: a seed, or 'fresh' (a new one per scenario). */
+  explore?: number | 'fresh';
+  /** PCT depth of --explore. */
+  exploreDepth?: number;
+  /** Replay one recorded schedule: ex1.<token> or @<file>. */
+  exploreReplay?: string;
   /** Soak rounds: every scenario's role processes run their bodies this many times. */
   rounds?: number;
   /** Run only the scenarios of shard i of n (by scenario, not by file). */
@@ -172,12 +180,24 @@ export function checkHtmlOption(dir: string | undefined): void {
 
 export async function runCommand(patterns: string[], opts: RunCommandOptions): Promise<number> {
   checkHtmlOption(opts.html);
+  const exploring = checkExploreOptions(opts);
   const prepared = await prepareRun(opts);
   if (!prepared) return 1;
+  if (exploring && prepared.probe.mode === 'real') throw new UsageError(`${exploring} needs stub mode: ${EXPLORE_IS_STUB} (auto mode found real CANN here: add --mode stub)`);
   const { specs } = prepared;
   if (opts.requireDevices !== undefined) process.env[REQUIRE_DEVICES_ENV] = String(opts.requireDevices);
   if (opts.resultsDir) process.env[ENV.resultsDir] = opts.resultsDir;
   process.env[ENV.resultsDir] = resultsDir(); // absolute, for every worker
+  if (opts.explore !== undefined) {
+    process.env[ENV.explore] = String(opts.explore);
+    delete process.env[ENV.exploreReplay];
+  }
+  if (opts.exploreReplay !== undefined) {
+    // The option wins over the config's explore; a file is read before the results folder (which may hold it) is emptied.
+    process.env[ENV.exploreReplay] = opts.exploreReplay;
+    delete process.env[ENV.explore];
+    inlineReplayFile(process.env);
+  }
   try {
     emptyResultsDir(); // what the last runs kept goes now (results-dir.ts)
   } catch (e) {
@@ -190,6 +210,8 @@ export async function runCommand(patterns: string[], opts: RunCommandOptions): P
   if (opts.repeatEach !== undefined) process.env[REPEAT_EACH_ENV] = String(opts.repeatEach);
   if (opts.jitter !== undefined) process.env[JITTER_US_ENV] = String(opts.jitter);
   if (opts.rounds !== undefined) process.env[ENV.rounds] = String(opts.rounds);
+  if (opts.exploreDepth !== undefined) process.env[ENV.exploreDepth] = String(opts.exploreDepth);
+  if (exploring) process.stdout.write(`${chalk.bold('cann-harness')} ${exploring === '--explore-replay' ? 'replaying one recorded schedule (the rounds up to the recorded one; the stub forces its order)' : `schedule explorer on (${opts.explore === undefined || opts.explore === 'fresh' ? 'a fresh seed per scenario' : `seed ${opts.explore}`}, depth ${opts.exploreDepth ?? DEFAULT_EXPLORE_DEPTH}): every round runs one PCT schedule`}\n`);
   if (opts.retries !== undefined) process.env[RETRIES_ENV] = String(opts.retries);
   if (opts.shard) process.env[SHARD_ENV] = `${opts.shard.index}/${opts.shard.total}`;
 
@@ -235,6 +257,36 @@ export async function runCommand(patterns: string[], opts: RunCommandOptions): P
   const retried = retriedThenPassed(results);
   if (retried.length) process.stdout.write(`${formatRetried(retried)}\n`);
   return results.success ? 0 : 1;
+}
+
+const EXPLORE_IS_STUB = "the schedule explorer is a stub feature (it pauses the stub's threads at its points; the real runtime's threads and the device cannot be paused)";
+
+/**
+ * The explorer's options against each other, the mode and the jitter (the config's explore too):
+ * the option that turns it on, or null. A bad replay token is a usage error here, before anything runs.
+ */
+export function checkExploreOptions(opts: Pick<RunCommandOptions, 'mode' | 'jitter' | 'explore' | 'exploreDepth' | 'exploreReplay'>, env: NodeJS.ProcessEnv = process.env): string | null {
+  const configured = opts.exploreReplay === undefined && opts.explore === undefined && env[ENV.explore] ? `${ENV.explore} (or the config's explore)` : null;
+  const which = opts.exploreReplay !== undefined ? '--explore-replay' : opts.explore !== undefined ? '--explore' : configured;
+  if (opts.explore !== undefined && opts.exploreReplay !== undefined) {
+    throw new UsageError('give --explore or --explore-replay, not both: --explore draws new schedules, --explore-replay forces one recorded schedule');
+  }
+  if (opts.exploreDepth !== undefined && opts.explore === undefined && !env[ENV.explore]) {
+    throw new UsageError('--explore-depth needs --explore (the depth of its schedules); a replay forces recorded decisions and has no depth');
+  }
+  if (!which) return null;
+  if (opts.mode === 'real') throw new UsageError(`${which} needs stub mode: ${EXPLORE_IS_STUB}; drop --mode real or ${which}`);
+  if (opts.jitter !== undefined || env[ENV.stubJitter]) {
+    throw new UsageError(`${which} and ${opts.jitter !== undefined ? '--jitter' : ENV.stubJitter} exclude each other: the explorer decides the order at every point, jitter would only disturb it; give one of them`);
+  }
+  if (opts.exploreReplay !== undefined) {
+    try {
+      readReplayArgument(opts.exploreReplay);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+  }
+  return which;
 }
 
 /** Bad command-line input: printed without a stack trace, exit code 2. */

@@ -11,6 +11,7 @@ import { closest } from '../suggest';
 import { roundsProblem } from '../env/rounds';
 import { ENV, MODES, type Mode } from '../env';
 import { timeoutProblem } from '../env/timeout';
+import { exploreDepthProblem, exploreSeedProblem } from '../env/explore';
 
 export interface HarnessConfig {
   /** Folder of the *.spec.ts files, relative to the config file (default `specs`). */
@@ -19,6 +20,13 @@ export interface HarnessConfig {
   timeoutMs?: number;
   /** Soak rounds for every scenario (like `run --rounds N`; docs/guide/soak-rounds.md). */
   rounds?: number;
+  /**
+   * The schedule explorer for every scenario (like `run --explore [seed]`; docs/guide/soak-rounds.md):
+   * a seed, or 'fresh' (or true) for a new seed per scenario. Stub mode only.
+   */
+  explore?: number | 'fresh' | true;
+  /** The explorer's PCT depth, 1..8 (like `run --explore-depth d`; default 2). */
+  exploreDepth?: number;
   /** Devices this machine must have: scenarios needing up to this many fail instead of being skipped. */
   devices?: number;
   /** Which libascendcl to load: auto (real CANN if found, else the stub), stub or real. */
@@ -45,7 +53,7 @@ export function defineConfig(config: HarnessConfig): HarnessConfig {
 }
 
 export const CONFIG_FILES = ['cann-harness.config.ts', 'cann-harness.config.js'] as const;
-const KEYS = ['specs', 'timeoutMs', 'rounds', 'devices', 'mode', 'tmpDir', 'resultsDir', 'keep', 'trace', 'reporters'] as const;
+const KEYS = ['specs', 'timeoutMs', 'rounds', 'explore', 'exploreDepth', 'devices', 'mode', 'tmpDir', 'resultsDir', 'keep', 'trace', 'reporters'] as const;
 const REPORTER_KEYS = ['junit'] as const;
 const POLICY = ['on-failure', 'always', 'never'] as const;
 const CHOICES = [['mode', MODES], ['keep', POLICY], ['trace', POLICY]] as const;
@@ -102,6 +110,16 @@ export function validateConfig(value: unknown, file: string): LoadedConfig {
     const problem = roundsProblem(c.rounds, 'rounds', 'e.g. rounds: 1000');
     if (problem) problems.push(`${where}: ${problem}`);
     else out.rounds = c.rounds as number;
+  }
+  if (c.explore !== undefined) {
+    const problem = exploreSeedProblem(c.explore, 'explore');
+    if (problem) problems.push(`${where}: ${problem}`);
+    else out.explore = c.explore as HarnessConfig['explore'];
+  }
+  if (c.exploreDepth !== undefined) {
+    const problem = exploreDepthProblem(c.exploreDepth, 'exploreDepth');
+    if (problem) problems.push(`${where}: ${problem}`);
+    else out.exploreDepth = c.exploreDepth as number;
   }
   if (c.devices !== undefined) {
     if (Number.isInteger(c.devices) && (c.devices as number) >= 1) out.devices = c.devices as number;
@@ -166,6 +184,8 @@ export function configEnv(config: HarnessConfig, env: NodeJS.ProcessEnv = proces
     [ENV.trace]: config.trace ? POLICY_ENV[config.trace] : undefined,
     [ENV.timeoutMs]: config.timeoutMs?.toString(),
     [ENV.rounds]: config.rounds?.toString(),
+    [ENV.explore]: config.explore === true ? 'fresh' : config.explore?.toString(),
+    [ENV.exploreDepth]: config.exploreDepth?.toString(),
   };
   return Object.fromEntries(Object.entries(wanted).filter((e): e is [string, string] => e[1] !== undefined && !env[e[0]]));
 }

@@ -12,6 +12,7 @@ import { markRunner } from '../orchestrator/runner-watch';
 import { removeDeadRunLeftovers } from '../orchestrator/dead-runs';
 import { emptyResultsDir, resultsDir } from '../orchestrator/results-dir';
 import { ENV } from '../env';
+import { inlineReplayFile } from '../scenario/explore';
 import { stubTamperingNotice } from '../mutants';
 import { buildStubIfNeeded } from '../acl/stub-setup';
 import { startRunNotes } from './run-notes';
@@ -27,6 +28,8 @@ export default async function globalSetup(): Promise<void> {
   // `cann-harness run` (which set the probe) did this already, before creating its own directories.
   if (!existing) removeDeadRunLeftovers((line) => process.stderr.write(`\n[cann-harness] ${line}\n`));
   if (!existing) {
+    // A replay token in a file of a kept directory: read before that directory goes (src/scenario/explore.ts).
+    inlineReplayFile(process.env);
     // Kept scenario directories go under the project; the last runs' go now (results-dir.ts).
     process.env[ENV.resultsDir] = resultsDir();
     emptyResultsDir();

@@ -18,6 +18,7 @@ import { currentProbe, deviceGate, requestedMode } from './probe';
 import { failedRound, roundsOf, roundsReplay } from './rounds';
 import { AUDIT_LOG_ENV, freshJitterSeed, repetitionsFromEnv, replayCommand, shardFromEnv, shardOfScenario } from './repeat';
 import { ENV, envOn } from '../env';
+import { exploreChoice, exploreFailureText } from '../scenario/explore';
 import { jestTimeoutMs } from '../env/timeout';
 
 const namesByFile = new Map<string, Set<string>>();
@@ -77,13 +78,17 @@ export function registerScenarioTest(plan: ScenarioPlan<any>, focus: ScenarioFoc
     const seed = rep.jitterMaxUs ? freshJitterSeed() : null;
     const jitter = seed !== null ? `${seed}:${rep.jitterMaxUs}` : null;
     const rounds = roundsOf(plan, jitter);
+    const mode = probe.ok ? probe.mode : requestedMode();
+    // The schedule explorer (run --explore, CANN_HARNESS_EXPLORE[_REPLAY]); a replay has no label, so its -t '^name$' matches.
+    const explore = exploreChoice(plan, { mode, jitter: jitter !== null || !!process.env[ENV.stubJitter], repetition: rep.index, freshSeed: freshJitterSeed });
+    const exploreLabel = explore.on === true ? explore.label : explore.on === false ? (explore.note ?? null) : null;
     // No rounds label: the replay command's -t '^name$' must still match the title.
-    const labels = [rep.total > 1 ? `repeat ${rep.index}/${rep.total}` : null, jitter ? `jitter seed ${seed}` : null].filter(Boolean);
+    const labels = [rep.total > 1 ? `repeat ${rep.index}/${rep.total}` : null, jitter ? `jitter seed ${seed}` : null, exploreLabel].filter(Boolean);
     const title = labels.length ? `${plan.name} [${labels.join(', ')}]` : plan.name;
     jestTest(
       title,
       async () => {
-        const mode = probe.ok ? probe.mode : requestedMode();
+        if (explore.on === 'refused') throw new ScenarioFailure(explore.reason, declaredAt);
         const result = await runScenario(plan, {
           specFile,
           mode,
@@ -92,13 +97,16 @@ export function registerScenarioTest(plan: ScenarioPlan<any>, focus: ScenarioFoc
           deferRemoval: plan.verify !== undefined, // a failed verify keeps the directory like any failure
           collectTraces: htmlWantsTraces() || undefined,
           rounds,
+          ...(explore.on === true ? { explore: explore.args } : {}),
         });
-        const replay = rounds && !result.ok ? roundsReplay(specFile, plan.name, rounds, failedRound(result)) : jitter ? `\n\njitter seed ${seed} (ACL_STUB_JITTER=${jitter}); replay with:\n  ${replayCommand(specFile, plan.name, jitter)}` : '';
+        const explored = explore.on === true && result.explore ? exploreFailureText(result.explore.schedule, replayCommand(specFile, plan.name, null), result.kept ? result.dir : null) : null;
+        const replay = explored ? explored.text : rounds && !result.ok ? roundsReplay(specFile, plan.name, rounds, failedRound(result)) : jitter ? `\n\njitter seed ${seed} (ACL_STUB_JITTER=${jitter}); replay with:\n  ${replayCommand(specFile, plan.name, jitter)}` : '';
         // For the HTML report (a no-op without it): what the roles did, whatever verify() says next.
         // A rounds run replays with its rounds: up to the failed one, else all of them.
-        const pageReplay = `${replayCommand(specFile, plan.name, jitter)}${rounds ? ` --rounds ${result.rounds?.failedRound ?? rounds.total}` : ''}`;
+        const pageReplay = explored ? explored.replay : `${replayCommand(specFile, plan.name, jitter)}${rounds ? ` --rounds ${result.rounds?.failedRound ?? rounds.total}` : ''}`;
+        const exploreFact = explored ? explored.text.trim().split('\n').filter((l) => !l.startsWith('  npx ')).join(' ').replace(/: replay with:$/, '') : explore.on === true ? explore.label : null;
         const record = (verifyError?: string, noopWaits?: number) =>
-          recordScenarioRun({ specFile, title, scenario: plan.name, mode, jitter, replay: pageReplay, verifyError, run: result, ...(result.rounds ? { rounds: result.rounds } : {}), ...(noopWaits ? { noopWaits } : {}) });
+          recordScenarioRun({ specFile, title, scenario: plan.name, mode, jitter, explore: exploreFact, replay: pageReplay, verifyError, run: result, ...(result.rounds ? { rounds: result.rounds } : {}), ...(noopWaits ? { noopWaits } : {}) });
         if (!result.ok) {
           record();
           throw new ScenarioFailure(formatScenarioFailure(plan.name, result) + replay, failureFrame(result) ?? declaredAt);

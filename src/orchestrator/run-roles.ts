@@ -15,6 +15,7 @@ import { describeEscaped, escapedProcesses, stopEscaped } from './escaped';
 import { collectWaitGraph, HANG_REPORT_MAX_MS, sharedEventNames } from './hang-report';
 import { progressFile } from './progress-file';
 import { createRoundBarrierFile } from '../wire/round-barrier-file';
+import { createExploreFiles, readFailedSchedule } from '../wire/explore-file';
 import { cApiWait, type WaitGraph } from './wait-graph';
 import { registerLive, unregisterLive, type Teardown } from './live-runs';
 import { createScenarioDir, keepRequested, openRoleLogs, readCancelledTasks, readTraces, removeScenarioDir, writePostMortem, type RoleLogs } from './scenario-dir';
@@ -104,13 +105,20 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   const startedAt = Date.now();
   const startNs = process.hrtime.bigint();
   const dir = createScenarioDir();
-  if (opts.roundBarrierParties) createRoundBarrierFile(dir, opts.roundBarrierParties);
+  let exploreEnv: string | undefined;
+  try {
+    if (opts.roundBarrierParties) createRoundBarrierFile(dir, opts.roundBarrierParties);
+    if (opts.explore) exploreEnv = createExploreFiles(dir, opts.explore);
+  } catch (e) {
+    removeScenarioDir(dir);
+    throw e;
+  }
   // Each role's whole output, streamed into logs/ (a kept directory's full log; the capture keeps only the last 8 MiB).
   const logs = openRoleLogs(dir, opts.roles.map((r) => r.name));
   const roles = opts.roles.map(
     (spec, i) =>
       new RoleProcess({
-        spec,
+        spec: exploreEnv === undefined ? spec : { ...spec, env: { ...spec.env, [ENV.stubExplore]: exploreEnv } },
         index: spec.index ?? i,
         dir,
         mode,
@@ -253,6 +261,17 @@ export async function runRoles(opts: RunOptions): Promise<RunResult> {
   if (happensBefore) result.happensBefore = happensBefore;
   if (waitGraph) result.waitGraph = waitGraph;
   if (deadlineNs !== undefined) result.deadlineNs = deadlineNs.toString();
+  if (opts.explore && !ok) {
+    // The first failure's role left its round's schedule (harness/scenario/rounds.ts), else another failed role did.
+    const order = [...(first ? [first.role] : []), ...results.filter((r) => r.status !== 'passed').map((r) => r.name)];
+    for (const role of order) {
+      const schedule = readFailedSchedule(dir, role);
+      if (schedule !== null) {
+        result.explore = { schedule, role };
+        break;
+      }
+    }
+  }
   if (timeline.length) result.timeline = timeline;
   if (kept) {
     keepInResults(result, label);

@@ -8,6 +8,7 @@ import type { AclErrorInfo, RoleBody, RoleContext, RoleEntry, RoleError } from '
 
 export type { AclErrorInfo, RoleBody, RoleContext, RoleEntry, RoleError };
 import type { RoleStatus } from '../wire/results';
+import type { ExploreArgs } from '../wire/explore-file';
 
 /** The results of a run: their one home is src/wire/results.ts. */
 export type { CancelledTask, FirstFailure, OutputLoss, RoleResult, RoleStatus, RunResult, TraceFile } from '../wire/results';
@@ -68,6 +69,12 @@ export interface RunOptions {
   checkHappensBefore?: boolean;
   /** `rounds` scenarios: create the round barrier file for this many parties (round-barrier-file.ts) before any role starts. */
   roundBarrierParties?: number;
+  /**
+   * The schedule explorer (stub mode): the run's explore file is created in the scenario directory
+   * and every role gets ACL_STUB_EXPLORE (src/wire/explore-file.ts); a failing role's schedule comes
+   * back in RunResult.explore.
+   */
+  explore?: ExploreArgs;
   /**
    * Brings the deadline forward: when this signal aborts, the run ends as at its deadline (hang
    * report, wait-for graph, the roles still running stopped as `timeout`). For a caller that knows

@@ -53,6 +53,23 @@ async function existsNow(file: string): Promise<true | undefined> {
   return existsSync(file) ? true : undefined;
 }
 
+/**
+ * The schedule explorer's points in the rendezvous (set by the device process when its stub
+ * explores; harness/explore-points.ts): a point before every publish, signal and markDone takes
+ * effect; an await blocks before it sleeps, wakes its waiters after the effect, and is a point once
+ * its value is there. Unset (the default, and always outside exploring): one check per call.
+ */
+export interface RendezvousPoints {
+  point(what: string): void;
+  block(what: string): void;
+  wake(what: string): void;
+}
+let points: RendezvousPoints | undefined;
+/** Installs (or, with undefined, removes) this thread's explorer points. */
+export function setRendezvousPoints(p: RendezvousPoints | undefined): void {
+  points = p;
+}
+
 export class Rendezvous {
   readonly dir: string;
   readonly self?: string;
@@ -89,6 +106,7 @@ export class Rendezvous {
     if (!Buffer.isBuffer(data) && typeof data !== 'string') {
       throw new TypeError(`publish("${name}"): data must be a Buffer or a string`);
     }
+    if (points) return explored(`handle "${name}"`, () => writeFileAtomicSync(handlePath(this.dir, name), data, this.staging));
     writeFileAtomicSync(handlePath(this.dir, name), data, this.staging);
   }
 
@@ -102,6 +120,7 @@ export class Rendezvous {
 
   async signal(name: string): Promise<void> {
     checkName('signal', name);
+    if (points) return explored(`signal "${name}"`, () => createEmptyFileSync(signalPath(this.dir, name)));
     createEmptyFileSync(signalPath(this.dir, name));
   }
 
@@ -119,6 +138,7 @@ export class Rendezvous {
       throw new TypeError('markDone(): no role given and this Rendezvous has no self role; pass the role name');
     }
     checkName('role', who);
+    if (points) return explored(`done flag of role "${who}"`, () => createEmptyFileSync(donePath(this.dir, who)));
     createEmptyFileSync(donePath(this.dir, who));
   }
 
@@ -189,9 +209,14 @@ export class Rendezvous {
   ): Promise<T> {
     this.pending.push(waiting);
     this.reporter?.(waiting);
+    const explore = points;
     try {
+      explore?.block(awaitWhat(waiting.what));
       const outcome = await waitFor(path.dirname(file), check, timeoutMs);
-      if (outcome.ok) return outcome.value;
+      if (outcome.ok) {
+        explore?.point(`await ${waiting.what}`);
+        return outcome.value;
+      }
       const detail = detailOnTimeout ? await detailOnTimeout().catch(() => undefined) : undefined;
       throw new RendezvousTimeoutError(waiting.what, file, outcome.waitedMs, waiting.from, detail);
     } finally {
@@ -199,6 +224,18 @@ export class Rendezvous {
       this.reporter?.(this.pending.length ? this.pending[this.pending.length - 1] : null);
     }
   }
+}
+
+/** What an await of `what` blocks on: the text its publisher wakes (Rendezvous.publish, signal, markDone). */
+function awaitWhat(what: string): string {
+  return `await ${what}`;
+}
+
+/** An explored effect: a point before it, then the parties that await it are woken. */
+function explored(what: string, effect: () => void): void {
+  points!.point(what);
+  effect();
+  points!.wake(awaitWhat(what));
 }
 
 async function describeArrivals(dir: string, parties: number): Promise<string> {

@@ -14,6 +14,7 @@ import { ENV, envOff, type Mode } from '../env';
 import { harnessScript } from '../paths';
 import * as path from 'node:path';
 import { resolveProgram } from './native-exec';
+import { parseSchedule, type ExploreArgs } from '../wire/explore-file';
 
 /** An interval asked for with result.between(): the Jest integration reports them (percentiles across runs). */
 export interface MeasuredInterval {
@@ -46,6 +47,11 @@ export interface RunScenarioOptions {
   rounds?: RoundsArgs;
   /** See RunOptions.expireOn: brings the scenario's deadline forward. */
   expireOn?: AbortSignal;
+  /**
+   * The schedule explorer (stub mode; see RunOptions.explore). It orders rounds, so a scenario
+   * without rounds runs as one round; a replay runs the rounds up to the recorded one.
+   */
+  explore?: ExploreArgs;
 }
 
 export async function runScenario(plan: ScenarioPlan<any>, opts: RunScenarioOptions): Promise<ScenarioResult> {
@@ -54,7 +60,10 @@ export async function runScenario(plan: ScenarioPlan<any>, opts: RunScenarioOpti
   // `setup` and `threadSetup` run in the rounds runner: without rounds, a scenario that declares
   // one runs as one round (setup once, then the body once), never with its setup silently skipped.
   const declaresSetup = plan.roles.some((r) => r.setup !== undefined || r.threadSetup !== undefined);
-  opts = opts.rounds || !declaresSetup ? opts : { ...opts, rounds: { total: 1 } };
+  opts = opts.rounds || !(declaresSetup || opts.explore) ? opts : { ...opts, rounds: { total: 1 } };
+  // A replay runs the rounds up to the recorded one: the state it starts from is built as it was
+  // (streams created in round 1, data of the rounds before), and the stub forces the recorded order.
+  if (opts.explore && 'replay' in opts.explore) opts = { ...opts, rounds: { total: parseSchedule(opts.explore.replay).round } };
   if (opts.rounds) {
     // run --rounds / CANN_HARNESS_ROUNDS reach every scenario: say which role cannot repeat
     const native = plan.roles.find((r) => r.exec);
@@ -72,6 +81,7 @@ export async function runScenario(plan: ScenarioPlan<any>, opts: RunScenarioOpti
     expireOn: opts.expireOn,
     checkHappensBefore: happensBeforeWanted(opts.mode),
     ...(opts.rounds ? { roundBarrierParties: plan.roles.length } : {}),
+    ...(opts.explore ? { explore: opts.explore } : {}),
     roles: plan.roles.map((role) => ({
       name: role.name,
       device: role.device,

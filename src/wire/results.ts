@@ -125,6 +125,8 @@ export interface RunResult {
   deadlineNs?: string;
   /** Only when the directory was kept and part of its post-mortem could not be written: what, and why. */
   postMortemProblems?: string[];
+  /** With RunOptions.explore, when a role failed in an explored round: that round's schedule (src/wire/explore-file.ts) and who left it. */
+  explore?: { schedule: string; role: string };
 }
 
 /** Who waited for whom at the deadline of a run that timed out (built by src/orchestrator/wait-graph.ts). */

@@ -21,6 +21,8 @@ import { IPC_EVENT_HANDLE_SIZE, IPC_KEY_BUFFER_SIZE } from '../../src/acl/enums'
 import { LAYOUT } from '../../src/rendezvous/layout';
 import { MAX_ROUND_PARTIES, ROUND_BARRIER_BYTES, ROUND_BARRIER_MAGIC } from '../../src/wire/round-barrier-file';
 import { SHARED_RECORD_MAGIC } from '../../src/wire/shared-record';
+import { EXPLORE_BYTES } from '../../src/wire/explore-file';
+import { MAX_EXPLORE_DEPTH } from '../../src/env/explore';
 
 const REPO = path.resolve(__dirname, '..', '..');
 const STUB = path.join(REPO, 'native-stub');
@@ -62,6 +64,9 @@ const FACTS: Fact[] = [
   fact(BARRIER_C, 'offsetof(struct barrier, magic)', 0, `${BARRIER_TS} writeUInt32LE(MAGIC, 0)`),
   fact(BARRIER_C, 'offsetof(struct barrier, parties)', 4, `${BARRIER_TS} writeUInt32LE(parties, 4)`),
   fact(BARRIER_C, `${BARRIER_FIELD('magic')} + ${BARRIER_FIELD('parties')}`, 8, `${BARRIER_TS} two writeUInt32LE`),
+  // The schedule explorer's file: src/wire/explore-file.ts creates it, the stub maps it (explore.c checks the size).
+  fact('include/cannstub/explore.h', 'CANNSTUB_EXPLORE_BYTES', EXPLORE_BYTES, 'src/wire/explore-file.ts EXPLORE_BYTES'),
+  fact('src/explore.c', 'XP_MAX_DEPTH', MAX_EXPLORE_DEPTH, 'src/env/explore.ts MAX_EXPLORE_DEPTH'),
   // The IPC event handle, which the binding copies as bytes (acl_rt.h).
   fact(ACL_RT_H, 'ACL_IPC_EVENT_HANDLE_SIZE', IPC_EVENT_HANDLE_SIZE, 'src/acl/enums.ts IPC_EVENT_HANDLE_SIZE'),
   fact(ACL_RT_H, 'sizeof(aclrtIpcEventHandle)', IPC_EVENT_HANDLE_SIZE, 'src/acl/enums.ts IPC_EVENT_HANDLE_SIZE'),

@@ -22,7 +22,7 @@ function problemsOf(value: unknown): string {
 
 test('an unknown key is an error with "did you mean" and the known keys', () => {
   expect(problemsOf({ timeout: 5000 })).toBe(
-    'cann-harness.config.ts: unknown key "timeout" (did you mean "timeoutMs"?); known keys: specs, timeoutMs, rounds, devices, mode, tmpDir, resultsDir, keep, trace, reporters',
+    'cann-harness.config.ts: unknown key "timeout" (did you mean "timeoutMs"?); known keys: specs, timeoutMs, rounds, explore, exploreDepth, devices, mode, tmpDir, resultsDir, keep, trace, reporters',
   );
   expect(problemsOf({ reporters: { junitt: 'x.xml' } })).toContain('reporters: unknown key "junitt" (did you mean "junit"?)');
   expect(problemsOf({ zzzzzz: 1 })).not.toContain('did you mean');
@@ -71,6 +71,14 @@ test('paths resolve against the config file; each key becomes its environment va
   expect(configEnv({ keep: 'on-failure' }, {})).toEqual({});
   // An environment variable already set wins over the file.
   expect(configEnv({ mode: 'stub', devices: 4 }, { CANN_HARNESS_MODE: 'real' })).toEqual({ CANN_HARNESS_REQUIRE_DEVICES: '4' });
+});
+
+test('explore and exploreDepth reach every process as CANN_HARNESS_EXPLORE[_DEPTH]; bad values name the fix', () => {
+  expect(configEnv(validateConfig({ explore: 42, exploreDepth: 3 }, FILE), {})).toEqual({ CANN_HARNESS_EXPLORE: '42', CANN_HARNESS_EXPLORE_DEPTH: '3' });
+  expect(configEnv(validateConfig({ explore: true }, FILE), {})).toEqual({ CANN_HARNESS_EXPLORE: 'fresh' });
+  expect(configEnv({ explore: 'fresh' }, { CANN_HARNESS_EXPLORE: '7' })).toEqual({}); // run --explore wins
+  expect(problemsOf({ explore: 'often' })).toContain('explore "often" is invalid: give a seed, a whole number from 1 to 2147483647, or "fresh"');
+  expect(problemsOf({ exploreDepth: 9 })).toContain('exploreDepth 9 is invalid: give the PCT depth, a whole number from 1 to 8');
 });
 
 test('rounds reaches every process as CANN_HARNESS_ROUNDS; a bad count names the fix', () => {

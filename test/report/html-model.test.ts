@@ -146,3 +146,16 @@ test('the happens-before verdict: a skipped check is drawn as skipped (with its 
   expect(verdictOf({ happensBefore: hb(true, 'no trace lines') } as Partial<ScenarioRecord['run']>)).toEqual(['t-skipped', 'skipped: no trace lines']);
   expect(verdictOf({ happensBefore: hb(true) } as Partial<ScenarioRecord['run']>)).toEqual(['t-passed', 'no violation']);
 });
+
+test("an explored run's page shows the schedule explorer's line (seed, depth, round, notes) and its replay command", () => {
+  const explore = 'explore seed 42 depth 2, round 81 (12 decisions among 5 parties) degraded: a/main left the explored points after step 3';
+  const replay = "npx cann-harness run --specs s 'x\\.spec\\.ts$' -t '^t$' --explore-replay ex1.AbC_-";
+  const { scenarios } = buildModels([tc('t [explore seed 42]', 'failed')], [{ ...record('t [explore seed 42]', { ok: false }), explore, replay }], info);
+  expect(scenarios[0].explore).toBe(explore);
+  const html = renderScenario(scenarios[0]);
+  expect(html).toContain('schedule explorer: <b class="mono">explore seed 42 depth 2, round 81 (12 decisions among 5 parties) degraded: a/main left');
+  expect(html).toContain('--explore-replay ex1.AbC_-');
+  const plain = buildModels([tc('t', 'failed')], [record('t', { ok: false })], info).scenarios[0];
+  expect(plain.explore).toBeNull();
+  expect(renderScenario(plain)).not.toContain('schedule explorer');
+});

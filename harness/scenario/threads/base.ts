@@ -26,10 +26,12 @@ export function loadThreadBase(task: ThreadTask, mark: (name: string) => void): 
   const { useThreadCallRecord } = require('../../../src/acl/watchdog') as typeof import('../../../src/acl/watchdog');
   if (task.callRecords !== undefined) useThreadCallRecord(task.callRecords, task.thread);
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { loadAcl } = require('../../../src/acl') as typeof import('../../../src/acl');
+  const { loadAcl, installExplorePoints } = require('../../../src/acl') as typeof import('../../../src/acl');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { Rendezvous } = require('../../../src/rendezvous') as typeof import('../../../src/rendezvous');
   const acl = loadAcl({ mode: task.mode });
+  // The schedule explorer's party of this worker thread (aclInit ran in the main thread).
+  if (acl.library.mode === 'stub') installExplorePoints(acl.library.path, `thread${task.thread}`);
   acl.setDevice(task.device);
   const { plan, role } = findRole(task.args);
   const base: RoleBasics = {

@@ -37,10 +37,14 @@ export async function runThreadRounds(task: ThreadTask): Promise<ThreadOutcome> 
   let round = 0;
   let roleNames: string[] = [];
   let MismatchError: typeof import('../../../src/acl').RoundBarrierMismatchError | undefined;
+  let leave = () => {};
   try {
     const { acl, plan, role, base } = loadThreadBase(task, mark);
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { RoundBarrier, RoundBarrierMismatchError } = require('../../../src/acl') as typeof import('../../../src/acl');
+    const { RoundBarrier, RoundBarrierMismatchError, explorer } = require('../../../src/acl') as typeof import('../../../src/acl');
+    // The schedule explorer: this thread waits outside its points in the gate (base.ts named its party).
+    const ex = acl.library.mode === 'stub' ? explorer(acl.library.path) : null;
+    leave = () => ex?.leave();
     MismatchError = RoundBarrierMismatchError;
     roleNames = plan.roles.map((r) => r.name);
     barrier = RoundBarrier.attach(path.join(task.dir, ROUND_BARRIER_FILE));
@@ -49,6 +53,7 @@ export async function runThreadRounds(task: ThreadTask): Promise<ThreadOutcome> 
     let calls = 0;
     const meet = (what: string) => {
       const at = { crossing: { round, call: ++calls }, party };
+      ex?.block('thread gate');
       gate.meet(`thread ${t}: ${what}`, waitMs(), () => barrier!.wait(`thread ${t}: ${what}`, waitMs(), at));
     };
     const runStream = () => (stream && !stream.destroyed ? stream : (stream = acl.createStream()));
@@ -66,6 +71,7 @@ export async function runThreadRounds(task: ThreadTask): Promise<ThreadOutcome> 
     const roundBase: RoleBasics = Object.create(base, { rendezvous: { value: rdv.rendezvous }, mark: { value: mark } });
     let value: unknown;
     for (;;) {
+      ex?.block('thread gate');
       const next = gate.nextRound(round, `thread ${t}: waiting for round ${round + 1}`, waitMs());
       // Round `next` is open: every role passed the end of the round before, whose names nobody reads any more.
       rdv.removeRoundNames();
@@ -89,6 +95,7 @@ export async function runThreadRounds(task: ThreadTask): Promise<ThreadOutcome> 
     if (gate.fail(threadParty(t), failedIn, error, mismatch?.selfBehind ? mismatch.arrivedAtNs.toString() : undefined)) barrier?.break(party);
     return { ok: false, error, marks };
   } finally {
+    leave(); // this thread reaches no more explored points
     endSetup(setupOwned, task.deadline);
     if (stream && !stream.destroyed) quietly(() => stream!.destroy());
     barrier?.close();

@@ -118,6 +118,7 @@ export interface ScenarioModel {
   scenario: string;
   mode: string | null;
   jitter: string | null;
+  explore: string | null;
   replay: string | null;
   timedOut: boolean;
   verifyError: string | null;
@@ -188,6 +189,7 @@ function scenarioModel(row: IndexRow, c: CaseResult, record: ScenarioRecord | un
     scenario: record?.scenario ?? c.title,
     mode: record?.mode ?? null,
     jitter: record?.jitter ?? null,
+    explore: record?.explore ?? null,
     replay: record?.replay ?? null,
     timedOut: run?.timedOut ?? false,
     verifyError: record?.verifyError ?? null,

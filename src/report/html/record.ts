@@ -32,6 +32,8 @@ export interface ScenarioRecord {
   mode: string;
   /** ACL_STUB_JITTER of this run (`seed:max_us`), or null. */
   jitter: string | null;
+  /** The schedule explorer's line for this run (`explore seed S depth D, round R ...` and its notes), or null. */
+  explore?: string | null;
   /** The command that runs this scenario again (with its seed when it had one). */
   replay: string;
   /** Set when verify() (or a declared interval) failed after every role passed. */

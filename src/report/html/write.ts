@@ -114,6 +114,7 @@ export function renderScenario(m: ScenarioModel): string {
       `${m.mode ? `<span>mode: <b>${escapeHtml(m.mode)}</b></span>` : ''}${m.jitter ? `<span>jitter seed: <b class="mono">${escapeHtml(m.jitter)}</b></span>` : ''}` +
       `${m.row.attempts > 1 ? `<span>attempts: <b>${m.row.attempts}</b></span>` : ''}${m.timedOut ? '<span class="t-failed"><b>timed out</b></span>' : ''}</div>`,
   );
+  if (m.explore) parts.push(`<div class="facts explore"><span>schedule explorer: <b class="mono">${escapeHtml(m.explore)}</b></span></div>`);
   if (m.replay) parts.push(`<div>replay: <code>${escapeHtml(m.replay)}</code></div>`);
   if (m.rounds) {
     const r = m.rounds;
