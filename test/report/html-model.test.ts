@@ -138,13 +138,14 @@ describe('issue 33 item 7: work the harness stopped is drawn unfinished, up to t
 });
 
 test('the happens-before verdict: a skipped check is drawn as skipped (with its reason), never as passed', () => {
-  const hb = (ok: boolean, skipped?: string) => ({ ok, ...(skipped ? { skipped } : {}), stats: {}, violations: [] });
+  const stats = { tasks: 0, waits: 0, blockedWaits: 0, noopWaits: 0, syncs: 0 };
+  const hb = (ok: boolean, skipped?: string) => ({ ok, ...(skipped ? { skipped } : {}), stats, violations: [] });
   const verdictOf = (run: Partial<ScenarioRecord['run']>) => {
     const html = renderScenario(buildModels([tc('t', 'passed')], [record('t', run)], info).scenarios[0]);
     return /<h2>Happens-before check<\/h2><div class="([^"]+)"><b>([^<]*)<\/b>/.exec(html)?.slice(1);
   };
-  expect(verdictOf({ happensBefore: hb(true, 'no trace lines') } as Partial<ScenarioRecord['run']>)).toEqual(['t-skipped', 'skipped: no trace lines']);
-  expect(verdictOf({ happensBefore: hb(true) } as Partial<ScenarioRecord['run']>)).toEqual(['t-passed', 'no violation']);
+  expect(verdictOf({ happensBefore: hb(true, 'no trace lines') })).toEqual(['t-skipped', 'skipped: no trace lines']);
+  expect(verdictOf({ happensBefore: hb(true) })).toEqual(['t-passed', 'no violation']);
 });
 
 test("an explored run's page shows the schedule explorer's line (seed, depth, round, notes) and its replay command", () => {
