@@ -37,6 +37,8 @@ import { RoundThreads, threadFailureWhat } from './threads/round-threads';
 const PID_NAME = (role: string) => `rounds-pid.${role}`;
 /** How often the first role reports progress (rounds done, rounds per second). */
 const PROGRESS_EVERY_MS = 500;
+/** In rounds, a wait is reported to the orchestrator once it lasted this long (RoleContext.reportWaitsAfter). */
+const REPORT_WAITS_AFTER_MS = 50;
 
 export type RoundsProgress = (done: number, total: number) => void;
 
@@ -170,6 +172,7 @@ export async function runScenarioRounds(
       noteRoleFailureError(err);
       throw err;
     }
+    if (total > 1) base.reportWaitsAfter?.(REPORT_WAITS_AFTER_MS);
     let lastReport = Date.now();
     for (round = 1; round <= total; round++) {
       if (round > 1 && seed !== undefined) seed = nextRoundSeed(seed);
@@ -208,6 +211,7 @@ export async function runScenarioRounds(
         progress(round, total);
       }
     }
+    rdv.removeRoundNames(true);
     threadResult = await threads?.stop(waitMs());
   } finally {
     await threads?.close();

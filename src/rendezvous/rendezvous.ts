@@ -190,7 +190,7 @@ export class Rendezvous {
     this.pending.push(waiting);
     this.reporter?.(waiting);
     try {
-      const outcome = await waitFor(path.dirname(file), check, timeoutMs);
+      const outcome = await waitFor(path.dirname(file), check, timeoutMs, path.basename(file));
       if (outcome.ok) return outcome.value;
       const detail = detailOnTimeout ? await detailOnTimeout().catch(() => undefined) : undefined;
       throw new RendezvousTimeoutError(waiting.what, file, outcome.waitedMs, waiting.from, detail);
