@@ -88,8 +88,8 @@ export function roundRendezvous(base: Rendezvous): RoundRendezvous {
       value: async (name: string, data: Buffer | string) => {
         checkName('handle', ns(name)); // before any path is made of it
         const file = path.join(base.dir, LAYOUT.handles, ns(name));
-        const old = values.reusable.pop();
-        if (old && (Buffer.isBuffer(data) || typeof data === 'string')) {
+        const old = Buffer.isBuffer(data) || typeof data === 'string' ? values.reusable.pop() : undefined;
+        if (old) {
           const bytes = Buffer.isBuffer(data) ? data : Buffer.from(data);
           if (rewriteAndRename(old, file, bytes)) return void values.written.push({ file, size: bytes.length });
         }
