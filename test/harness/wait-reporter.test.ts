@@ -45,7 +45,7 @@ test('through a Rendezvous: awaitSignals of three names sends one report; the pa
   }
 });
 
-test('deferred (soak rounds): a wait that ends within the delay sends nothing; one that lasts is sent once, with its start time', async () => {
+test('deferred (rounds): a wait that ends within the delay sends nothing; one that lasts is sent once, with its start time', async () => {
   const sent: FromChild[] = [];
   const report = waitReporter((m) => sent.push(m));
   report.deferTo(40);

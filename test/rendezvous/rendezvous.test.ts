@@ -135,7 +135,7 @@ describe('signals and done flags', () => {
 });
 
 describe('wake-ups', () => {
-  test("a wait for one file looks again only when that file changes (or on its polling tick), not at every other file's change", async () => {
+  test("a wait for one file looks again only when that file changes (or on its polling tick), not at other files' changes", async () => {
     let checks = 0;
     const target = path.join(dir, 'target');
     const started = Date.now();
