@@ -119,6 +119,16 @@ export function waitReporter(send: (m: FromChild) => void): WaitReporterHandle {
     queued = false;
     if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
+    flushNow();
+  };
+  /** The timer's end: the latest change goes only once it has stood deferMs (a wait that began since waits on). */
+  const ripe = () => {
+    timer = undefined;
+    const leftMs = latest === undefined ? 0 : deferMs - Number((process.hrtime.bigint() - BigInt(latest.tNs)) / 1_000_000n);
+    if (leftMs > 0) timer = setTimeout(ripe, leftMs).unref();
+    else flushNow();
+  };
+  const flushNow = () => {
     const now = latest;
     latest = undefined;
     if (now === undefined || now.waitingFor === sent) return;
@@ -136,7 +146,7 @@ export function waitReporter(send: (m: FromChild) => void): WaitReporterHandle {
       if (timer !== undefined) clearTimeout(timer);
       timer = undefined;
     } else if (timer === undefined) {
-      timer = setTimeout(flush, deferMs).unref(); // a pending wait keeps the process alive, not this
+      timer = setTimeout(ripe, deferMs).unref(); // a pending wait keeps the process alive, not this
     }
   }) as WaitReporterHandle;
   report.flush = flush;

@@ -2,7 +2,7 @@
  * Soak rounds reuse a round's files in the next round (harness/scenario/body/round-rendezvous.ts):
  * no file is created or removed in steady rounds, and none is left at the end.
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, watch } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Rendezvous, RendezvousNameError } from '../../src/rendezvous';
@@ -45,6 +45,26 @@ test("round 2's value and signal are round 1's files, renamed (the value rewritt
   await rdv.rendezvous.signal('ready');
   rdv.removeRoundNames(true); // the run's end
   expect(names()).toEqual([]);
+  expect(readdirSync(path.join(dir, '.staging')).filter((n) => n.startsWith('.reuse.'))).toEqual([]);
+});
+
+test('watchers of handles/ see a reused value only renamed into place, never written (one wake-up, not two)', async () => {
+  const rdv = roundRendezvous(new Rendezvous(dir, 'producer'));
+  rdv.setRound(1);
+  await rdv.rendezvous.publish('ev', 'first');
+  rdv.removeRoundNames();
+  const seen: string[] = [];
+  const watcher = watch(path.join(dir, 'handles'), (event, name) => seen.push(`${event} ${name}`));
+  try {
+    rdv.setRound(2);
+    await rdv.rendezvous.publish('ev', 'second');
+    await new Promise((r) => setTimeout(r, 100));
+  } finally {
+    watcher.close();
+  }
+  expect(seen.length).toBeGreaterThan(0);
+  expect(seen.filter((e) => !e.startsWith('rename '))).toEqual([]);
+  expect(readFileSync(path.join(dir, 'handles', 'ev@r2'), 'utf8')).toBe('second');
 });
 
 test('a bad name is refused before any file is touched, also when a file could be reused', async () => {
