@@ -17,6 +17,7 @@
  */
 import { closeSync, constants, ftruncateSync, linkSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import * as path from 'node:path';
+import { threadId } from 'node:worker_threads';
 import { LAYOUT, checkName, type Rendezvous } from '../../../src/rendezvous';
 
 export interface RoundRendezvous {
@@ -85,7 +86,7 @@ function rewriteAndRename(old: Written, file: string, bytes: Buffer): boolean {
 let aliases = 0;
 /** A second name for `file` in `stagingDir` (hidden; link() never follows a link); undefined if it cannot be made. */
 function makeAlias(file: string, stagingDir: string): string | undefined {
-  const alias = path.join(stagingDir, `.reuse.${process.pid}.${++aliases}`);
+  const alias = path.join(stagingDir, `.reuse.${process.pid}.${threadId}.${++aliases}`); // worker threads count apart
   try {
     linkSync(file, alias);
     return alias;
