@@ -52,6 +52,7 @@ function finish(outcome: Outcome): void {
   // The moment of failure, before clean-up: the parent blames the earliest failure of a run by it.
   // A scenario role noted it where it was caught, before its own clean-up (failure-time.ts).
   if (!outcome.ok) outcome.error.tNs ??= roleFailureTime() ?? now();
+  handle?.flushWaiting(); // a wait report held back (soak rounds) goes before the result
   unsent = outcome;
   if (handle) {
     try {
@@ -123,6 +124,7 @@ process.on('unhandledRejection', (e) => finish({ type: 'result', ok: false, erro
 // threw and aclFinalize was still running when SIGTERM came) is sent first: the parent compares
 // its time with the stop and keeps it as this role's own failure when it came first.
 process.once('SIGTERM', () => {
+  handle?.flushWaiting(); // what we were waiting for when stopped, with its time (soak rounds hold it back)
   // A failure whose clean-up was still running (e.g. rounds stopping worker threads) is the result.
   const failed = roleFailureError();
   if (!finished && !unsent && failed !== undefined) unsent = { type: 'result', ok: false, error: { ...toRoleError(failed), tNs: roleFailureTime() ?? now() } };
@@ -150,7 +152,10 @@ if (job === null) {
   setTimeout(() => process.exit(2), NO_JOB_EXIT_MS);
 } else {
   // A hang report asks for a Node diagnostic report; only a free event loop gets to answer.
-  watchHangRequests(job, (reply) => sendToParent(reply));
+  watchHangRequests(job, (reply) => {
+    handle?.flushWaiting(); // the wait graph is drawn from the waits the parent knows
+    sendToParent(reply);
+  });
   // Until finish() exits: a body that awaits something no handle backs (a promise that never
   // settles) must leave a running process, reported at the deadline as idle, not one that exits 0.
   setInterval(() => undefined, 2 ** 30);

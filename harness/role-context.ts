@@ -15,6 +15,8 @@ export interface RoleContextHandle {
   cleanup(): void;
   /** Best effort, for signal handlers: like cleanup(), never throws. */
   cleanupQuietly(): void;
+  /** Sends the role's pending wait report now (before it answers a stop or a hang request, or ends). */
+  flushWaiting(): void;
 }
 
 export function createRoleContext(job: Job, send: (m: FromChild) => void): RoleContextHandle {
@@ -47,7 +49,8 @@ export function createRoleContext(job: Job, send: (m: FromChild) => void): RoleC
     }
   };
 
-  const rendezvous = new Rendezvous(job.dir, job.role, waitReporter(send));
+  const reporter = waitReporter(send);
+  const rendezvous = new Rendezvous(job.dir, job.role, reporter);
 
   const ctx: RoleContext = {
     get acl() {
@@ -66,6 +69,7 @@ export function createRoleContext(job: Job, send: (m: FromChild) => void): RoleC
       send({ type: 'mark', name, tNs: process.hrtime.bigint().toString() });
     },
     roundsDone: (done: number, total: number) => send({ type: 'rounds', done, total }),
+    reportWaitsAfter: (ms: number) => reporter.deferTo(ms),
   };
 
   const cleanup = () => {
@@ -74,6 +78,7 @@ export function createRoleContext(job: Job, send: (m: FromChild) => void): RoleC
   return {
     ctx,
     cleanup,
+    flushWaiting: reporter.flush,
     cleanupQuietly: () => {
       try {
         cleanup();
@@ -91,19 +96,65 @@ export function createRoleContext(job: Job, send: (m: FromChild) => void): RoleC
  * before it could block): `awaitSignals` of three names starts three waits and sends one message,
  * and a wait that ends with another still pending, the newest, sends none. A soak round made 13
  * such messages a round, 2 of the producer's CPU-ms, issue #35.
+ *
+ * With a delay (`deferTo`, soak rounds: RoleContext.reportWaitsAfter), a change is sent only once
+ * it has stood that long: a wait that ends sooner sends nothing (the parent already knows the state
+ * it returns to), which takes the 8 messages of a per-round-sharing round, and the orchestrator's
+ * 8 wake-ups, to none. `flush()` sends what is pending at once, with the time it happened: before
+ * the role answers a stop, a hang request or ends, so what the parent blames stays exact.
  */
-export function waitReporter(send: (m: FromChild) => void): (waitingFor: WaitingFor | null) => void {
+export interface WaitReporterHandle {
+  (waitingFor: WaitingFor | null): void;
+  /** Sends the pending change now (no-op when there is none). */
+  flush(): void;
+  /** Sends later changes only once they have stood `ms` (0: in a microtask, the default). */
+  deferTo(ms: number): void;
+}
+
+export function waitReporter(send: (m: FromChild) => void): WaitReporterHandle {
   let sent: WaitingFor | null = null;
   let latest: { waitingFor: WaitingFor | null; tNs: string } | undefined;
+  let deferMs = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let queued = false;
   const flush = () => {
-    const now = latest!;
+    queued = false;
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    flushNow();
+  };
+  /** The timer's end: the latest change goes only once it has stood deferMs (a wait that began since waits on). */
+  const ripe = () => {
+    timer = undefined;
+    const leftMs = latest === undefined ? 0 : deferMs - Number((process.hrtime.bigint() - BigInt(latest.tNs)) / 1_000_000n);
+    if (leftMs > 0) timer = setTimeout(ripe, leftMs).unref();
+    else flushNow();
+  };
+  const flushNow = () => {
+    const now = latest;
     latest = undefined;
-    if (now.waitingFor === sent) return;
+    if (now === undefined || now.waitingFor === sent) return;
     sent = now.waitingFor;
     send({ type: 'waiting', waitingFor: now.waitingFor, tNs: now.tNs });
   };
-  return (waitingFor) => {
-    if (latest === undefined) queueMicrotask(flush);
+  const report = ((waitingFor) => {
     latest = { waitingFor, tNs: process.hrtime.bigint().toString() };
+    if (deferMs === 0) {
+      if (!queued) queueMicrotask(flush);
+      queued = true;
+    } else if (waitingFor === sent) {
+      // Back to what the parent knows before the delay ran out: nothing to say.
+      latest = undefined;
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+    } else if (timer === undefined) {
+      timer = setTimeout(ripe, deferMs).unref(); // a pending wait keeps the process alive, not this
+    }
+  }) as WaitReporterHandle;
+  report.flush = flush;
+  report.deferTo = (ms) => {
+    flush();
+    deferMs = ms;
   };
+  return report;
 }

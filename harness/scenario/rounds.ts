@@ -43,6 +43,8 @@ const BARRIER_WHAT = 'round barrier';
 const PID_NAME = (role: string) => `rounds-pid.${role}`;
 /** How often the first role reports progress (rounds done, rounds per second). */
 const PROGRESS_EVERY_MS = 500;
+/** In rounds, a wait is reported to the orchestrator once it lasted this long (RoleContext.reportWaitsAfter). */
+const REPORT_WAITS_AFTER_MS = 50;
 
 export type RoundsProgress = (done: number, total: number) => void;
 
@@ -193,6 +195,7 @@ export async function runScenarioRounds(
       noteRoleFailureError(err);
       throw err;
     }
+    if (total > 1) base.reportWaitsAfter?.(REPORT_WAITS_AFTER_MS);
     let lastReport = Date.now();
     for (round = 1; round <= total; round++) {
       if (round > 1 && seed !== undefined) seed = nextRoundSeed(seed);
@@ -237,6 +240,7 @@ export async function runScenarioRounds(
         progress(round, total);
       }
     }
+    rdv.removeRoundNames(true);
     threadResult = await threads?.stop(waitMs());
   } finally {
     await threads?.close();

@@ -93,6 +93,8 @@ struct plat_process_id {
 void plat_self_process_id(struct plat_process_id *out);
 /* 1 when the process described by id is still running, else 0. */
 int plat_process_alive(const struct plat_process_id *id);
+/* Closes the descriptors plat_process_alive keeps for the processes it checked (aclFinalize). */
+void plat_forget_peers(void);
 
 /* The file this library's code was loaded from (dladdr): the stub's libascendcl.so, or the program
  * itself when the stub was linked into it statically. "" when it cannot tell. */

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -299,7 +300,7 @@ static int32_t self_start_pid;
 
 void plat_self_process_id(struct plat_process_id *out)
 {
-    int32_t pid = (int32_t)getpid();
+    int32_t pid = (int32_t)plat_process_id(); /* cached: a system call each time otherwise */
     out->pid = pid;
     out->reserved = 0;
     if (__atomic_load_n(&self_start_pid, __ATOMIC_ACQUIRE) == pid) {
@@ -314,10 +315,126 @@ void plat_self_process_id(struct plat_process_id *out)
     }
 }
 
+/* Liveness through pidfds (Linux 5.3+): a pidfd names one process, so a reused pid cannot fool
+ * it, and poll() finds it readable once that process has exited (a zombie included). A check is
+ * then one poll() instead of kill() and an open, read and close of /proc/<pid>/stat: each IPC
+ * event open and close asks, 24 system calls a soak round of 4 processes (issue #35). The pidfds
+ * of the last few peers are kept, guarded by a lock that a check only tries (a child forked while
+ * another thread held it, or a busy moment, takes the slow path) and dropped at aclFinalize. */
+#define PEER_PIDFDS 8
+
+struct peer_pidfd {
+    int32_t pid;
+    int fd;
+    uint64_t start_time;
+    uint64_t last_use;
+};
+
+static pthread_mutex_t peers_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct peer_pidfd peers[PEER_PIDFDS];
+static int peers_owner; /* the pid whose descriptors these are: a forked child drops its copies */
+static uint64_t peers_clock;
+
+static void forget_peers_locked(void)
+{
+    for (int i = 0; i < PEER_PIDFDS; i++) {
+        if (peers[i].pid > 0)
+            close(peers[i].fd);
+        peers[i].pid = 0;
+    }
+    peers_owner = plat_process_id();
+}
+
+void plat_forget_peers(void)
+{
+    pthread_mutex_lock(&peers_lock);
+    forget_peers_locked();
+    pthread_mutex_unlock(&peers_lock);
+}
+
+/* A new pidfd for id, checked to name the process id means (its start time), or -1 with *dead set
+ * when that process is gone (-1 and *dead 0: cannot tell, use /proc). */
+static int open_peer_pidfd(const struct plat_process_id *id, int *dead)
+{
+    *dead = 0;
+#ifdef SYS_pidfd_open
+    int fd = (int)syscall(SYS_pidfd_open, id->pid, 0); /* close-on-exec */
+    if (fd < 0) {
+        *dead = errno == ESRCH;
+        return -1;
+    }
+    /* The pidfd names whichever process has the pid now: is it the one id means, and running? */
+    char state;
+    uint64_t start = read_stat(id->pid, &state);
+    if (start == 0 || start != id->start_time || state == 'Z' || state == 'X') {
+        *dead = start != 0;
+        close(fd);
+        return -1;
+    }
+    return fd;
+#else
+    (void)id;
+    return -1;
+#endif
+}
+
+/* 1 alive, 0 gone, -1 cannot tell this way. */
+static int peer_alive_by_pidfd(const struct plat_process_id *id)
+{
+    if (id->start_time == 0 || pthread_mutex_trylock(&peers_lock) != 0)
+        return -1;
+    if (peers_owner != plat_process_id()) {
+        for (int i = 0; i < PEER_PIDFDS; i++) { /* a forked child: its inherited copies go */
+            if (peers[i].pid > 0 && peers_owner != 0)
+                close(peers[i].fd);
+            peers[i].pid = 0;
+        }
+        peers_owner = plat_process_id();
+    }
+    struct peer_pidfd *slot = NULL, *oldest = &peers[0];
+    for (int i = 0; i < PEER_PIDFDS && !slot; i++) {
+        if (peers[i].pid == id->pid && peers[i].start_time == id->start_time)
+            slot = &peers[i];
+        else if (peers[i].pid == 0 || (oldest->pid != 0 && peers[i].last_use < oldest->last_use))
+            oldest = &peers[i];
+    }
+    int result = -1;
+    if (!slot) {
+        int dead;
+        int fd = open_peer_pidfd(id, &dead);
+        if (fd < 0) {
+            pthread_mutex_unlock(&peers_lock);
+            return dead ? 0 : -1;
+        }
+        if (oldest->pid > 0)
+            close(oldest->fd);
+        *oldest = (struct peer_pidfd){.pid = id->pid, .fd = fd, .start_time = id->start_time};
+        slot = oldest;
+    }
+    slot->last_use = ++peers_clock;
+    struct pollfd p = {.fd = slot->fd, .events = POLLIN};
+    int n = poll(&p, 1, 0);
+    if (n >= 0)
+        result = n == 0; /* readable: the process has exited */
+    if (result == 0) {
+        close(slot->fd);
+        slot->pid = 0;
+    }
+    pthread_mutex_unlock(&peers_lock);
+    return result;
+}
+
 int plat_process_alive(const struct plat_process_id *id)
 {
     if (id->pid <= 0)
         return 0;
+    struct plat_process_id self;
+    plat_self_process_id(&self);
+    if (id->pid == self.pid && id->start_time == self.start_time && self.start_time != 0)
+        return 1; /* we are running */
+    int by_pidfd = peer_alive_by_pidfd(id);
+    if (by_pidfd >= 0)
+        return by_pidfd;
     if (kill(id->pid, 0) != 0 && errno == ESRCH)
         return 0;
     char state;

@@ -280,6 +280,7 @@ static void shutdown_locked(uint64_t wait_ns, int drop_work)
         rt_wait_progress(0);
     if (rt.live_executors == 0)
         release_process_state_locked();
+    plat_forget_peers(); /* nothing of the runtime stays open after aclFinalize */
 }
 
 /* CANN: src/acl/aclrt_impl/acl.cpp:382 */

@@ -843,6 +843,38 @@ CT_STUB_CASE(procs_open_after_creator_was_killed_returns_107017, "opens of dead 
     expect_open_after_creator_gone("crash", 128 + SIGKILL);
 }
 
+/* killed_after_open DIR: creates an event, publishes its handle, and is SIGKILLed once the case
+ * process opened it ("opened"). */
+CT_ROLE(killed_after_open)
+{
+    const char *dir = argv[0];
+    acl_up(0);
+    aclrtEvent e = ipc_event_new();
+    aclrtIpcEventHandle h = handle_of(e);
+    publish_bytes(dir, "handle", &h, sizeof h);
+    await_flag(dir, "opened", PEER_TIMEOUT_MS);
+    raise(SIGKILL);
+    CT_FAIL("still alive after SIGKILL");
+}
+
+/* The stub remembers the processes whose liveness it checked (a pidfd each, issue #35): a creator
+ * seen alive at one open and killed before the next must be seen dead at that next open. */
+CT_STUB_CASE(procs_open_after_a_creator_seen_alive_was_killed_returns_107017, "opens of dead handles (contract S3)")
+{
+    const char *dir = case_dir();
+    const char *args[] = {dir, NULL};
+    pid_t pid = spawn_role("killed_after_open", args, NULL);
+    aclrtIpcEventHandle h = await_handle(dir, "handle");
+    acl_up(0);
+    CT_OK(aclrtDestroyEvent(ipc_open(h))); /* the creator is checked, and alive */
+    publish_flag(dir, "opened");
+    expect_exit(pid, 128 + SIGKILL, PEER_TIMEOUT_MS);
+    aclrtEvent sentinel = (aclrtEvent)0x5e4711e1, e = sentinel;
+    CT_CODE(ACL_ERROR_RT_INVALID_HANDLE, aclrtIpcOpenEventHandle(h, &e));
+    CT_TRUE(e == sentinel);
+    acl_down();
+}
+
 /* ---------------------------------------------------- last user killed while unlinking */
 
 /* die_in_unlink DIR: run with ACL_STUB_TEST_DIE_IN_LOCK=unlink (native-stub/README.md):

@@ -212,7 +212,7 @@ export class Rendezvous {
     const explore = points;
     try {
       explore?.block(awaitWhat(waiting.what));
-      const outcome = await waitFor(path.dirname(file), check, timeoutMs);
+      const outcome = await waitFor(path.dirname(file), check, timeoutMs, path.basename(file));
       if (outcome.ok) {
         explore?.point(`await ${waiting.what}`);
         return outcome.value;

@@ -4,7 +4,10 @@
  * can miss events on some filesystems, or fail outright when inotify watches run out).
  * The waits of a process share one watcher per directory, kept for LINGER_MS after its last wait
  * ends: a soak round's waits (three signals at once, a handle a round) no longer each add and
- * remove an inotify watch and a libuv handle (issue #35).
+ * remove an inotify watch and a libuv handle (issue #35). A wait for one file name is woken only
+ * by events naming it (or naming nothing: an overflow): the three waits of `awaitSignals` no
+ * longer each look for their file at every other signal, nor a consumer at the previous round's
+ * handle being removed.
  */
 import { watch, type FSWatcher } from 'node:fs';
 
@@ -14,7 +17,8 @@ export const LINGER_MS = 2000;
 
 interface DirWatch {
   watcher: FSWatcher;
-  listeners: Set<() => void>;
+  /** Each listener with the file name it waits for (undefined: every change). */
+  listeners: Map<() => void, string | undefined>;
   linger?: NodeJS.Timeout;
 }
 const watches = new Map<string, DirWatch>();
@@ -25,20 +29,23 @@ function closeWatch(dir: string, w: DirWatch): void {
   w.watcher.close();
 }
 
-/** Calls `onChange` on every change in `dir` until the returned function is called; null if the directory cannot be watched. */
-function subscribe(dir: string, onChange: () => void): (() => void) | null {
+/**
+ * Calls `onChange` on every change in `dir` (of `name` only, when given) until the returned
+ * function is called; null if the directory cannot be watched.
+ */
+function subscribe(dir: string, onChange: () => void, name?: string): (() => void) | null {
   let w = watches.get(dir);
   if (!w) {
     let watcher: FSWatcher;
     try {
       // Not persistent: a lingering watcher must not keep the process alive (a wait's poller does).
-      watcher = watch(dir, { persistent: false }, () => {
-        for (const fn of [...created.listeners]) fn();
+      watcher = watch(dir, { persistent: false }, (_event, changed) => {
+        for (const [fn, wanted] of [...created.listeners]) if (wanted === undefined || !changed || changed === wanted) fn();
       });
     } catch {
       return null; // e.g. ENOSPC (inotify limit): polling still works
     }
-    const created: DirWatch = { watcher, listeners: new Set() };
+    const created: DirWatch = { watcher, listeners: new Map() };
     watcher.on('error', () => closeWatch(dir, created)); // keep going on the polling tick alone
     watches.set(dir, created);
     w = created;
@@ -46,7 +53,7 @@ function subscribe(dir: string, onChange: () => void): (() => void) | null {
   const mine = w;
   if (mine.linger) clearTimeout(mine.linger);
   mine.linger = undefined;
-  mine.listeners.add(onChange);
+  mine.listeners.set(onChange, name);
   return () => {
     mine.listeners.delete(onChange);
     if (mine.listeners.size === 0 && watches.get(dir) === mine) {
@@ -57,10 +64,12 @@ function subscribe(dir: string, onChange: () => void): (() => void) | null {
 
 export type WaitOutcome<T> = { ok: true; value: T } | { ok: false; waitedMs: number };
 
+/** `fileName`: the file in `watchDir` that the check looks for; other files' changes do not wake it. */
 export function waitFor<T>(
   watchDir: string,
   check: () => Promise<T | undefined>,
   timeoutMs: number,
+  fileName?: string,
 ): Promise<WaitOutcome<T>> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
@@ -101,7 +110,7 @@ export function waitFor<T>(
     };
 
     const poller = setInterval(runCheck, POLL_INTERVAL_MS);
-    unsubscribe = subscribe(watchDir, () => void runCheck());
+    unsubscribe = subscribe(watchDir, () => void runCheck(), fileName);
     if (Number.isFinite(timeoutMs)) {
       timer = setTimeout(() => {
         // One last look, so a file that arrived on the deadline is not reported as missing.

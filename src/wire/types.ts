@@ -49,6 +49,12 @@ export interface RoleContext {
   mark(name: string): void;
   /** Soak rounds: tells the orchestrator how many rounds are done (live progress). */
   roundsDone?(done: number, total: number): void;
+  /**
+   * Soak rounds: from now on, tell the orchestrator of a wait only once it has lasted `ms` (a stop,
+   * a hang request and the end still send the current one at once): a round's waits end within
+   * milliseconds, and each message wakes the orchestrator (issue #35).
+   */
+  reportWaitsAfter?(ms: number): void;
 }
 
 export type RoleBody = (ctx: RoleContext, args: unknown) => unknown | Promise<unknown>;

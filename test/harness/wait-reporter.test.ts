@@ -44,3 +44,27 @@ test('through a Rendezvous: awaitSignals of three names sends one report; the pa
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('deferred (rounds): a wait that ends within the delay sends nothing; one that lasts is sent once, with its start time', async () => {
+  const sent: FromChild[] = [];
+  const report = waitReporter((m) => sent.push(m));
+  report.deferTo(40);
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  report({ what: 'handle "ev@r1"' });
+  await Promise.resolve();
+  report(null); // ended within the delay: the parent already knows "not waiting"
+  await sleep(80); // a later timer than the delay's: it fires after it, however loaded the machine
+  expect(sent).toEqual([]);
+  report({ what: 'signal "a"' });
+  const started = process.hrtime.bigint();
+  await sleep(80);
+  expect(sent.map(what)).toEqual(['signal "a"']);
+  const tNs = BigInt((sent[0] as { tNs: string }).tNs);
+  expect(tNs <= started).toBe(true); // the wait's own start, not when the report went out
+  report(null);
+  report.flush(); // a stop, a hang request or the end: what is pending goes now
+  expect(sent.map(what)).toEqual(['signal "a"', null]);
+  report.flush(); // nothing pending: nothing sent
+  await sleep(60);
+  expect(sent).toHaveLength(2);
+});

@@ -1,8 +1,8 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, existsSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Rendezvous, RendezvousNameError, RendezvousTimeoutError, type WaitingFor } from '../../src/rendezvous';
-import { watchedDirs } from '../../src/rendezvous/wait-for';
+import { POLL_INTERVAL_MS, waitFor, watchedDirs } from '../../src/rendezvous/wait-for';
 import { waitUntil } from '../support/leftovers';
 
 let dir: string;
@@ -132,6 +132,28 @@ describe('signals and done flags', () => {
     }
     // After its last wait the watcher lingers (for the next round), then goes.
     expect(watchedDirs()).toContain(path.join(dir, 'signals'));
+  });
+});
+
+describe('wake-ups', () => {
+  test("a wait for one file looks again only when that file changes (or on its polling tick), not at other files' changes", async () => {
+    let checks = 0;
+    const target = path.join(dir, 'target');
+    const started = Date.now();
+    const look = async () => {
+      checks++;
+      return existsSync(target) ? true : undefined;
+    };
+    const waiting = waitFor(dir, look, 10_000, 'target');
+    for (let i = 0; i < 20; i++) {
+      writeFileSync(path.join(dir, `other-${i}`), '');
+      await new Promise((r) => setTimeout(r, 3)); // each change its own inotify event
+    }
+    const elapsed = Date.now() - started;
+    // The first look, one per polling tick; 20 more if every change woke it.
+    expect(checks).toBeLessThanOrEqual(2 + Math.ceil(elapsed / POLL_INTERVAL_MS));
+    writeFileSync(target, '');
+    await expect(waiting).resolves.toEqual({ ok: true, value: true });
   });
 });
 

@@ -146,6 +146,18 @@ withStub('a round that throws stops every role at once, and only that role is bl
   }
 }, 60_000);
 
+withStub('a role stopped within 50 ms of starting a wait (rounds hold wait reports back that long) is reported as waiting for it', async () => {
+  const { r, dirs } = await run(FIXTURES, 'stopped while waiting', { total: 10 });
+  try {
+    expect(r.ok).toBe(false);
+    expect(r.firstFailure?.role).toBe('quitter');
+    expect(r.role('waiter').status).toBe('stopped');
+    expect(r.role('waiter').waitingFor).toEqual({ what: 'signal "never@r3"', from: 'quitter' });
+  } finally {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  }
+}, 60_000);
+
 withStub('a role killed mid-rounds: no hang at the barrier, the killed role is blamed, nothing left behind', async () => {
   const before = shmEntries();
   const started = Date.now();

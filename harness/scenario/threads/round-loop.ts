@@ -74,7 +74,7 @@ export async function runThreadRounds(task: ThreadTask): Promise<ThreadOutcome> 
       ex?.block('thread gate');
       const next = gate.nextRound(round, `thread ${t}: waiting for round ${round + 1}`, waitMs());
       // Round `next` is open: every role passed the end of the round before, whose names nobody reads any more.
-      rdv.removeRoundNames();
+      rdv.removeRoundNames(next === null);
       if (next === null) break;
       round = next;
       calls = 0;
