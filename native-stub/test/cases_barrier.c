@@ -340,10 +340,17 @@ CT_CASE(barrier_attach_refuses_links_modes_and_headers)
     CT_EQ(-EINVAL, cannharness_barrier_hold(NULL, 0));
 }
 
+struct tagged_first {
+    void *barrier;
+    pid_t tid; /* set before it arrives */
+};
+
 /* Party 1 of a tagged crossing (tag 0x3001: round 3, the 1st ctx.barrier()), in a thread. */
-static void *wait_tagged_first(void *b)
+static void *wait_tagged_first(void *arg)
 {
-    return (void *)(intptr_t)cannharness_barrier_wait_tagged(b, 0x3001u, 1, 5000);
+    struct tagged_first *f = arg;
+    __atomic_store_n(&f->tid, gettid(), __ATOMIC_SEQ_CST);
+    return (void *)(intptr_t)cannharness_barrier_wait_tagged(f->barrier, 0x3001u, 1, 5000);
 }
 
 /* Unequal ctx.barrier() calls (issue 33 item 9): the party bringing another tag than the crossing's
@@ -355,8 +362,16 @@ CT_CASE(barrier_tag_mismatch_is_caught_and_named)
     CT_TRUE(b != NULL);
     CT_EQ(0, cannharness_barrier_mismatch(b, m)); /* none yet */
     pthread_t t;
-    CT_EQ(0, pthread_create(&t, NULL, wait_tagged_first, b));
-    sleep_ms(50); /* it arrived first: its tag is the crossing's */
+    struct tagged_first first = {.barrier = b};
+    CT_EQ(0, pthread_create(&t, NULL, wait_tagged_first, &first));
+    /* It arrives first, so its tag is the crossing's: wait until it sleeps in the crossing (a fixed
+     * pause let the main thread arrive first under load). */
+    uint64_t deadline = now_ns() + 5000000000ull;
+    for (pid_t tid = 0; !(tid = __atomic_load_n(&first.tid, __ATOMIC_SEQ_CST)) || !thread_sleeps_in_futex(tid);) {
+        if (now_ns() > deadline)
+            CT_FAIL("the first party never slept in the crossing");
+        sleep_ms(1);
+    }
     CT_EQ(-EPROTO, cannharness_barrier_wait_tagged(b, 0x3fffu, 2, 5000)); /* round 3's end */
     void *rc = NULL;
     pthread_join(t, &rc);
@@ -372,8 +387,9 @@ CT_CASE(barrier_tag_mismatch_is_caught_and_named)
     /* Equal tags meet as untagged parties do, crossing after crossing (the tag is reset each time). */
     b = fresh_barrier("round-barrier-2", 2);
     CT_TRUE(b != NULL);
+    first = (struct tagged_first){.barrier = b};
     for (int k = 0; k < 3; k++) {
-        CT_EQ(0, pthread_create(&t, NULL, wait_tagged_first, b));
+        CT_EQ(0, pthread_create(&t, NULL, wait_tagged_first, &first));
         CT_EQ(0, cannharness_barrier_hold_tagged(b, 0x3001u, 2, 5000));
         cannharness_barrier_release(b);
         pthread_join(t, &rc);

@@ -344,24 +344,6 @@ static void *synchronize_forever(void *arg)
     return NULL;
 }
 
-/* 1 while thread tid of this process sleeps in a futex syscall. */
-static int thread_sleeps_in_futex(pid_t tid)
-{
-    char path[64], text[128] = {0};
-    snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, text, sizeof text - 1);
-    close(fd);
-    long nr = n > 0 ? strtol(text, NULL, 10) : -1;
-#ifdef SYS_futex_waitv
-    if (nr == SYS_futex_waitv)
-        return 1;
-#endif
-    return nr == SYS_futex;
-}
-
 /* Another process holds the event's current record pending. aclFinalize must
  * not hang on our stream's wait bound to it, nor on a host thread inside
  * aclrtSynchronizeEvent(-1), which returns 507000. */

@@ -762,3 +762,21 @@ void ct_before_case(void)
     unsetenv("ACL_STUB_TRACE");
     unsetenv("ACL_STUB_TEST_DIE_IN_LOCK");
 }
+
+/* 1 while thread tid of this process sleeps in a futex syscall. */
+int thread_sleeps_in_futex(pid_t tid)
+{
+    char path[64], text[128] = {0};
+    snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, text, sizeof text - 1);
+    close(fd);
+    long nr = n > 0 ? strtol(text, NULL, 10) : -1;
+#ifdef SYS_futex_waitv
+    if (nr == SYS_futex_waitv)
+        return 1;
+#endif
+    return nr == SYS_futex;
+}

@@ -28,6 +28,8 @@
 /* ---- time ---- */
 uint64_t now_ns(void);
 void sleep_ms(unsigned ms);
+/* 1 while thread tid of this process sleeps in a futex syscall (/proc/self/task/<tid>/syscall). */
+int thread_sleeps_in_futex(pid_t tid);
 
 /* ---- per-case temp directory (removed when the process that made it ends) ---- */
 const char *case_dir(void);
