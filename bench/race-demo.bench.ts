@@ -1,7 +1,8 @@
 /**
  * How often soak rounds find a narrow ordering bug (issue #35, items 2 and 3): the demo in
- * bench/race-demo-specs/wrong-stream-race.spec.ts (the consumer's copy races the producer's payload
- * fill, queued on a stream the producer never synchronizes) under plain rounds, `--jitter` and
+ * bench/race-demo-specs/torn-read-race.spec.ts (the producer's one-task fill of a record, on a
+ * stream it never synchronizes, lands between the consumer's two copies of it: a torn read) under
+ * plain rounds, `--jitter` and
  * `--explore` (a fresh seed per run), RACE_RUNS runs of each (default 20), alternately, each
  * `--rounds RACE_ROUNDS` (default 2000). Per way: in how many runs the bug was found, the round
  * of the first failure, and the wall time of the run to it (start-up included). Then every
@@ -42,7 +43,7 @@ function once(extra: string[], roundsArgs = ['--rounds', String(rounds)]): Outco
   const out = r.stdout + r.stderr;
   const m = /([\d,]+) of [\d,]+ rounds passed, round ([\d,]+) failed/.exec(out);
   if (r.status === 0) return { found: false, seconds };
-  if (!m || !out.includes("the copy ran before the producer's payload fill")) {
+  if (!m || !out.includes("a torn read: the producer's fill ran between the two copies")) {
     console.error(`a run failed for another reason (exit ${r.status ?? r.signal}):\n${out.split('\n').slice(-30).join('\n')}`);
     rmSync(junit, { force: true });
     process.exit(1);

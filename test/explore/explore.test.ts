@@ -13,7 +13,7 @@ import { parseSchedule } from '../../src/wire/explore-file';
 import { repoRoot } from '../support/run-child';
 import { testWithStub as withStub } from '../support/with-stub';
 
-const DEMO = path.join(repoRoot, 'bench', 'race-demo-specs', 'wrong-stream-race.spec.ts');
+const DEMO = path.join(repoRoot, 'bench', 'race-demo-specs', 'torn-read-race.spec.ts');
 const FIXTURES = path.join(__dirname, 'fixtures', 'explore-scenarios.ts');
 
 const plans = new Map<string, ScenarioPlan<any>[]>();
@@ -40,18 +40,19 @@ async function run(file: string, name: string, opts: { explore?: ExploreArgs; ro
 const cleanUp = (dirs: string[]) => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 };
-const DEMO_ERROR = /the copy ran before the producer's payload fill/;
+const DEMO_ERROR = /a torn read: the producer's fill ran between the two copies/;
 const errorOf = (r: ScenarioResult, role: string) => r.roles.find((x) => x.name === role)?.error?.message ?? '';
 
 /*
  * How many rounds: PCT finds a bug of depth d among n parties in a round of k steps with
- * probability p >= 1 / (n * k^(d-1)). The demo's bug has depth 1 (the copy stream's executor must
- * come last: the lowest of the n priorities), so at depth 2 a round finds it when that executor
- * draws the lowest priority and no change point lowers another party below it first:
- * p >= 1 / (n * k) with n = 5 parties (two main threads, three executors) and k <= 40 steps a
- * round, p >= 1/200. 2,000 rounds then miss it with probability <= (1 - 1/200)^2000 < 5e-5; the
- * seed is fixed, so the test draws the same schedules every time (up to the order in which host
- * code brings parties to their points).
+ * probability p >= 1 / (n * k^(d-1)). The demo's bug (a torn read) has depth 2: the producer's
+ * fill must run after the consumer's first copy and before its second, which are back to back on
+ * one stream. At depth 2 (one change point) a round finds it when the fill's executor draws a
+ * priority below the consumer's executor and the change point falls right after the first copy,
+ * lowering the consumer's executor below the fill: p >= 1 / (n * k) with n = 5 parties (two main
+ * threads, three executors) and k <= 40 steps a round, p >= 1/200. 2,000 rounds then miss it with
+ * probability <= (1 - 1/200)^2000 < 5e-5; the seed is fixed, so the test draws the same schedules
+ * every time (up to the order in which host code brings parties to their points).
  */
 const DEMO_ROUNDS = 2000;
 const SEED = 20261206;
