@@ -142,7 +142,8 @@ export const SCENARIO_JS = String.raw`
         var top = y[b[0] + '/' + b[1]] + 2, h = ROW - 4;
         var color = COLORS[b[6]] || '#6e7781';
         if (b[4] > 0) el('rect', { x: x(b[2] - b[4]), y: top + 3, width: Math.max(1, x(b[2]) - x(b[2] - b[4])), height: h - 6, fill: color, opacity: 0.25, 'pointer-events': 'none', 'class': 'queue' }, svg);
-        var bar = el('rect', { x: x(b[2]), y: top, width: Math.max(1.5, x(b[2] + b[3]) - x(b[2])), height: h, fill: color, stroke: b[7] ? '#cf222e' : 'none', 'stroke-dasharray': b[7] ? '3,2' : '', 'class': 'bar' }, svg);
+        // A transparent 4 px stroke widens where the pointer finds a bar (a short wait is 1.5 px wide).
+        var bar = el('rect', { x: x(b[2]), y: top, width: Math.max(1.5, x(b[2] + b[3]) - x(b[2])), height: h, fill: color, stroke: b[7] ? '#cf222e' : 'transparent', 'stroke-width': b[7] ? 1 : 4, 'pointer-events': 'all', 'stroke-dasharray': b[7] ? '3,2' : '', 'class': 'bar' }, svg);
         hover(bar, b[5] + '\nrole: ' + tl.lanes[b[0]].label + '\n' + tl.lanes[b[0]].rows[b[1]].label + '\nstart ' + fmt(b[2]) + (b[7] === 2 ? ', stopped by the harness: unfinished at ' + tl.unfinishedUntil + ' (' + fmt(b[3]) + ' later)' : b[7] ? ', never finished: drawn up to ' + tl.unfinishedUntil + ' (' + fmt(b[3]) + ' later)' : ', took ' + fmt(b[3])) + (b[4] > 0 ? '\nqueued ' + fmt(b[4]) + ' before it started' : ''));
       });
       tl.ticks.forEach(function (k) {
