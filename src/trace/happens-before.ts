@@ -152,13 +152,13 @@ export function checkHappensBefore(traces: TraceSource[]): HappensBeforeReport {
     stats.waits++;
     const gen = wait.gen ?? -1;
     const released = wait.kind === 'ipc_wait' ? ipcRecords.get(recordKey(wait.ipc, wait.slot, gen)) : localRelease(wait.pid, wait.event, gen);
-    const later = ref(task.end, task.role, task);
     if (task.start && released && task.start.t < released.line.t && task.end.t >= released.line.t) stats.blockedWaits++;
     const rule = wait.kind === 'ipc_wait' ? 'ipc-wait' : 'local-wait';
+    // TaskRefs are made only for a violation: a soak round checks every round, and almost all pass.
     if (!released) {
-      violate(rule, later, null, 'a wait ended, but no process traced the record it captured as executed');
+      violate(rule, ref(task.end, task.role, task), null, 'a wait ended, but no process traced the record it captured as executed');
     } else if (task.end.t < released.line.t) {
-      violate(rule, later, ref(released.line, released.role), 'a wait ended before the record it captured took effect');
+      violate(rule, ref(task.end, task.role, task), ref(released.line, released.role), 'a wait ended before the record it captured took effect');
     }
   }
 
@@ -170,19 +170,19 @@ export function checkHappensBefore(traces: TraceSource[]): HappensBeforeReport {
   const byStream = streamsOf(tasks);
   for (const { line, role } of syncs) {
     stats.syncs++;
-    const later = ref(line, role);
+    const later = () => ref(line, role);
     if (line.kind === 'stream') {
       const unfinished = byStream.get(`${line.pid}/${line.stream}`)?.find(
         (t) => t.submit && t.submit.task! <= (line.task ?? 0) && (!t.end || t.end.t > line.t),
       );
       if (unfinished) {
-        violate('sync', later, unfinished.end ? ref(unfinished.end, unfinished.role, unfinished) : ref(unfinished.submit!, unfinished.role, unfinished),
+        violate('sync', later(), unfinished.end ? ref(unfinished.end, unfinished.role, unfinished) : ref(unfinished.submit!, unfinished.role, unfinished),
           unfinished.end ? 'a stream synchronize returned 0 before a task it waited for ended' : 'a stream synchronize returned 0, but a task it waited for never ended');
       }
     } else {
       const released = line.kind === 'ipc_event' ? ipcRecords.get(recordKey(line.ipc, line.slot, line.gen ?? -1)) : localRelease(line.pid, line.event, line.gen ?? -1);
-      if (!released) violate('sync', later, null, 'an event synchronize returned 0, but no process traced its record as executed');
-      else if (line.t < released.line.t) violate('sync', later, ref(released.line, released.role), 'an event synchronize returned 0 before its record took effect');
+      if (!released) violate('sync', later(), null, 'an event synchronize returned 0, but no process traced its record as executed');
+      else if (line.t < released.line.t) violate('sync', later(), ref(released.line, released.role), 'an event synchronize returned 0 before its record took effect');
     }
   }
 
