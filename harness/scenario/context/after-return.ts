@@ -15,7 +15,9 @@ export interface AfterReturnGuard<C extends object> {
 }
 
 export function guardAfterReturn<C extends object>(inner: C, role: string): AfterReturnGuard<C> {
-  const inFlight = new Map<number, string>();
+  // The call and its arguments, described only when a body returned with calls in flight (rare):
+  // a soak round makes several ctx calls a round.
+  const inFlight = new Map<number, { prop: string; args: unknown[] }>();
   let next = 0;
   let closed = false;
   const refuse = (what: string): never => {
@@ -31,7 +33,7 @@ export function guardAfterReturn<C extends object>(inner: C, role: string): Afte
         const out = (value as (...a: unknown[]) => unknown).apply(target, args);
         if (out && typeof (out as Promise<unknown>).then === 'function') {
           const id = next++;
-          inFlight.set(id, `ctx.${prop}(${args.map(describeArg).join(', ')})`);
+          inFlight.set(id, { prop, args });
           const done = () => inFlight.delete(id);
           (out as Promise<unknown>).then(done, done);
         }
@@ -39,7 +41,7 @@ export function guardAfterReturn<C extends object>(inner: C, role: string): Afte
       };
     },
   });
-  return { ctx, pending: () => [...inFlight.values()], close: () => (closed = true) };
+  return { ctx, pending: () => [...inFlight.values()].map(({ prop, args }) => `ctx.${prop}(${args.map(describeArg).join(', ')})`), close: () => (closed = true) };
 }
 
 function describeArg(a: unknown): string {
