@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { format } from 'node:util';
-import type { Acl } from '../src/acl';
+import type { Acl, Explorer } from '../src/acl';
 import { Rendezvous, type WaitingFor } from '../src/rendezvous';
 import type { FromChild, Job } from '../src/wire/protocol';
 import type { RoleContext } from '../src/wire/types';
@@ -23,6 +23,7 @@ export function createRoleContext(job: Job, send: (m: FromChild) => void): RoleC
   let acl: Acl | undefined;
   let aclLoadError: unknown;
 
+  let explorer: Explorer | null = null;
   const loadOnce = (): Acl => {
     if (acl) return acl;
     if (aclLoadError) throw aclLoadError; // a failed init is not retried (it would fail differently)
@@ -40,7 +41,7 @@ export function createRoleContext(job: Job, send: (m: FromChild) => void): RoleC
       loaded.init();
       acl = loaded;
       // The schedule explorer (ACL_STUB_EXPLORE, parsed by aclInit): this thread is the role's party "main".
-      if (loaded.library.mode === 'stub') installExplorePoints(loaded.library.path, 'main');
+      if (loaded.library.mode === 'stub') explorer = installExplorePoints(loaded.library.path, 'main');
       loaded.setDevice(job.device);
       return loaded;
     } catch (e) {
@@ -70,6 +71,7 @@ export function createRoleContext(job: Job, send: (m: FromChild) => void): RoleC
     },
     roundsDone: (done: number, total: number) => send({ type: 'rounds', done, total }),
     reportWaitsAfter: (ms: number) => reporter.deferTo(ms),
+    exploreDegraded: () => explorer?.degraded() ?? null,
   };
 
   const cleanup = () => {

@@ -8,6 +8,7 @@ import type { RoleContext } from '../../src/wire/types';
 import { noteRoleFailure } from '../failure-time';
 import { assertSendable } from '../../src/wire/json-value';
 import { findRole } from '../../src/scenario/find-role';
+import { explorer } from '../../src/acl';
 import { createScenarioContext } from './context/context';
 import { runBody } from './body/run-body';
 import { runRoleThreads } from './threads/once';
@@ -40,12 +41,19 @@ export async function runScenarioRole(base: RoleContext, args: RoleEntryArgs): P
       // Worker threads only call setDevice; aclInit must already have happened in this process.
       // (base.acl also tells the threads which library to load.) A failure here is the role's.
       if (role.thread) void base.acl;
-      return Promise.all([role.run ? role.run(ctx) : undefined, role.thread ? startThreads() : undefined]);
+      const runDone = role.run ? role.run(ctx) : undefined;
+      // Waiting for its worker threads, the main thread is outside the explored points (as in rounds).
+      const ex = role.thread && base.acl.library.mode === 'stub' ? explorer(base.acl.library.path) : null;
+      const mainDone = ex ? Promise.resolve(runDone).then((v) => (ex.block('worker threads'), v)) : runDone;
+      return Promise.all([mainDone, role.thread ? startThreads() : undefined]);
     },
   );
   const envelope: RoleEnvelope = { __scenarioEnvelope: 1, threadMarks: threads?.marks ?? [] };
   if (value !== undefined) envelope.value = value;
   if (threads) envelope.threadValues = threads.values;
+  // Explored: whether its one schedule was fully controlled (every role reads the same run-wide figure).
+  const degraded = base.index === 0 ? base.exploreDegraded?.() : null;
+  if (degraded?.rounds) envelope.exploreDegraded = degraded;
   return envelope;
 }
 

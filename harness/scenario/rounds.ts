@@ -241,6 +241,7 @@ export async function runScenarioRounds(
       }
     }
     rdv.removeRoundNames(true);
+    if (threads) ex?.block('worker threads'); // as in every round: waiting for them, outside the points
     threadResult = await threads?.stop(waitMs());
   } finally {
     await threads?.close();
@@ -252,6 +253,8 @@ export async function runScenarioRounds(
   assertSendable(value, `the value returned by role ${role.name} (last round)`);
   const envelope: RoleEnvelope = { __scenarioEnvelope: 1, threadMarks: threadResult ? [...marks, ...threadResult.marks] : marks };
   envelope.rounds = { done: total, total, ...(tail ? { checked } : {}) };
+  const degraded = checker ? base.exploreDegraded?.() : null;
+  if (degraded?.rounds) envelope.exploreDegraded = degraded;
   if (value !== undefined) envelope.value = value;
   if (threadResult) envelope.threadValues = threadResult.values;
   return envelope;

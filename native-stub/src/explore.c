@@ -36,6 +36,7 @@
 #define XP_MAX_DEPTH 8
 #define XP_MAX_DECISIONS (256u * 1024u)
 #define XP_NOTES_BYTES (16u * 1024u)
+#define XP_DEGRADED_BYTES 256u
 #define XP_FIRST_K 64u                     /* change points of the first round fall in 1..64 */
 #define XP_DEFAULT_STALL_MS 50u
 #define XP_MAX_STALL_MS 600000u
@@ -78,6 +79,10 @@ struct xp_shared {
     uint64_t replay_wait_since_ns;
     uint32_t notes_len, full_noted;
     uint32_t last_granted, run_length; /* the party granted last, and how many times in a row */
+    /* Over the run: the ended rounds with a "degraded" note, and the first such note with its round
+     * (cannstub_explore_degraded: a passing run says how many rounds were not fully ordered). */
+    uint64_t degraded_rounds, first_degraded_round;
+    char first_degraded[XP_DEGRADED_BYTES];
     struct plat_shared_lock lock;
     struct xp_party parties[XP_MAX_PARTIES];
     char notes[XP_NOTES_BYTES];
@@ -627,11 +632,62 @@ STUB_EXPORT int cannstub_explore_leave(void)
     return 0;
 }
 
+/* The first "degraded" line of the current round's notes (its text after "degraded "), or NULL; *len its length. */
+static const char *degraded_note(const struct xp_shared *x, size_t *len)
+{
+    for (uint32_t at = 0; at < x->notes_len;) {
+        const char *line = x->notes + at;
+        const char *nl = memchr(line, '\n', x->notes_len - at);
+        size_t n = nl ? (size_t)(nl - line) : x->notes_len - at;
+        if (n > 9 && memcmp(line, "degraded ", 9) == 0) {
+            *len = n - 9;
+            return line + 9;
+        }
+        at += (uint32_t)n + 1;
+    }
+    return NULL;
+}
+
+/* Counts the round that ends (lock held) if its notes say it was degraded. */
+static void count_degraded_round(struct xp_shared *x)
+{
+    size_t len;
+    const char *note = x->round ? degraded_note(x, &len) : NULL;
+    if (!note)
+        return;
+    if (x->degraded_rounds++ == 0) {
+        x->first_degraded_round = x->round;
+        snprintf(x->first_degraded, sizeof x->first_degraded, "%.*s", (int)len, note);
+    }
+}
+
+STUB_EXPORT long cannstub_explore_degraded(unsigned long long *first_round, char *first, unsigned long len)
+{
+    struct xp_shared *x = shared();
+    if (!cannstub_explore_enabled() || !x || xp_lock(x) != 0)
+        return -1;
+    size_t n = 0;
+    const char *now = degraded_note(x, &n);
+    uint64_t rounds = x->degraded_rounds + (now ? 1 : 0);
+    uint64_t round = x->degraded_rounds ? x->first_degraded_round : now ? x->round : 0;
+    if (first_round)
+        *first_round = round;
+    if (first && len > 0) {
+        if (x->degraded_rounds)
+            snprintf(first, len, "%s", x->first_degraded);
+        else
+            snprintf(first, len, "%.*s", now ? (int)n : 0, now ? now : "");
+    }
+    xp_unlock(x);
+    return (long)rounds;
+}
+
 STUB_EXPORT int cannstub_explore_round(unsigned long long round)
 {
     struct xp_shared *x = shared();
     if (!cannstub_explore_enabled() || !x || xp_lock(x) != 0)
         return -1;
+    count_degraded_round(x);
     x->k = x->step ? x->step : XP_FIRST_K; /* the steps of the round that ends */
     x->round = round;
     x->step = 0;

@@ -20,6 +20,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <dlfcn.h>
+
 #include "cannstub/explore.h"
 #include "support.h"
 
@@ -465,6 +467,44 @@ CT_CASE(explore_a_party_running_past_stall_ms_is_marked_gone)
     acl_down();
 }
 
+/* A passing run says how many rounds were not fully ordered (cannstub_explore_degraded): the
+ * rounds with a "degraded" note, counted when the next starts, the current one included. */
+CT_CASE(explore_degraded_rounds_are_counted_over_the_run)
+{
+    char file[PATH_CAP], value[VALUE_CAP], note[256];
+    unsigned long long first = 99;
+    make_explore_file(file, "explore");
+    snprintf(value, sizeof value, "%s:3:2", file);
+    explore_init(value, 100);
+    CT_EQ(0, cannstub_explore_round(1));
+    CT_EQ(0, cannstub_explore_degraded(&first, note, sizeof note));
+    CT_EQ(0, (long)first);
+    CT_EQ(0, (long)strlen(note));
+    CT_EQ(0, cannstub_explore_round(2)); /* round 1 ended with nothing to say */
+    struct sleeper s = {0};
+    pthread_t tid;
+    CT_EQ(0, pthread_create(&tid, NULL, run_sleeper, &s));
+    while (!__atomic_load_n(&s.granted, __ATOMIC_SEQ_CST))
+        sleep_ms(1);
+    CT_EQ(0, cannstub_explore_name_thread("a"));
+    for (int i = 0; i < 50; i++)
+        CT_EQ(0, cannstub_explore_point("step")); /* b is RUNNING: GONE for round 2 after 100 ms */
+    CT_EQ(1, cannstub_explore_degraded(&first, note, sizeof note)); /* the current round counts */
+    CT_EQ(2, (long)first);
+    if (!strstr(note, "proc/b left the explored points after step 1 (running") || strncmp(note, "degraded", 8) == 0)
+        CT_FAIL("first note: \"%s\"", note);
+    CT_EQ(0, cannstub_explore_round(3)); /* counts round 2 */
+    CT_EQ(0, cannstub_explore_point("round 3"));
+    CT_EQ(1, cannstub_explore_degraded(&first, NULL, 0));
+    CT_EQ(2, (long)first);
+    char tiny[8];
+    CT_EQ(1, cannstub_explore_degraded(NULL, tiny, sizeof tiny)); /* cut to the buffer, NUL-terminated */
+    CT_EQ(7, (long)strlen(tiny));
+    CT_EQ(0, cannstub_explore_leave());
+    pthread_join(tid, NULL);
+    acl_down();
+}
+
 struct outside {
     char name[24];
     pthread_mutex_t *m;
@@ -793,6 +833,47 @@ CT_CASE(explore_streams_and_synchronize_are_explored_and_replayed)
     if (strcmp(a, b) != 0)
         CT_FAIL("the replay took other decisions:\nrecorded %.300s\nreplayed %.300s", a, b);
     free(a), free(b), free(recorded), free(replayed);
+}
+
+/* libcannharness_hold.so's latch (native-stub/harness/hold/hold.c; the binding's ctx.latch()). */
+void *cannharness_latch_create(void);
+void cannharness_latch_wait(void *latch);
+void cannharness_latch_release(void *latch);
+void cannharness_latch_destroy(void *latch);
+int cannharness_explore_attach(const char *library);
+
+/* A stream held by a latch waits, it does not run: its executor is BLOCKED until the release wakes
+ * it, so the others go on without waiting out the stall bound for it (as the harness's ctx.latch()
+ * holds a stream for a whole round: it marked the round degraded before). */
+CT_CASE(explore_a_stream_held_by_a_latch_is_blocked_not_running)
+{
+    char file[PATH_CAP], value[VALUE_CAP], note[256] = "";
+    make_explore_file(file, "explore");
+    snprintf(value, sizeof value, "%s:8:2", file);
+    explore_init(value, 50);
+    Dl_info info;
+    CT_TRUE(dladdr((void *)aclInit, &info) != 0 && info.dli_fname != NULL);
+    CT_EQ(0, cannharness_explore_attach(NULL));
+    CT_EQ(0, cannharness_explore_attach("/nonexistent/libascendcl.so")); /* not loaded: never loaded by attach */
+    CT_EQ(1, cannharness_explore_attach(info.dli_fname));
+    CT_OK(aclrtSetDevice(0));
+    CT_EQ(0, cannstub_explore_name_thread("main"));
+    aclrtStream st = stream_new();
+    void *latch = cannharness_latch_create();
+    CT_TRUE(latch != NULL);
+    CT_OK(aclrtLaunchHostFunc(st, cannharness_latch_wait, latch));
+    for (int i = 0; i < 30; i++) { /* 300 ms of decisions while the latch holds the stream */
+        CT_EQ(0, cannstub_explore_point("step"));
+        sleep_ms(10);
+    }
+    if (cannstub_explore_degraded(NULL, note, sizeof note) != 0)
+        CT_FAIL("the held stream was taken for running: %s", note);
+    cannharness_latch_release(latch);
+    CT_OK(aclrtSynchronizeStream(st)); /* the release woke it: it runs on */
+    cannharness_latch_destroy(latch);
+    CT_OK(aclrtDestroyStream(st));
+    CT_EQ(0, cannstub_explore_leave());
+    acl_down();
 }
 
 static void *name_dup_and_point(void *arg)

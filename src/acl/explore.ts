@@ -5,7 +5,9 @@
  * without the functions), so every harness point costs one null check when exploring is off.
  * The stub parses ACL_STUB_EXPLORE at aclInit: ask after the library is initialised.
  */
-import type { ExploreFunctions } from './native';
+import type { ExploreDegraded, ExploreFunctions } from './native';
+
+export type { ExploreDegraded } from './native';
 import { setRendezvousPoints } from '../rendezvous';
 
 export interface Explorer {
@@ -23,6 +25,8 @@ export interface Explorer {
   round(round: number): void;
   /** The current round's schedule text (src/wire/explore-file.ts parses it). */
   schedule(): string | null;
+  /** The rounds so far (this one included) whose order was not fully controlled; null when off. */
+  degraded(): ExploreDegraded | null;
 }
 
 const byFile = new Map<string, Explorer | null>();
@@ -57,6 +61,7 @@ function load(file: string): Explorer | null {
     leave: () => void fns.leave(),
     round: (r) => void fns.round(r),
     schedule: () => fns.schedule(),
+    degraded: () => fns.degraded(),
   };
 }
 

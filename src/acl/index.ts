@@ -125,5 +125,5 @@ export function loadAcl(opts: ResolveOptions = {}): Acl {
   // For the hang report's live view; loaded here for the same reason as native.ts.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   (require('./watchdog') as typeof import('./watchdog')).publishLoadedLibrary(choice.path);
-  return new AclRuntime(choice, loaded.fns, () => native.loadHoldLibrary(resolveHoldLibrary(env)));
+  return new AclRuntime(choice, loaded.fns, () => native.loadHoldLibrary(resolveHoldLibrary(env), choice.path));
 }

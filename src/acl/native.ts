@@ -366,9 +366,16 @@ export interface HoldFunctions {
   monotonicNs(): bigint;
 }
 
-export function loadHoldLibrary(file: string): HoldFunctions {
+/**
+ * `aclLibrary`: the loaded ACL library, whose schedule explorer (a stub's, when it explores) then
+ * sees a stream held by a latch as blocked, not running (native-stub/harness/hold/hold.c).
+ */
+export function loadHoldLibrary(file: string, aclLibrary?: string): HoldFunctions {
   const lib = koffi.load(file);
   pinLoadedLibrary(file); // runtime threads run its host functions, up to the process's end (pinLoadedLibrary)
+  if (aclLibrary !== undefined && lib.symbol('cannharness_explore_attach')) {
+    lib.func('cannharness_explore_attach', 'int', ['str'])(aclLibrary);
+  }
   const symbol = (name: string): bigint => {
     const address = lib.symbol(name) as bigint | null;
     if (!address) throw new Error(`${file} does not export ${name}; rebuild it with \`npm run build:stub\``);
@@ -499,6 +506,15 @@ export interface ExploreFunctions {
   schedule(): string | null;
   /** cannstub_explore_wake, if this stub has it (EXPLORE-CONTRACT request), else null. */
   wake: ((what: string) => number) | null;
+  /** cannstub_explore_degraded: rounds so far with a degraded note, and the first one; null when off. */
+  degraded(): ExploreDegraded | null;
+}
+/** Rounds of an explored run whose order was not fully controlled (a party left the explored points). */
+export interface ExploreDegraded {
+  rounds: number;
+  firstRound: number;
+  /** The first such round's note, e.g. "producer/main left the explored points after step 9 (running 61 ms since ...)". */
+  first: string;
 }
 export function loadExploreFunctions(file: string): ExploreFunctions | null {
   const lib = koffi.load(file);
@@ -511,6 +527,7 @@ export function loadExploreFunctions(file: string): ExploreFunctions | null {
     const leave = lib.func('cannstub_explore_leave', 'int', []);
     const round = lib.func('cannstub_explore_round', 'int', ['unsigned long long']);
     const schedule = lib.func('cannstub_explore_schedule', 'long', ['_Out_ uint8_t *', 'unsigned long']);
+    const degraded = lib.func('cannstub_explore_degraded', 'long', ['_Out_ unsigned long long *', '_Out_ uint8_t *', 'unsigned long']);
     let wake: ((what: string) => number) | null = null;
     try {
       const w = lib.func('cannstub_explore_wake', 'int', ['const char *']);
@@ -525,6 +542,14 @@ export function loadExploreFunctions(file: string): ExploreFunctions | null {
       block: (what) => block(what) as number,
       leave: () => leave() as number,
       round: (r) => round(r) as number,
+      degraded: () => {
+        const firstRound = [0];
+        const note = Buffer.alloc(256);
+        const n = Number(degraded(firstRound, note, note.length));
+        if (n < 0) return null;
+        const end = note.indexOf(0);
+        return { rounds: n, firstRound: Number(firstRound[0]), first: note.subarray(0, end < 0 ? note.length : end).toString('utf8') };
+      },
       schedule: () => {
         let buf = Buffer.alloc(64 << 10);
         for (;;) {

@@ -18,7 +18,7 @@ import { currentProbe, deviceGate, requestedMode } from './probe';
 import { failedRound, roundsOf, roundsReplay } from './rounds';
 import { AUDIT_LOG_ENV, freshJitterSeed, repetitionsFromEnv, replayCommand, shardFromEnv, shardOfScenario } from './repeat';
 import { ENV, envOn } from '../env';
-import { exploreChoice, exploreFailureText } from '../scenario/explore';
+import { exploreChoice, exploreDegradedText, exploreFailureText } from '../scenario/explore';
 import { jestTimeoutMs } from '../env/timeout';
 
 const namesByFile = new Map<string, Set<string>>();
@@ -104,7 +104,12 @@ export function registerScenarioTest(plan: ScenarioPlan<any>, focus: ScenarioFoc
         // For the HTML report (a no-op without it): what the roles did, whatever verify() says next.
         // A rounds run replays with its rounds: up to the failed one, else all of them.
         const pageReplay = explored ? explored.replay : `${replayCommand(specFile, plan.name, jitter)}${rounds ? ` --rounds ${result.rounds?.failedRound ?? rounds.total}` : ''}`;
-        const exploreFact = explored ? explored.text.trim().split('\n').filter((l) => !l.startsWith('  npx ')).join(' ').replace(/: replay with:$/, '') : explore.on === true ? explore.label : null;
+        const degraded = result.exploreDegraded ? exploreDegradedText(result.exploreDegraded, rounds?.total ?? 1) : null;
+        const exploreFact = explored
+          ? explored.text.trim().split('\n').filter((l) => !l.startsWith('  npx ')).join(' ').replace(/: replay with:$/, '')
+          : explore.on === true
+            ? [explore.label ?? 'explore replay', degraded].filter(Boolean).join(': ')
+            : null;
         const record = (verifyError?: string, noopWaits?: number) =>
           recordScenarioRun({ specFile, title, scenario: plan.name, mode, jitter, explore: exploreFact, replay: pageReplay, verifyError, run: result, ...(result.rounds ? { rounds: result.rounds } : {}), ...(noopWaits ? { noopWaits } : {}) });
         if (!result.ok) {
@@ -128,6 +133,7 @@ export function registerScenarioTest(plan: ScenarioPlan<any>, focus: ScenarioFoc
         record(undefined, noop ? result.happensBefore!.stats.noopWaits : undefined);
         const file = path.relative(process.cwd(), specFile);
         if (noop) addRunNote({ kind: 'noop-waits', file, scenario: plan.name, noopWaits: result.happensBefore!.stats.noopWaits });
+        if (degraded) addRunNote({ kind: 'explore-degraded', file, scenario: plan.name, text: degraded });
         // Only passing runs count for the interval percentiles of `cann-harness run`.
         logIntervalSamples(measuredIntervals(result).flatMap(({ from, to, intervals }) => intervals.map(({ role, ms }) => ({ file, scenario: plan.name, from, to, role, ms }))));
       },

@@ -215,7 +215,8 @@ export class Rendezvous {
     this.reporter?.(waiting);
     const explore = points;
     try {
-      explore?.block(awaitWhat(waiting.what));
+      // One text per party: with several awaits in flight (awaitSignals, a Promise.all), the oldest.
+      explore?.block(awaitWhat(this.pending[0].what));
       const outcome = await waitFor(path.dirname(file), check, timeoutMs, path.basename(file));
       if (outcome.ok) {
         explore?.point(`await ${waiting.what}`);
@@ -226,7 +227,21 @@ export class Rendezvous {
     } finally {
       this.pending.splice(this.pending.indexOf(waiting), 1);
       this.reporter?.(this.pending.length ? this.pending[this.pending.length - 1] : null);
+      if (explore && this.pending.length) this.blockAgainWhenIdle(explore);
     }
+  }
+
+  /**
+   * Exploring, after one of several awaits in flight returned: once the code it resumed has run
+   * (the next turn of the event loop), this thread waits for the others, BLOCKED again on the
+   * oldest. Otherwise the explorer took it for running host code, and marked it gone after its
+   * stall bound (awaitSignals degraded every round). A thread whose other awaits ended meanwhile
+   * is left alone.
+   */
+  private blockAgainWhenIdle(explore: RendezvousPoints): void {
+    setImmediate(() => {
+      if (this.pending.length && points === explore) explore.block(awaitWhat(this.pending[0].what));
+    });
   }
 }
 

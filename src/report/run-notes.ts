@@ -11,7 +11,8 @@ import { ENV } from '../env';
 
 export type RunNote =
   | { kind: 'skip'; file: string; scenario: string; reason: string }
-  | { kind: 'noop-waits'; file: string; scenario: string; noopWaits: number };
+  | { kind: 'noop-waits'; file: string; scenario: string; noopWaits: number }
+  | { kind: 'explore-degraded'; file: string; scenario: string; text: string };
 
 /** In a test worker: one note (no-op outside a run that started the notes). */
 export function addRunNote(note: RunNote, env: NodeJS.ProcessEnv = process.env): void {
@@ -34,6 +35,7 @@ export function formatRunNotes(notes: readonly RunNote[]): string {
     for (const s of skips) lines.push(`  ${s.file} › ${s.scenario}: ${s.reason}`);
   }
   for (const n of unique) {
+    if (n.kind === 'explore-degraded') lines.push(`[cann-harness] warning: ${n.file} › ${n.scenario} passed, but ${n.text}`);
     if (n.kind !== 'noop-waits') continue;
     lines.push(
       `[cann-harness] warning: ${n.file} › ${n.scenario} passed, but all its waits (${n.noopWaits}) were no-ops, nothing pending when queued: ` +

@@ -10,7 +10,7 @@ import { ENV } from '../env';
 import { exploreFromEnv, type ExploreRequest } from '../env/explore';
 import { MAX_INLINE_TOKEN, describeSchedule, encodeToken, parseSchedule, readReplayArgument, type ExploreArgs } from '../wire/explore-file';
 import { nextRoundSeed } from './round-seed';
-import type { ScenarioPlan } from './types';
+import type { ExploreDegradedRounds, ScenarioPlan } from './types';
 
 export { ExploreTokenError, decodeToken, encodeToken, parseSchedule, readReplayArgument } from '../wire/explore-file';
 export type { ExploreArgs, Schedule } from '../wire/explore-file';
@@ -123,4 +123,19 @@ export function exploreFailureText(schedule: string, command: string, keptDir: s
   }
   const replay = `${command} --explore-replay ${arg}`;
   return { text: `\n\n${describeSchedule(s)}: replay with:\n  ${replay}`, replay };
+}
+
+/**
+ * A passing explored run with rounds the explorer did not fully order (a party left its points:
+ * a sleep, a busy loop, a blocking call it cannot see): what the run's warning says.
+ */
+export function exploreDegradedText(d: ExploreDegradedRounds, totalRounds: number): string {
+  const n = (x: number) => x.toLocaleString('en-US');
+  return (
+    (totalRounds === 1
+      ? `the schedule explorer did not fully order its run (${d.first}): it ran partly in the OS's order `
+      : `the schedule explorer did not fully order ${n(d.rounds)} of its ${n(totalRounds)} rounds ` +
+        `(first round ${n(d.firstRound)}: ${d.first}): they ran partly in the OS's order `) +
+    '(docs/guide/soak-rounds.md, "What it cannot order")'
+  );
 }

@@ -145,6 +145,8 @@ export function toScenarioResult(plan: Pick<ScenarioPlan<any>, 'name' | 'roles'>
       result.happensBefore = { ...result.happensBefore, stats };
     }
   }
+  const degraded = envelopes.find((e) => e?.exploreDegraded)?.exploreDegraded;
+  if (degraded) result.exploreDegraded = degraded;
   measuredByResult.set(result, measured);
   // Helpers stay out of JSON dumps and Jest's diffs.
   Object.defineProperties(result, { role: { enumerable: false }, group: { enumerable: false }, between: { enumerable: false } });

@@ -271,6 +271,8 @@ export interface ScenarioResult extends Omit<RunResult, 'roles'> {
   scenario: string;
   /** A soak-rounds run: its rounds (the happens-before figures then cover every checked round). */
   rounds?: RoundsSummary;
+  /** An explored run (`--explore`) with rounds whose order was not fully controlled. */
+  exploreDegraded?: ExploreDegradedRounds;
   roles: ScenarioRoleResult[];
   /** The role named `name`; throws naming the known roles if there is none. */
   role(name: string): ScenarioRoleResult;
@@ -339,6 +341,16 @@ export interface RoleEnvelope {
   threadMarks: ScenarioMark[];
   /** Soak rounds: how many ran, and (the checking role) the happens-before figures of the rounds it checked and discarded. */
   rounds?: { done: number; total: number; checked?: RoundsCheckedStats };
+  /** The schedule explorer's rounds that were not fully ordered (the first role reports them, when there were any). */
+  exploreDegraded?: ExploreDegradedRounds;
+}
+
+/** Explored rounds whose order was not fully controlled: a party left the explored points (docs/guide/soak-rounds.md). */
+export interface ExploreDegradedRounds {
+  rounds: number;
+  firstRound: number;
+  /** The first such round's note, e.g. "producer/main left the explored points after step 9 (running 61 ms since ...)". */
+  first: string;
 }
 
 /** Happens-before figures summed over the rounds a rounds run checked as it went (their traces are gone). */

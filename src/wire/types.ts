@@ -6,6 +6,7 @@
 import type { Acl } from '../acl';
 import type { Rendezvous } from '../rendezvous';
 import type { AclErrorInfo } from '../acl/errors';
+import type { ExploreDegraded } from '../acl/explore';
 
 export interface RoleEntry {
   /** Absolute path of the module that exports the role body. */
@@ -55,6 +56,11 @@ export interface RoleContext {
    * milliseconds, and each message wakes the orchestrator (issue #35).
    */
   reportWaitsAfter?(ms: number): void;
+  /**
+   * Under the schedule explorer (stub mode, ACL loaded): the rounds so far whose order was not fully
+   * controlled, a party having left the explored points; null when not exploring.
+   */
+  exploreDegraded?(): ExploreDegraded | null;
 }
 
 export type RoleBody = (ctx: RoleContext, args: unknown) => unknown | Promise<unknown>;

@@ -41,7 +41,8 @@ export function guardAfterReturn<C extends object>(inner: C, role: string): Afte
       };
     },
   });
-  return { ctx, pending: () => [...inFlight.values()].map(({ prop, args }) => `ctx.${prop}(${args.map(describeArg).join(', ')})`), close: () => (closed = true) };
+  const pending = () => [...inFlight.values()].map(({ prop, args }) => `ctx.${prop}(${args.map(describeArg).join(', ')})`);
+  return { ctx, pending, close: () => (closed = true) };
 }
 
 function describeArg(a: unknown): string {

@@ -7,10 +7,18 @@
  * A latch is made for exactly one cannharness_latch_wait launch: it starts
  * with two references (the creator's and the pending wait's), so
  * cannharness_latch_destroy is safe before the wait has run.
+ *
+ * Under the stub's schedule explorer (ACL_STUB_EXPLORE, docs/acl-contract.md
+ * S19) a stream held by a latch is BLOCKED, not running: its executor blocks
+ * on the latch's text and the release wakes it, as a rendezvous await and its
+ * publisher do. Without that, a latch held longer than the stall bound marked
+ * the stream as gone and the round as degraded.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -37,6 +45,35 @@ HOLD_EXPORT void cannharness_sleep_ms(void *ms)
     struct timespec ts = {(time_t)(v / 1000u), (long)(v % 1000u) * 1000000l};
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
     }
+}
+
+/* The explorer's block and wake (cannstub/explore.h), NULL unless attached to a stub that has them. */
+typedef int (*explore_fn)(const char *what);
+static explore_fn explore_block, explore_wake;
+
+/* Looks the explorer's calls up in the loaded ACL library `library` (never loads it). 1 when found,
+ * 0 when the library has none (real CANN) or is not loaded. They return -1 at once while the stub
+ * does not explore, so attaching costs nothing then. */
+HOLD_EXPORT int cannharness_explore_attach(const char *library)
+{
+    void *lib = library ? dlopen(library, RTLD_NOW | RTLD_NOLOAD) : NULL;
+    if (!lib)
+        return 0;
+    explore_fn block = (explore_fn)dlsym(lib, "cannstub_explore_block");
+    explore_fn wake = (explore_fn)dlsym(lib, "cannstub_explore_wake");
+    int found = block && wake;
+    if (found) {
+        __atomic_store_n(&explore_wake, wake, __ATOMIC_RELEASE);
+        __atomic_store_n(&explore_block, block, __ATOMIC_RELEASE);
+    }
+    dlclose(lib); /* drops the reference NOLOAD took: the library stays loaded by its loader */
+    return found;
+}
+
+/* What a stream held by latch l blocks on, for the explorer. */
+static void latch_what(const struct latch *l, char out[48])
+{
+    snprintf(out, 48, "latch %p", (const void *)l);
 }
 
 HOLD_EXPORT void *cannharness_latch_create(void)
@@ -68,9 +105,17 @@ HOLD_EXPORT void cannharness_latch_wait(void *latch)
     struct latch *l = latch;
     if (!l)
         return;
+    explore_fn block = __atomic_load_n(&explore_block, __ATOMIC_ACQUIRE);
+    char what[48];
+    if (block)
+        latch_what(l, what);
     pthread_mutex_lock(&l->lock);
-    while (!l->released)
+    while (!l->released) {
+        /* Under the lock: a release cannot wake (below) before this party is BLOCKED. */
+        if (block)
+            block(what);
         pthread_cond_wait(&l->released_cv, &l->lock);
+    }
     pthread_mutex_unlock(&l->lock);
     latch_unref(l);
 }
@@ -81,9 +126,16 @@ HOLD_EXPORT void cannharness_latch_release(void *latch)
     if (!l)
         return;
     pthread_mutex_lock(&l->lock);
+    int was = l->released;
     l->released = 1;
     pthread_cond_broadcast(&l->released_cv);
     pthread_mutex_unlock(&l->lock);
+    explore_fn wake = __atomic_load_n(&explore_wake, __ATOMIC_ACQUIRE);
+    if (wake && !was) {
+        char what[48];
+        latch_what(l, what);
+        wake(what); /* after the effect, as every waker does */
+    }
 }
 
 HOLD_EXPORT int cannharness_latch_is_released(void *latch)

@@ -40,6 +40,10 @@ int cannstub_explore_leave(void);
 /* Starts round `round`'s schedule: called by one party while every other party is blocked (the
  * round barrier's holder). In replay mode the recorded schedule starts again, whatever `round`. */
 int cannstub_explore_round(unsigned long long round);
+/* How many rounds so far (the current one included) had a party leave the explored points or
+ * another "degraded" note: their order was not fully controlled. The first such round and its note
+ * (NUL-terminated, cut to len) go to *first_round and first (either may be NULL); -1 when off. */
+long cannstub_explore_degraded(unsigned long long *first_round, char *first, unsigned long len);
 /* Writes the current round's schedule text into buf (NUL-terminated when len > 0); returns the
  * length it needs (call again with a bigger buffer when >= len), or -1 when off. */
 long cannstub_explore_schedule(char *buf, unsigned long len);
