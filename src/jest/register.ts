@@ -18,7 +18,7 @@ import { currentProbe, deviceGate, requestedMode } from './probe';
 import { failedRound, roundsOf, roundsReplay } from './rounds';
 import { AUDIT_LOG_ENV, freshJitterSeed, repetitionsFromEnv, replayCommand, shardFromEnv, shardOfScenario } from './repeat';
 import { ENV, envOn } from '../env';
-import { exploreChoice, exploreDegradedText, exploreFailureText } from '../scenario/explore';
+import { exploreChoice, exploreDegradedText, exploreFailureText, exploreOptions } from '../scenario/explore';
 import { jestTimeoutMs } from '../env/timeout';
 
 const namesByFile = new Map<string, Set<string>>();
@@ -103,7 +103,9 @@ export function registerScenarioTest(plan: ScenarioPlan<any>, focus: ScenarioFoc
         const replay = explored ? explored.text : rounds && !result.ok ? roundsReplay(specFile, plan.name, rounds, failedRound(result)) : jitter ? `\n\njitter seed ${seed} (ACL_STUB_JITTER=${jitter}); replay with:\n  ${replayCommand(specFile, plan.name, jitter)}` : '';
         // For the HTML report (a no-op without it): what the roles did, whatever verify() says next.
         // A rounds run replays with its rounds: up to the failed one, else all of them.
-        const pageReplay = explored ? explored.replay : `${replayCommand(specFile, plan.name, jitter)}${rounds ? ` --rounds ${result.rounds?.failedRound ?? rounds.total}` : ''}`;
+        // A passing explored run replays with its seed (its schedules are those of the seed).
+        const exploreAgain = explore.on === true && 'seed' in explore.args ? exploreOptions(explore.args) : '';
+        const pageReplay = explored ? explored.replay : `${replayCommand(specFile, plan.name, jitter)}${rounds ? ` --rounds ${result.rounds?.failedRound ?? rounds.total}` : ''}${exploreAgain}`;
         const degraded = result.exploreDegraded ? exploreDegradedText(result.exploreDegraded, rounds?.total ?? 1) : null;
         const exploreFact = explored
           ? explored.text.trim().split('\n').filter((l) => !l.startsWith('  npx ')).join(' ').replace(/: replay with:$/, '')

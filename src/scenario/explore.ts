@@ -7,7 +7,7 @@ import { closeSync, constants, mkdtempSync, openSync, rmSync, writeSync } from '
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ENV } from '../env';
-import { exploreFromEnv, type ExploreRequest } from '../env/explore';
+import { DEFAULT_EXPLORE_DEPTH, exploreFromEnv, type ExploreRequest } from '../env/explore';
 import { MAX_INLINE_TOKEN, describeSchedule, encodeToken, parseSchedule, readReplayArgument, type ExploreArgs } from '../wire/explore-file';
 import { nextRoundSeed } from './round-seed';
 import type { ExploreDegradedRounds, ScenarioPlan } from './types';
@@ -123,6 +123,11 @@ export function exploreFailureText(schedule: string, command: string, keptDir: s
   }
   const replay = `${command} --explore-replay ${arg}`;
   return { text: `\n\n${describeSchedule(s)}: replay with:\n  ${replay}`, replay };
+}
+
+/** The `run` options that explore with the same seed and depth again. */
+export function exploreOptions(args: { seed: number; depth: number }): string {
+  return ` --explore ${args.seed}${args.depth !== DEFAULT_EXPLORE_DEPTH ? ` --explore-depth ${args.depth}` : ''}`;
 }
 
 /**

@@ -2,10 +2,15 @@
  * The schedule explorer's command-line options: what cannot be explored is a usage error (exit 2)
  * naming the reason and the fix, before any scenario starts.
  */
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { cliInProcess } from '../support/cli-in-process';
+import { repoRoot, runCommand } from '../support/run-child';
 import { encodeToken } from '../../src/wire/explore-file';
 
 const DROP = ['CANN_HARNESS_EXPLORE', 'CANN_HARNESS_EXPLORE_REPLAY', 'ACL_STUB_JITTER'];
+const bin = path.join(repoRoot, 'bin', 'cann-harness.js');
 const run = (args: string[], env: Record<string, string> = {}) => cliInProcess(['run', ...args], { env, dropEnv: DROP });
 
 test('--explore in real mode: the explorer is a stub feature', async () => {
@@ -50,3 +55,24 @@ test('a bad seed or depth names the fix', async () => {
   expect(alone.code).toBe(2);
   expect(alone.stderr).toContain('--explore-depth needs --explore');
 });
+
+test('a passing explored run with rounds the explorer did not fully order says so after the summary, and on its HTML page', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'cann-explore-cli-'));
+  try {
+    const specs = path.join(__dirname, 'fixtures', 'degraded');
+    const html = path.join(dir, 'html');
+    const args = ['run', '--mode', 'stub', '--specs', specs, '--explore', '5', '--junit', path.join(dir, 'junit.xml'), '--html', html];
+    const r = await runCommand(process.execPath, [bin, ...args], { cwd: repoRoot, dropEnv: DROP });
+    expect(r.code).toBe(0);
+    const warning =
+      '[cann-harness] warning: test/explore/fixtures/degraded/sleeper.spec.ts › a sleeper passes, not fully ordered passed, ' +
+      'but the schedule explorer did not fully order 2 of its 2 rounds (first round 1: sleeper/main left the explored points after step';
+    expect(r.stdout + r.stderr).toContain(warning);
+    const pages = readdirSync(path.join(html, 'scenarios')).map((f) => readFileSync(path.join(html, 'scenarios', f), 'utf8'));
+    expect(pages.join('\n')).toContain('did not fully order 2 of its 2 rounds');
+    // Its replay explores again, with the seed.
+    expect(pages.join('\n')).toContain('-t &#39;^a sleeper passes, not fully ordered$&#39; --rounds 2 --explore 5</code>');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 90_000);
