@@ -113,6 +113,7 @@ static _Thread_local uint32_t tl_epoch;
 static _Thread_local int tl_pid;
 static _Thread_local int tl_slept; /* EXPLORE_WAIT since the call's entry */
 static _Thread_local int tl_executor; /* an executor: never registered again as t<k> */
+static _Thread_local int tl_left;     /* cannstub_explore_leave: no point registers it again, until it is named */
 static _Thread_local char tl_name[XP_ID_BYTES]; /* the name it gave itself: kept when it registers again */
 
 static uint32_t never_cancelled; /* the cancel word of plat_wait_on_word_or_cancel */
@@ -443,8 +444,9 @@ static int register_party(struct xp_shared *x, const char *name, uint32_t state)
 static int self_party(struct xp_shared *x)
 {
     int me = own_party();
-    if (me >= 0 || tl_executor)
-        return me; /* an executor of an earlier runtime (aclFinalize let its party go) is not explored */
+    if (me >= 0 || tl_executor || tl_left)
+        return me; /* an executor of an earlier runtime (aclFinalize let its party go), or a thread that
+                      left (its clean-up after, e.g. a worker thread idle in its pool), is not explored */
     char name[XP_ID_BYTES];
     if (tl_name[0]) /* named before an aclFinalize or aclInit let its party go */
         snprintf(name, sizeof name, "%s", tl_name);
@@ -508,6 +510,7 @@ STUB_EXPORT int cannstub_explore_name_thread(const char *name)
     struct xp_shared *x = shared();
     if (!cannstub_explore_enabled() || !x || !valid_name(name))
         return -1;
+    tl_left = 0;
     int me = own_party();
     if (me < 0) {
         me = register_party(x, name, XP_RUNNING);
@@ -620,6 +623,7 @@ STUB_EXPORT int cannstub_explore_leave(void)
     struct xp_shared *x = shared();
     if (!cannstub_explore_enabled() || !x)
         return -1;
+    tl_left = 1;
     int me = own_party();
     if (me < 0)
         return 0;

@@ -835,6 +835,50 @@ CT_CASE(explore_streams_and_synchronize_are_explored_and_replayed)
     free(a), free(b), free(recorded), free(replayed);
 }
 
+static void *points_for_a_while(void *arg)
+{
+    (void)arg;
+    if (cannstub_explore_name_thread("b") == 0) {
+        for (int i = 0; i < 20; i++) {
+            cannstub_explore_point("b");
+            sleep_ms(10);
+        }
+    }
+    cannstub_explore_leave();
+    return NULL;
+}
+
+/* A thread that left makes ACL calls after (a worker thread's clean-up, then idle in its pool): its
+ * points are not explored, and it is not registered again as a party that runs (and stalls) forever. */
+CT_CASE(explore_a_thread_that_left_is_not_explored_again)
+{
+    char file[PATH_CAP], value[VALUE_CAP], note[256] = "";
+    make_explore_file(file, "explore");
+    snprintf(value, sizeof value, "%s:4:2", file);
+    explore_init(value, 50);
+    CT_EQ(0, cannstub_explore_name_thread("a"));
+    CT_EQ(0, cannstub_explore_point("before leaving"));
+    CT_EQ(0, cannstub_explore_leave());
+    CT_EQ(0, cannstub_explore_point("after leaving")); /* at once: not a party any more */
+    pthread_t tid;
+    CT_EQ(0, pthread_create(&tid, NULL, points_for_a_while, NULL));
+    pthread_join(tid, NULL); /* a re-registered RUNNING "a" would have stalled b's decisions */
+    if (cannstub_explore_degraded(NULL, note, sizeof note) != 0)
+        CT_FAIL("a left, yet was waited for: %s", note);
+    char *text = schedule_text();
+    if (strstr(text, "proc/t0") || !strstr(text, "proc/a\n"))
+        CT_FAIL("parties after a left and pointed again:\n%s", text);
+    free(text);
+    CT_EQ(0, cannstub_explore_name_thread("a2")); /* named again: explored again */
+    CT_EQ(0, cannstub_explore_point("named again"));
+    text = schedule_text();
+    if (!strstr(text, "proc/a2\n"))
+        CT_FAIL("a2 is not a party:\n%s", text);
+    free(text);
+    CT_EQ(0, cannstub_explore_leave());
+    acl_down();
+}
+
 /* libcannharness_hold.so's latch (native-stub/harness/hold/hold.c; the binding's ctx.latch()). */
 void *cannharness_latch_create(void);
 void cannharness_latch_wait(void *latch);

@@ -16,9 +16,14 @@ export async function runScenarioThread(task: ThreadTask): Promise<ThreadOutcome
   }
   const marks: ScenarioMark[] = [];
   let cleanup = () => {};
+  let leave = () => {};
   try {
     // process.hrtime is CLOCK_MONOTONIC, the clock of the main thread's marks (harness/role-context.ts).
-    const { plan, role, base } = loadThreadBase(task, (name) => marks.push({ name, tNs: process.hrtime.bigint().toString(), thread: task.thread }));
+    const { acl, plan, role, base } = loadThreadBase(task, (name) => marks.push({ name, tNs: process.hrtime.bigint().toString(), thread: task.thread }));
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { explorer } = require('../../../src/acl') as typeof import('../../../src/acl');
+    const ex = acl.library.mode === 'stub' ? explorer(acl.library.path) : null;
+    leave = () => ex?.leave();
     const owned = createThreadContext(base, plan, role, task.deadline, task.thread);
     cleanup = owned.cleanup;
     const value = await role.thread!(owned.ctx, task.thread);
@@ -27,5 +32,6 @@ export async function runScenarioThread(task: ThreadTask): Promise<ThreadOutcome
     return { ok: false, error: toRoleError(err instanceof Error ? err : new Error(String(err))), marks };
   } finally {
     cleanup();
+    leave(); // the schedule explorer: this thread (idle in the pool from now on) reaches no more points
   }
 }
