@@ -141,6 +141,7 @@ export function exploreDegradedText(d: ExploreDegradedRounds, totalRounds: numbe
       ? `the schedule explorer did not fully order its run (${d.first}): it ran partly in the OS's order `
       : `the schedule explorer did not fully order ${n(d.rounds)} of its ${n(totalRounds)} rounds ` +
         `(first round ${n(d.firstRound)}: ${d.first}): they ran partly in the OS's order `) +
-    '(docs/guide/soak-rounds.md, "What it cannot order")'
+    '(docs/guide/soak-rounds.md, "What it cannot order"; host code that runs longer between two points is waited for ' +
+    'with a larger ACL_STUB_EXPLORE_STALL_MS, default 50)'
   );
 }
