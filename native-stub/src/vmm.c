@@ -259,7 +259,7 @@ STUB_EXPORT aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size,
         size_t bytes = size > SIZE_MAX - g ? 0 : (size + g - 1) / g * g;
         if (bytes == 0 || bytes > SIZE_MAX / 2)
             rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "size %zu is too large", size);
-        else if (shm_create(SHM_VMM_PREFIX, data_offset() + bytes, NULL, NULL, &obj) != 0)
+        else if (shm_create(SHM_VMM_PREFIX, data_offset() + bytes, SHM_RESERVE_ALL, NULL, NULL, &obj) != 0)
             rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call,
                            "cannot create the shared-memory object of %zu bytes in /dev/shm", bytes);
         else {
