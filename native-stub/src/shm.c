@@ -307,8 +307,8 @@ const char *shm_open_result_text(enum shm_open_result r)
     case SHM_CREATOR_GONE: return "the creator of this IPC event destroyed it or exited";
     case SHM_FULL: return "16384 processes have this IPC event open, the stub's limit (stub rule): close it in some";
     case SHM_NO_SPACE:
-        return "/dev/shm is full (no page for one more user of the object); free space there (df /dev/shm) or remove "
-               "stale objects";
+        return "/dev/shm is full (no page for one more user of the shared object: stub rule S20); free space there "
+               "(df /dev/shm) or remove stale objects";
     default: return "system error while opening the shared state";
     }
 }

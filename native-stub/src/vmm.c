@@ -888,6 +888,9 @@ static aclError import_handle(const char *call, uint64_t sh, int device, aclrtDr
     aclError rc = ACL_SUCCESS;
     int d;
     enum shm_open_result opened = sh ? shm_open_by_id(SHM_VMM_PREFIX, sh, 0, NULL, &obj) : SHM_NOT_FOUND;
+    if (opened == SHM_NO_SPACE) /* as any failure to open it (contract S20) */
+        return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "shareable handle 0x%llx: cannot open it: %s",
+                         (unsigned long long)sh, shm_open_result_text(opened));
     if (opened != SHM_OK)
         /* the driver's lookup (api_impl.cc:7420-7425, GetPhyDevIdByMemShareHandle), before the context */
         return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,
