@@ -478,11 +478,15 @@ void *plat_shm_create(const char *name, size_t size, const struct plat_range *re
         return NULL;
     /* The reserved ranges are allocated now, not at the first access: on a full tmpfs ftruncate
      * succeeds (the file is sparse) and the first store into the mapping dies by SIGBUS;
-     * posix_fallocate answers ENOSPC. The rest stays a hole until plat_shm_reserve. */
+     * posix_fallocate answers ENOSPC. The rest stays a hole until plat_shm_reserve. Ranges first,
+     * in order (each extends the size past its pages only once they exist), then the size: a
+     * reclaim that finds the creator dead mid-create never reads a header that is a hole. */
     struct stat st;
-    int rc = ftruncate(fd, (off_t)size) != 0 ? errno : 0;
+    int rc = 0;
     for (int i = 0; rc == 0 && i < nreserve; i++)
         rc = posix_fallocate(fd, (off_t)reserve[i].offset, (off_t)reserve[i].len);
+    if (rc == 0 && ftruncate(fd, (off_t)size) != 0)
+        rc = errno;
     if (rc == 0 && fstat(fd, &st) != 0)
         rc = errno;
     if (rc != 0) {
