@@ -237,7 +237,7 @@ CT_CASE(shm_users_table_grows_past_its_first_chunk)
     CT_EQ(1, expect_allocated_below_watermarks(h).users_backed);
     publish_bytes(dir, "handle", &h, sizeof h);
     pid_t pids[3];
-    char ids[3][4];
+    char ids[3][12];
     for (int i = 0; i < 3; i++) {
         snprintf(ids[i], sizeof ids[i], "%d", i);
         const char *args[] = {dir, ids[i], NULL};
