@@ -24,6 +24,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stddef.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -42,20 +43,36 @@ static uint64_t handle_check(uint64_t id)
     return z ^ (z >> 31);
 }
 
+/* Payload allocated at create (S20): current, slots_backed and slot 0, to the end of their page (about 170 slots):
+ * a record takes the lowest free slot, so most events never use more. */
+#define IPC_RESERVE_AT_CREATE (offsetof(struct ipc_shared, slots) + sizeof(struct ipc_slot) - sizeof(struct shm_header))
+
 static void ipc_init(struct shm_header *hdr)
 {
     struct ipc_shared *ipc = (struct ipc_shared *)hdr;
     ipc->current = 0; /* slot 0 with refcount 0: nothing pending */
+    ipc->slots_backed =
+        shm_entries_below(offsetof(struct ipc_shared, slots), sizeof(struct ipc_slot),
+                          shm_payload_reserved_end(sizeof(struct ipc_shared), IPC_RESERVE_AT_CREATE), IPC_SLOTS);
+}
+
+/* Slots allocated, never more than the table (a watermark written by a dying process is still only ever raised
+ * after its pages exist, but the bound costs nothing). */
+static uint32_t slots_backed(const struct ipc_shared *ipc)
+{
+    uint32_t backed = ipc->slots_backed;
+    return backed < IPC_SLOTS ? backed : IPC_SLOTS;
 }
 
 static void ipc_repair(struct shm_header *hdr)
 {
     struct ipc_shared *ipc = (struct ipc_shared *)hdr;
-    for (uint32_t i = 0; i < IPC_SLOTS; i++) {
+    uint32_t backed = slots_backed(ipc);
+    for (uint32_t i = 0; i < backed; i++) { /* the slots past it are free and zero, and holes */
         if (ipc->slots[i].refcount == 0 && ipc->slots[i].done != 0)
             __atomic_store_n(&ipc->slots[i].done, 0, __ATOMIC_RELEASE);
     }
-    if (ipc->current >= IPC_SLOTS)
+    if (ipc->current >= backed)
         ipc->current = 0;
 }
 
@@ -74,7 +91,8 @@ static void bind(struct event *ev, struct shm_object *obj)
 aclError ipc_event_create(const char *call, struct event *ev)
 {
     struct shm_object *obj;
-    if (shm_create(SHM_EVENT_PREFIX, sizeof(struct ipc_shared), ipc_init, ipc_repair, &obj) != 0) {
+    if (shm_create(SHM_EVENT_PREFIX, sizeof(struct ipc_shared), IPC_RESERVE_AT_CREATE, ipc_init, ipc_repair, &obj) !=
+        0) {
         int err = errno;
         return stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call,
                          "cannot create the shared-memory object of the IPC event in /dev/shm (%s)%s", strerror(err),
@@ -114,6 +132,9 @@ aclError ipc_event_open(const char *call, const unsigned char handle[64], struct
     if (r == SHM_FULL)
         return stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "cannot open IPC event %016llx: %s",
                          (unsigned long long)id, shm_open_result_text(r));
+    if (r == SHM_NO_SPACE) /* as any system error when opening the shared state (S20) */
+        return stub_fail(ACL_ERROR_RT_INVALID_HANDLE, call, "cannot open IPC event %016llx: %s", (unsigned long long)id,
+                         shm_open_result_text(r));
     if (r != SHM_OK) {
         if (tail < 0)
             return stub_fail(
@@ -132,18 +153,34 @@ aclError ipc_event_open(const char *call, const unsigned char handle[64], struct
     return ACL_SUCCESS;
 }
 
-/* Takes the lowest free slot (refcount 0) and makes it current; 0 if every
- * slot is referenced. *use: the slot's use count, naming this record. */
+/* The message of a record whose slot table could not grow. */
+#define NO_SLOT_PAGE_TEXT                                                                                        \
+    "cannot allocate more slots of IPC event %016llx in /dev/shm (%s)%s (stub rule S20: CANN's record does not " \
+    "fail here)"
+
+/* Takes the lowest free slot (refcount 0) and makes it current: 1; 0 if every
+ * slot is referenced; -1 (errno) if the slots past the allocated ones could
+ * not be allocated (S20). *use: the slot's use count, naming this record. */
 static int try_take_slot(struct event *ev, const struct stream *s, uint32_t *slot, uint32_t *use)
 {
     struct ipc_shared *ipc = ev->ipc;
     shm_lock(ev->shm);
+    uint32_t backed = slots_backed(ipc);
     uint32_t found = IPC_SLOTS;
-    for (uint32_t i = 0; i < IPC_SLOTS; i++) {
+    for (uint32_t i = 0; i < backed; i++) {
         if (ipc->slots[i].refcount == 0) {
             found = i;
             break;
         }
+    }
+    int grow_failed = 0;
+    if (found == IPC_SLOTS && backed < IPC_SLOTS) {
+        /* the slots past the watermark are free: allocate the next page of them */
+        if (shm_grow(ev->shm, offsetof(struct ipc_shared, slots), sizeof(struct ipc_slot), IPC_SLOTS,
+                     &ipc->slots_backed) == 0)
+            found = backed;
+        else
+            grow_failed = errno ? errno : EIO;
     }
     if (found < IPC_SLOTS) {
         /* a free slot's done word is 0 (cleared on release, or by ipc_repair) */
@@ -155,7 +192,19 @@ static int try_take_slot(struct event *ev, const struct stream *s, uint32_t *slo
     }
     shm_unlock(ev->shm);
     *slot = found;
+    if (grow_failed) {
+        errno = grow_failed;
+        return -1;
+    }
     return found < IPC_SLOTS;
+}
+
+static aclError no_slot_page(const char *call, struct event *ev)
+{
+    int err = errno;
+    return stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, NO_SLOT_PAGE_TEXT, (unsigned long long)ev->shm->id,
+                     strerror(err),
+                     err == ENOSPC ? ": /dev/shm is full; free space there (df /dev/shm) or remove stale objects" : "");
 }
 
 /* How often a record blocked on a full slot table looks again: slots are
@@ -164,8 +213,11 @@ static int try_take_slot(struct event *ev, const struct stream *s, uint32_t *slo
 
 aclError ipc_record_take_slot(const char *call, struct event *ev, struct stream *s, uint32_t *slot, uint32_t *use)
 {
-    if (try_take_slot(ev, s, slot, use))
+    int taken = try_take_slot(ev, s, slot, use);
+    if (taken > 0)
         return ACL_SUCCESS;
+    if (taken < 0)
+        return no_slot_page(call, ev);
     /* CANN's record spins until a slot frees (ipc_event.cc GetIpcRecordIndex);
      * this one polls with rt.lock released, and gives up when the event or the
      * stream goes (destroy, device reset) or the runtime is finalized. */
@@ -185,8 +237,10 @@ aclError ipc_record_take_slot(const char *call, struct event *ev, struct stream 
         else if (s->destroyed)
             rc = stub_fail(ACL_ERROR_RT_INVALID_HANDLE, call,
                            "the stream was destroyed (or its device reset) while the record waited for a free slot");
-        else if (!try_take_slot(ev, s, slot, use))
+        else if ((taken = try_take_slot(ev, s, slot, use)) == 0)
             continue;
+        else if (taken < 0)
+            rc = no_slot_page(call, ev);
         break;
     }
     s->waiters--;

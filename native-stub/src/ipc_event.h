@@ -22,8 +22,8 @@ struct ipc_slot {
 
 struct ipc_shared {
     struct shm_header hdr;
-    uint32_t current;
-    uint32_t pad;
+    uint32_t current;      /* < slots_backed */
+    uint32_t slots_backed; /* slots below this index have tmpfs pages (shm.h, S20); the others are free and zero */
     struct ipc_slot slots[IPC_SLOTS];
 };
 

@@ -129,6 +129,9 @@ aclError ipc_key_import(const char *call, enum ipc_key_kind kind, uint64_t id, s
     if (opened == SHM_FULL)
         return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "key \"%.64s\": too many processes have this %s open", key,
                          k->noun);
+    if (opened == SHM_NO_SPACE) /* as any failure to open it (contract S20) */
+        return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "key \"%.64s\": cannot open the %s: %s", key, k->noun,
+                         shm_open_result_text(opened));
     if (opened != SHM_OK)
         return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "key \"%.64s\" names no live %s: %s", key, k->noun, k->gone);
     aclError rc = check_import(call, obj, state_of(obj->hdr), key, k);

@@ -148,7 +148,7 @@ STUB_EXPORT aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint
     if (rc)
         goto out;
     m = (const struct mem_shared *)obj->hdr; /* device and bytes are set before the object is published */
-    if (!(view = plat_shm_open(obj->name, size, &view_size, NULL)))
+    if (!(view = plat_shm_open(obj->name, size, &view_size, NULL, NULL)))
         rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "cannot map the memory of key \"%.64s\"", key);
     else if (memory_region_new(MEM_IMPORTED, (char *)view + memory_data_offset(), (size_t)m->bytes, m->device, obj,
                                &r) != 0) {

@@ -211,7 +211,7 @@ STUB_EXPORT aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolic
         rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "size %zu is too large", size);
     else {
         size_t bytes = round_up_pages(size);
-        if (shm_create(SHM_MEMORY_PREFIX, memory_data_offset() + bytes, NULL, NULL, &obj) != 0)
+        if (shm_create(SHM_MEMORY_PREFIX, memory_data_offset() + bytes, SHM_RESERVE_ALL, NULL, NULL, &obj) != 0)
             rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call,
                            "cannot create the shared-memory object of %zu bytes in /dev/shm", bytes);
         else {

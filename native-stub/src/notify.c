@@ -114,7 +114,7 @@ STUB_EXPORT aclError aclrtCreateNotify(aclrtNotify *notify, uint64_t flag)
                        (unsigned long long)flag);
     else if ((rc = rt_require_device(call, &d)))
         ;
-    else if (shm_create(SHM_NOTIFY_PREFIX, sizeof(struct notify_shared), NULL, NULL, &obj) != 0)
+    else if (shm_create(SHM_NOTIFY_PREFIX, sizeof(struct notify_shared), SHM_RESERVE_ALL, NULL, NULL, &obj) != 0)
         rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "cannot create the shared-memory object of the notify");
     else if (!(n = new_notify(obj, 1))) {
         shm_release(obj);

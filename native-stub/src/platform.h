@@ -105,13 +105,36 @@ void plat_self_object_path(char *out, size_t cap);
  * shm.h) and are at most PLAT_SHM_NAME_MAX bytes including the NUL. */
 #define PLAT_SHM_NAME_MAX 64
 void plat_shm_name(char out[PLAT_SHM_NAME_MAX], const char *prefix, uint64_t id, const char *scope);
-/* Creates (exclusively) and maps an object of size bytes, zero-filled.
- * Returns the mapping or NULL (errno set; EEXIST when the name is taken). */
-void *plat_shm_create(const char *name, size_t size);
+/* Which file a name stood for when it was created or opened: a later
+ * plat_shm_reserve by name checks that it still stands for the same one. */
+struct plat_shm_file {
+    uint64_t dev;
+    uint64_t ino;
+};
+/* Bytes [offset, offset + len) of an object. */
+struct plat_range {
+    size_t offset;
+    size_t len;
+};
+/* Creates (exclusively) and maps an object of size bytes, zero-filled, with
+ * tmpfs pages allocated now for the nreserve ranges only (the rest is a hole:
+ * a load or store there allocates a page, or dies by SIGBUS on a full tmpfs).
+ * Returns the mapping or NULL (errno set; EEXIST when the name is taken,
+ * ENOSPC when the reserve does not fit). *file may be NULL. */
+void *plat_shm_create(const char *name, size_t size, const struct plat_range *reserve, int nreserve,
+                      struct plat_shm_file *file);
 /* Opens and maps an existing object; fails (NULL, errno) if absent or
  * smaller than min_size. *age_ns receives the time since its last status
- * change (creation), for reclaiming objects whose creator died mid-create. */
-void *plat_shm_open(const char *name, size_t min_size, size_t *size_out, uint64_t *age_ns);
+ * change (creation), for reclaiming objects whose creator died mid-create.
+ * age_ns and file may be NULL. */
+void *plat_shm_open(const char *name, size_t min_size, size_t *size_out, uint64_t *age_ns, struct plat_shm_file *file);
+/* Allocates the tmpfs pages of bytes [offset, offset + len) of the object
+ * that name stood for (file): 0, or -1 with errno (ENOSPC: the tmpfs is
+ * full; ENOENT or ESTALE: the name is gone or stands for another file now).
+ * Never follows a link. */
+int plat_shm_reserve(const char *name, const struct plat_shm_file *file, size_t offset, size_t len);
+/* The size of a page of shared memory (a multiple of which reserves waste nothing). */
+size_t plat_page_size(void);
 /* Whether an object may be reclaimed by this process: its owner is this
  * process's user and nobody else can write it (mode 0600, as created).
  * Returns 1, 0 with *why set (another owner and others may open it, a

@@ -462,20 +462,40 @@ void plat_shm_name(char out[PLAT_SHM_NAME_MAX], const char *prefix, uint64_t id,
     snprintf(out, PLAT_SHM_NAME_MAX, "/%s%016llx%s%s", prefix, (unsigned long long)id, *scope ? "." : "", scope);
 }
 
-void *plat_shm_create(const char *name, size_t size)
+static void note_file(const struct stat *st, struct plat_shm_file *file)
 {
-    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (file) {
+        file->dev = (uint64_t)st->st_dev;
+        file->ino = (uint64_t)st->st_ino;
+    }
+}
+
+void *plat_shm_create(const char *name, size_t size, const struct plat_range *reserve, int nreserve,
+                      struct plat_shm_file *file)
+{
+    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
         return NULL;
-    /* Allocated now, not at the first write: on a full tmpfs ftruncate succeeds (the file is
-     * sparse) and the first store into the mapping dies by SIGBUS; posix_fallocate answers ENOSPC. */
-    int rc = ftruncate(fd, (off_t)size) != 0 ? errno : posix_fallocate(fd, 0, (off_t)size);
+    /* The reserved ranges are allocated now, not at the first access: on a full tmpfs ftruncate
+     * succeeds (the file is sparse) and the first store into the mapping dies by SIGBUS;
+     * posix_fallocate answers ENOSPC. The rest stays a hole until plat_shm_reserve. Ranges first,
+     * in order (each extends the size past its pages only once they exist), then the size: a
+     * reclaim that finds the creator dead mid-create never reads a header that is a hole. */
+    struct stat st;
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < nreserve; i++)
+        rc = posix_fallocate(fd, (off_t)reserve[i].offset, (off_t)reserve[i].len);
+    if (rc == 0 && ftruncate(fd, (off_t)size) != 0)
+        rc = errno;
+    if (rc == 0 && fstat(fd, &st) != 0)
+        rc = errno;
     if (rc != 0) {
         close(fd);
         shm_unlink(name);
         errno = rc;
         return NULL;
     }
+    note_file(&st, file);
     void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     int saved = errno;
     close(fd);
@@ -487,9 +507,9 @@ void *plat_shm_create(const char *name, size_t size)
     return p;
 }
 
-void *plat_shm_open(const char *name, size_t min_size, size_t *size_out, uint64_t *age_ns)
+void *plat_shm_open(const char *name, size_t min_size, size_t *size_out, uint64_t *age_ns, struct plat_shm_file *file)
 {
-    int fd = shm_open(name, O_RDWR | O_CLOEXEC, 0600);
+    int fd = shm_open(name, O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
         return NULL;
     struct stat st;
@@ -499,6 +519,7 @@ void *plat_shm_open(const char *name, size_t min_size, size_t *size_out, uint64_
         errno = saved;
         return NULL;
     }
+    note_file(&st, file);
     if (age_ns) {
         struct timespec now;
         clock_gettime(CLOCK_REALTIME, &now);
@@ -523,6 +544,38 @@ void *plat_shm_open(const char *name, size_t min_size, size_t *size_out, uint64_
     if (size_out)
         *size_out = (size_t)st.st_size;
     return p;
+}
+
+int plat_shm_reserve(const char *name, const struct plat_shm_file *file, size_t offset, size_t len)
+{
+    /* By name, not by a kept descriptor: a process may map thousands of objects, and growth is rare. */
+    int fd = shm_open(name, O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    int rc = fstat(fd, &st) != 0 ? errno : 0;
+    if (rc == 0 && (!S_ISREG(st.st_mode) || (uint64_t)st.st_dev != file->dev || (uint64_t)st.st_ino != file->ino))
+        rc = ESTALE; /* the name stands for another file now: not ours to grow */
+    if (rc == 0)
+        rc = posix_fallocate(fd, (off_t)offset, (off_t)len);
+    close(fd);
+    if (rc != 0) {
+        errno = rc;
+        return -1;
+    }
+    return 0;
+}
+
+size_t plat_page_size(void)
+{
+    static size_t page; /* set once, to the same value by any thread */
+    size_t known = __atomic_load_n(&page, __ATOMIC_RELAXED);
+    if (!known) {
+        long p = sysconf(_SC_PAGESIZE);
+        known = p > 0 ? (size_t)p : 4096;
+        __atomic_store_n(&page, known, __ATOMIC_RELAXED);
+    }
+    return known;
 }
 
 int plat_shm_is_own(const char *name, char *why, size_t why_len)

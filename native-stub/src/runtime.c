@@ -360,7 +360,10 @@ static aclError init_locked(const char *call, const char *configPath, uint32_t *
     shm_test_die_in_lock = !die                         ? SHM_TEST_DIE_NEVER
                            : strcmp(die, "1") == 0      ? SHM_TEST_DIE_IN_SLOT_RELEASE
                            : strcmp(die, "unlink") == 0 ? SHM_TEST_DIE_IN_UNLINK
+                           : strcmp(die, "grow") == 0   ? SHM_TEST_DIE_IN_GROWTH
                                                         : SHM_TEST_DIE_NEVER;
+    const char *exact = getenv("ACL_STUB_TEST_EXACT_RESERVE");
+    shm_test_exact_reserve = exact && strcmp(exact, "1") == 0;
     uint32_t visible = 0;
     if (device_ids_configure(count, &visible, err, sizeof err) != 0)
         return config_fail("%s", err);

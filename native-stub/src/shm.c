@@ -21,10 +21,11 @@
 /* The header is a layout shared by every process of every stub build that
  * meets an object: a change to it must bump SHM_MAGIC (shm.h). */
 _Static_assert(offsetof(struct shm_header, lock) == 32, "shm_header layout changed: bump SHM_MAGIC");
-_Static_assert(offsetof(struct shm_header, users) == 56 + PLAT_SHARED_LOCK_BYTES,
+_Static_assert(offsetof(struct shm_header, users) == 64 + PLAT_SHARED_LOCK_BYTES,
                "shm_header layout changed: bump SHM_MAGIC");
 
 enum shm_test_death shm_test_die_in_lock;
+int shm_test_exact_reserve;
 
 /* ACL_STUB_SCOPE (shm.h); "" for none. Set by aclInit, before any object. */
 static char scope[SHM_SCOPE_MAX + 1];
@@ -56,12 +57,19 @@ static struct shm_object *objects;
  * it is this old (creation takes microseconds). */
 #define SHM_UNREADY_GRACE_NS (5ull * 1000000000ull)
 
-/* Entries worth scanning: never more than the table (a header written by a
- * dying process must not make us read past it). */
+/* Entries allocated (S20): never more than the table. */
+static uint32_t users_backed(const struct shm_header *hdr)
+{
+    uint32_t backed = hdr->users_backed;
+    return backed < SHM_MAX_USERS ? backed : SHM_MAX_USERS;
+}
+
+/* Entries worth scanning: never past the allocated ones (a header written by
+ * a dying process must not make us touch a hole, or read past the table). */
 static uint32_t users_scanned(const struct shm_header *hdr)
 {
-    uint32_t used = hdr->users_used;
-    return used < SHM_MAX_USERS ? used : SHM_MAX_USERS;
+    uint32_t used = hdr->users_used, backed = users_backed(hdr);
+    return used < backed ? used : backed;
 }
 
 static void prune_dead_users(struct shm_header *hdr)
@@ -98,7 +106,8 @@ static int add_user(struct shm_header *hdr, const struct plat_process_id *self)
         if (hdr->users[i].pid == self->pid && hdr->users[i].start_time == self->start_time)
             return 0;
     }
-    for (uint32_t i = 0; i < SHM_MAX_USERS; i++) {
+    uint32_t backed = users_backed(hdr);
+    for (uint32_t i = 0; i < backed; i++) {
         if (hdr->users[i].pid == 0) {
             hdr->users[i].start_time = self->start_time; /* pid last: entry valid once pid set */
             if (i >= used)
@@ -107,7 +116,7 @@ static int add_user(struct shm_header *hdr, const struct plat_process_id *self)
             return 0;
         }
     }
-    return -1;
+    return -1; /* every allocated entry is taken: grow_users, or the table is full */
 }
 
 static void remove_user(struct shm_header *hdr, const struct plat_process_id *self)
@@ -163,24 +172,97 @@ void shm_unlock(struct shm_object *obj)
     plat_shared_lock_unlock(&obj->hdr->lock);
 }
 
-int shm_create(const char *prefix, size_t size, void (*init)(struct shm_header *), shm_repair_fn repair,
-               struct shm_object **out)
+uint32_t shm_entries_below(size_t base, size_t elem, size_t end, uint32_t max)
+{
+    size_t n = end > base ? (end - base) / elem : 0;
+    return n < max ? (uint32_t)n : max;
+}
+
+static size_t page_end(size_t at)
+{
+    size_t page = plat_page_size();
+    return (at + page - 1) / page * page;
+}
+
+/* The end of the reserve that makes room for n entries of elem bytes from
+ * byte start: the end of their last page (tmpfs allocates whole pages, so
+ * the rest of it comes free), exactly their end with the test hook; never
+ * past the object's size. */
+static size_t reserve_end(size_t start, size_t elem, size_t n, size_t size)
+{
+    size_t end = start + elem * n;
+    if (!shm_test_exact_reserve)
+        end = page_end(end);
+    return end < size ? end : size;
+}
+
+size_t shm_payload_reserved_end(size_t size, size_t reserve_payload)
+{
+    if (reserve_payload == SHM_RESERVE_ALL)
+        return size;
+    return reserve_end(sizeof(struct shm_header), reserve_payload, 1, size);
+}
+
+/* shm_grow on a mapping that may have no shm_object yet (an open). */
+static int grow_table(const char *name, const struct plat_shm_file *file, size_t size, size_t base, size_t elem,
+                      uint32_t max, uint32_t *backed)
+{
+    uint32_t have = __atomic_load_n(backed, __ATOMIC_RELAXED);
+    if (have >= max) {
+        errno = ENOSPC;
+        return -1;
+    }
+    size_t start = base + elem * have;
+    size_t end = reserve_end(start, elem, 1, size);
+    if (plat_shm_reserve(name, file, start, end - start) != 0)
+        return -1;
+    if (shm_test_die_in_lock == SHM_TEST_DIE_IN_GROWTH)
+        raise(SIGKILL); /* test hook: pages allocated, watermark not raised (harmless: they are allocated again) */
+    /* every process reads it under the lock: relaxed is enough, and it is only ever raised */
+    __atomic_store_n(backed, shm_entries_below(base, elem, end, max), __ATOMIC_RELAXED);
+    return 0;
+}
+
+int shm_grow(struct shm_object *obj, size_t base, size_t elem, uint32_t max, uint32_t *backed)
+{
+    return grow_table(obj->name, &obj->file, obj->size, base, elem, max, backed);
+}
+
+static int grow_users(struct shm_header *hdr, const char *name, const struct plat_shm_file *file, size_t size)
+{
+    return grow_table(name, file, size, offsetof(struct shm_header, users), sizeof hdr->users[0], SHM_MAX_USERS,
+                      &hdr->users_backed);
+}
+
+int shm_create(const char *prefix, size_t size, size_t reserve_payload, void (*init)(struct shm_header *),
+               shm_repair_fn repair, struct shm_object **out)
 {
     struct shm_object *obj = calloc(1, sizeof *obj);
     if (!obj)
         return -1;
+    /* the header with the creator's users entry (the page's other entries come free), and the
+     * payload prefix the kind asks for; in this order, so that the object's size (extended by
+     * each range) never covers a header that is a hole */
+    size_t users_off = offsetof(struct shm_header, users);
+    size_t users_end = reserve_end(users_off, sizeof obj->hdr->users[0], 1, size);
+    size_t payload_end = shm_payload_reserved_end(size, reserve_payload);
+    struct plat_range reserve[2] = {{0, users_end},
+                                    {sizeof(struct shm_header), payload_end - sizeof(struct shm_header)}};
+    int nreserve = payload_end > sizeof(struct shm_header) ? 2 : 1;
     void *map = NULL;
     for (int attempt = 0; attempt < 16 && !map; attempt++) {
         obj->id = plat_random_u64();
         if (obj->id == 0)
             continue;
         plat_shm_name(obj->name, prefix, obj->id, scope);
-        map = plat_shm_create(obj->name, size);
+        map = plat_shm_create(obj->name, size, reserve, nreserve, &obj->file);
         if (!map && errno != EEXIST)
             break;
     }
     if (!map) {
+        int err = errno;
         free(obj);
+        errno = err;
         return -1;
     }
     struct shm_header *hdr = map;
@@ -189,6 +271,7 @@ int shm_create(const char *prefix, size_t size, void (*init)(struct shm_header *
     hdr->magic = SHM_MAGIC;
     hdr->id = obj->id;
     hdr->size = size;
+    hdr->users_backed = shm_entries_below(users_off, sizeof hdr->users[0], users_end, SHM_MAX_USERS);
     if (plat_shared_lock_init(&hdr->lock) != 0) {
         plat_shm_unmap(map, size);
         plat_shm_unlink(obj->name);
@@ -223,6 +306,9 @@ const char *shm_open_result_text(enum shm_open_result r)
     case SHM_NOT_OURS: return "the handle names a shared-memory object that is not a stub IPC event";
     case SHM_CREATOR_GONE: return "the creator of this IPC event destroyed it or exited";
     case SHM_FULL: return "16384 processes have this IPC event open, the stub's limit (stub rule): close it in some";
+    case SHM_NO_SPACE:
+        return "/dev/shm is full (no page for one more user of the shared object: stub rule S20); free space there "
+               "(df /dev/shm) or remove stale objects";
     default: return "system error while opening the shared state";
     }
 }
@@ -272,7 +358,8 @@ enum shm_open_result shm_open_by_id(const char *prefix, uint64_t id, size_t size
     char name[PLAT_SHM_NAME_MAX];
     plat_shm_name(name, prefix, id, scope);
     size_t actual = 0;
-    void *map = plat_shm_open(name, sizeof(struct shm_header), &actual, NULL);
+    struct plat_shm_file file;
+    void *map = plat_shm_open(name, sizeof(struct shm_header), &actual, NULL, &file);
     if (!map)
         return errno == ENOENT ? SHM_NOT_FOUND : (errno == EINVAL ? SHM_NOT_OURS : SHM_SYSTEM_ERROR);
     struct shm_header *hdr = map;
@@ -286,8 +373,15 @@ enum shm_open_result shm_open_by_id(const char *prefix, uint64_t id, size_t size
     lock_header(hdr, repair);
     enum shm_open_result r = check_openable(hdr);
     if (r == SHM_OK && add_user(hdr, &self) != 0) {
-        prune_dead_users(hdr); /* only when full: entries of dead processes are reused */
-        if (add_user(hdr, &self) != 0)
+        /* every allocated entry is taken: allocate the next page of them; only a full table
+         * prunes (each entry's liveness is a /proc read), and entries of dead processes are reused */
+        if (users_backed(hdr) < SHM_MAX_USERS) {
+            if (grow_users(hdr, name, &file, actual) != 0)
+                r = errno == ENOSPC ? SHM_NO_SPACE : SHM_SYSTEM_ERROR;
+        } else {
+            prune_dead_users(hdr);
+        }
+        if (r == SHM_OK && add_user(hdr, &self) != 0)
             r = SHM_FULL;
     }
     if (r != SHM_OK && !any_live_user(hdr))
@@ -308,6 +402,7 @@ enum shm_open_result shm_open_by_id(const char *prefix, uint64_t id, size_t size
     }
     memcpy(obj->name, name, sizeof name);
     obj->id = id;
+    obj->file = file;
     obj->hdr = hdr;
     obj->size = actual;
     obj->local_refs = 1;
@@ -489,7 +584,7 @@ static void reclaim_one(const char *name, void *vctx)
     }
     size_t actual = 0;
     uint64_t age = 0;
-    void *map = plat_shm_open(name, SHM_COMMON_PREFIX, &actual, &age);
+    void *map = plat_shm_open(name, SHM_COMMON_PREFIX, &actual, &age, NULL);
     if (!map) {
         /* smaller than any header: a creator died before sizing it */
         if (errno == EINVAL && age > SHM_UNREADY_GRACE_NS)

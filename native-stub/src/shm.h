@@ -7,6 +7,15 @@
  * local reference goes, it leaves the users table, and the last user
  * unlinks the name. Objects whose users all died are reclaimed by the next
  * open or aclInit (pid liveness plus process start time, to beat pid reuse).
+ *
+ * Pages are allocated lazily (contract rule S20): an object is a sparse tmpfs
+ * file whose pages are allocated (posix_fallocate) before anything touches
+ * them, so that a full /dev/shm answers ENOSPC instead of SIGBUS. Create
+ * reserves the header with the first page of the users table, and the
+ * payload prefix its kind asks for; a table grows a chunk (a page) at a time
+ * under the object's lock, and every access to it stays below its watermark
+ * (users_backed here; an IPC event's slots_backed). A load of a hole through
+ * the mapping allocates a page as a store does, so loops stop there too.
  */
 #ifndef CANNSTUB_SHM_H
 #define CANNSTUB_SHM_H
@@ -16,10 +25,11 @@
 
 #include "platform.h"
 
-#define SHM_MAGIC 0x314255545343414eull /* "NACSTUB1" little-endian */
+#define SHM_MAGIC 0x324255545343414eull /* "NACSTUB2" little-endian (2: lazily allocated tables) */
 /* Processes attached to one object at once. CANN has no such limit; a fixed
  * table keeps the header robust against a process dying mid-update, and
- * tmpfs only backs the pages that users touch (16 bytes per entry). */
+ * only its pages below users_backed are allocated (16 bytes per entry: one
+ * page holds the header and the first ~250 users). */
 #define SHM_MAX_USERS 16384
 #define SHM_EVENT_PREFIX "cannstub-ev-"
 
@@ -43,6 +53,8 @@ struct shm_header {
     struct plat_process_id creator;
     uint32_t creator_gone; /* creator destroyed its object (or exited cleanly) */
     uint32_t users_used;   /* entries at and above this index were never used (all zero) */
+    uint32_t users_backed; /* entries below this index have tmpfs pages; users_used <= users_backed */
+    uint32_t reserved;
     struct plat_process_id users[SHM_MAX_USERS];
 };
 
@@ -58,6 +70,7 @@ struct shm_object {
     int local_refs;
     int is_creator;
     int detached; /* left the users table already (forced detach) */
+    struct plat_shm_file file; /* what name stood for when mapped: growth checks it still does */
     shm_repair_fn repair;
 };
 
@@ -68,12 +81,32 @@ enum shm_open_result {
     SHM_CREATOR_GONE,    /* the creator destroyed it or exited */
     SHM_FULL,            /* users table full (SHM_MAX_USERS live processes) */
     SHM_SYSTEM_ERROR,    /* errno-level failure */
+    SHM_NO_SPACE,        /* /dev/shm is full: no page for this process's users entry */
 };
 
-/* Creates a new object of size bytes (payload after the header); init fills
- * the payload before the object becomes visible as ready. */
-int shm_create(const char *prefix, size_t size, void (*init)(struct shm_header *), shm_repair_fn repair,
-               struct shm_object **out);
+/* Payload bytes to reserve at create: all of it (kinds whose payload is
+ * touched anywhere, e.g. device memory). */
+#define SHM_RESERVE_ALL ((size_t)-1)
+
+/* Creates a new object of size bytes (header and payload); allocates the
+ * header's first users page and the first reserve_payload bytes of the
+ * payload (rounded up to a page: shm_payload_reserved_end) now. init fills
+ * the payload before the object becomes visible as ready. -1 with errno
+ * (ENOSPC: /dev/shm is full). */
+int shm_create(const char *prefix, size_t size, size_t reserve_payload, void (*init)(struct shm_header *),
+               shm_repair_fn repair, struct shm_object **out);
+/* Where the pages shm_create allocates for a payload prefix of
+ * reserve_payload bytes end (a byte offset in the object): what init may
+ * touch. */
+size_t shm_payload_reserved_end(size_t size, size_t reserve_payload);
+/* Grows a table of obj's payload (entries of elem bytes from byte base, at
+ * most max of them, *backed of them allocated): allocates the pages of the
+ * next chunk, at least one entry, and only then raises *backed. Call with
+ * obj locked. 0, or -1 with errno (ENOSPC: /dev/shm is full), *backed
+ * unchanged. */
+int shm_grow(struct shm_object *obj, size_t base, size_t elem, uint32_t max, uint32_t *backed);
+/* Entries of elem bytes from byte base wholly below byte end, at most max. */
+uint32_t shm_entries_below(size_t base, size_t elem, size_t end, uint32_t max);
 /* Attaches to an existing object by id (reusing this process's mapping).
  * size 0 accepts any size that the object's header states. */
 enum shm_open_result shm_open_by_id(const char *prefix, uint64_t id, size_t size, shm_repair_fn repair,
@@ -105,7 +138,12 @@ enum shm_test_death {
     SHM_TEST_DIE_NEVER = 0,
     SHM_TEST_DIE_IN_SLOT_RELEASE, /* "1": refcount dropped to 0, done word still set */
     SHM_TEST_DIE_IN_UNLINK,       /* "unlink": last user marked the object unlinked, name still there */
+    SHM_TEST_DIE_IN_GROWTH,       /* "grow": a table's next pages allocated, its watermark not raised yet */
 };
 extern enum shm_test_death shm_test_die_in_lock;
+/* Test hook ACL_STUB_TEST_EXACT_RESERVE=1: reserves are not rounded up to a
+ * page (create: the first users entry and the payload prefix asked for;
+ * growth: one entry), so a few processes or records reach the growth paths. */
+extern int shm_test_exact_reserve;
 
 #endif

@@ -259,7 +259,7 @@ STUB_EXPORT aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size,
         size_t bytes = size > SIZE_MAX - g ? 0 : (size + g - 1) / g * g;
         if (bytes == 0 || bytes > SIZE_MAX / 2)
             rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call, "size %zu is too large", size);
-        else if (shm_create(SHM_VMM_PREFIX, data_offset() + bytes, NULL, NULL, &obj) != 0)
+        else if (shm_create(SHM_VMM_PREFIX, data_offset() + bytes, SHM_RESERVE_ALL, NULL, NULL, &obj) != 0)
             rc = stub_fail(ACL_ERROR_RT_MEMORY_ALLOCATION, call,
                            "cannot create the shared-memory object of %zu bytes in /dev/shm", bytes);
         else {
@@ -888,6 +888,9 @@ static aclError import_handle(const char *call, uint64_t sh, int device, aclrtDr
     aclError rc = ACL_SUCCESS;
     int d;
     enum shm_open_result opened = sh ? shm_open_by_id(SHM_VMM_PREFIX, sh, 0, NULL, &obj) : SHM_NOT_FOUND;
+    if (opened == SHM_NO_SPACE) /* as any failure to open it (contract S20) */
+        return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call, "shareable handle 0x%llx: cannot open it: %s",
+                         (unsigned long long)sh, shm_open_result_text(opened));
     if (opened != SHM_OK)
         /* the driver's lookup (api_impl.cc:7420-7425, GetPhyDevIdByMemShareHandle), before the context */
         return stub_fail(ACL_ERROR_RT_PARAM_INVALID, call,

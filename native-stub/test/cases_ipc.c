@@ -648,16 +648,6 @@ CT_LONG_CASE(ipc_record_with_every_slot_referenced_blocks_until_one_frees)
 
 /* ---------------------------------------------------------- a full /dev/shm */
 
-static int write_file(const char *path, const char *text)
-{
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t n = write(fd, text, strlen(text));
-    close(fd);
-    return n == (ssize_t)strlen(text) ? 0 : -1;
-}
-
 /* role ipc_on_full_tmpfs: in a user and mount namespace of its own, /dev/shm is a 256 KiB tmpfs
  * filled up; creating an IPC event must fail with 207001 naming ENOSPC (it died by SIGBUS on the
  * first store into a sparse object) and leave no object. Exit 3: no namespace here (skip). */
@@ -665,25 +655,9 @@ CT_ROLE(ipc_on_full_tmpfs)
 {
     (void)argc;
     (void)argv;
-    uid_t uid = getuid();
-    gid_t gid = getgid();
-    if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
+    if (enter_own_dev_shm("256k") != 0)
         return 3;
-    char map[64];
-    snprintf(map, sizeof map, "0 %u 1", (unsigned)uid);
-    if (write_file("/proc/self/uid_map", map) != 0 || write_file("/proc/self/setgroups", "deny") != 0)
-        return 3;
-    snprintf(map, sizeof map, "0 %u 1", (unsigned)gid);
-    if (write_file("/proc/self/gid_map", map) != 0 || mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
-        mount("tmpfs", "/dev/shm", "tmpfs", 0, "size=256k") != 0)
-        return 3;
-    int fd = open("/dev/shm/filler", O_WRONLY | O_CREAT | O_EXCL, 0600);
-    if (fd < 0)
-        CT_FAIL("cannot create the filler: %s", strerror(errno));
-    static char block[4096];
-    while (write(fd, block, sizeof block) > 0) {
-    }
-    close(fd);
+    fill_dev_shm();
     acl_up(0);
     aclrtEvent e = NULL;
     CT_CODE(ACL_ERROR_RT_MEMORY_ALLOCATION, aclrtCreateEventExWithFlag(&e, ACL_EVENT_IPC));

@@ -903,7 +903,7 @@ CT_STUB_CASE(procs_last_user_killed_while_unlinking_is_reclaimed, "reclaim after
  * like the previous version's (64-entry users table, 66664 bytes), past the
  * 5 s grace after which half-created objects are removed. */
 #define OTHER_VERSION_SIZE 66664
-#define OTHER_VERSION_MAGIC 0x314255545343414eull /* "NACSTUB1": the shared header prefix */
+#define OTHER_VERSION_MAGIC 0x324255545343414eull /* "NACSTUB2": the shared header prefix */
 
 static void unlink_fake_object(void *name)
 {
@@ -923,15 +923,17 @@ CT_LONG_STUB_CASE(procs_reclaim_leaves_objects_of_another_stub_version_alone, "r
     fflush(stdout);
     CT_TRUE(ftruncate(fd, OTHER_VERSION_SIZE) == 0);
     /* magic @0, ready @8, id @16, size @24, the lock, the creator {pid, 0,
-     * start time}, two u32, then the users table: the prefix every version
-     * shares. This process is its one user, so that the previous version's
-     * reclaim (other checkouts on this machine) keeps it too. */
+     * start time}, four u32 (the third: users allocated), then the users
+     * table: the prefix every version of this magic shares. This process is
+     * its one user, so that the previous version's reclaim (other checkouts
+     * on this machine) keeps it too. */
     uint64_t magic = OTHER_VERSION_MAGIC, size = OTHER_VERSION_SIZE;
-    uint32_t ready = 1;
+    uint32_t ready = 1, one = 1;
     int32_t self = (int32_t)getpid();
-    off_t users = (off_t)(32 + sizeof(pthread_mutex_t) + 16 + 8);
+    off_t users = (off_t)(32 + sizeof(pthread_mutex_t) + 16 + 16);
     CT_TRUE(pwrite(fd, &magic, 8, 0) == 8 && pwrite(fd, &ready, 4, 8) == 4 && pwrite(fd, &id, 8, 16) == 8 &&
-            pwrite(fd, &size, 8, 24) == 8 && pwrite(fd, &self, 4, users) == 4);
+            pwrite(fd, &size, 8, 24) == 8 && pwrite(fd, &one, 4, users - 12) == 4 &&
+            pwrite(fd, &one, 4, users - 8) == 4 && pwrite(fd, &self, 4, users) == 4);
     close(fd);
     char path[96];
     snprintf(path, sizeof path, "/dev/shm%s", name);
@@ -959,7 +961,7 @@ CT_LONG_STUB_CASE(procs_reclaim_leaves_objects_of_another_stub_version_alone, "r
  * them too. Reclaim meets the owner, mode and lock before the users. */
 #define FAKE_OBJECT_SIZE (1u << 20) /* more than the header with its users table */
 #define FAKE_LOCK_OFFSET 32
-#define FAKE_USERS_OFFSET (FAKE_LOCK_OFFSET + sizeof(pthread_mutex_t) + 16 + 8)
+#define FAKE_USERS_OFFSET (FAKE_LOCK_OFFSET + sizeof(pthread_mutex_t) + 16 + 16)
 
 struct fake_object {
     char name[64];
@@ -1003,7 +1005,8 @@ static void make_fake_object(struct fake_object *o, int garble_lock, mode_t mode
         CT_EQ(0, pthread_mutex_init((pthread_mutex_t *)(void *)(map + FAKE_LOCK_OFFSET), &attr));
         pthread_mutexattr_destroy(&attr);
     }
-    memcpy(map + FAKE_USERS_OFFSET - 4, &users_used, 4);
+    memcpy(map + FAKE_USERS_OFFSET - 12, &users_used, 4); /* and users_backed: 1 */
+    memcpy(map + FAKE_USERS_OFFSET - 8, &users_used, 4);
     memcpy(map + FAKE_USERS_OFFSET, &self, 4);
     /* Kept mapped until the case ends: leak checks of other runs on this
      * machine then see it in use, not left behind. */

@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <ftw.h>
 #include <poll.h>
 #include <pthread.h>
@@ -20,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -124,6 +126,46 @@ uint64_t now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int write_file(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = write(fd, text, strlen(text));
+    close(fd);
+    return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+int enter_own_dev_shm(const char *size)
+{
+    uid_t uid = getuid();
+    gid_t gid = getgid();
+    if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
+        return -1;
+    char map[64];
+    snprintf(map, sizeof map, "0 %u 1", (unsigned)uid);
+    if (write_file("/proc/self/uid_map", map) != 0 || write_file("/proc/self/setgroups", "deny") != 0)
+        return -1;
+    snprintf(map, sizeof map, "0 %u 1", (unsigned)gid);
+    char options[32];
+    snprintf(options, sizeof options, "size=%s", size);
+    if (write_file("/proc/self/gid_map", map) != 0 || mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+        mount("tmpfs", "/dev/shm", "tmpfs", 0, options) != 0)
+        return -1;
+    return 0;
+}
+
+void fill_dev_shm(void)
+{
+    int fd = open("/dev/shm/filler", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+        CT_FAIL("cannot create the filler: %s", strerror(errno));
+    static char block[4096];
+    while (write(fd, block, sizeof block) > 0) {
+    }
+    close(fd);
 }
 
 void sleep_ms(unsigned ms)

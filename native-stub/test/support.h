@@ -25,6 +25,13 @@
 /* How long we watch a blocked stream or event to see that it stays blocked (ms). */
 #define BLOCK_PROBE_MS 150
 
+/* ---- a /dev/shm of our own ---- */
+/* Enters a user and mount namespace of its own where /dev/shm is a new tmpfs of size (e.g. "256k"): 0, or -1 when
+ * this machine allows no such namespace (the caller skips). Children inherit it. */
+int enter_own_dev_shm(const char *size);
+/* Fills /dev/shm (one of our own) with /dev/shm/filler until it is full. */
+void fill_dev_shm(void);
+
 /* ---- time ---- */
 uint64_t now_ns(void);
 void sleep_ms(unsigned ms);

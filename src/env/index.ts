@@ -71,6 +71,7 @@ const VARIABLES_BY_KEY = {
   notesLog: { name: 'CANN_HARNESS_NOTES_LOG', setBy: 'harness', doc: "the run's file of notes (skips, passes with only no-op waits), for the workers" },
   auditLog: { name: 'CANN_HARNESS_AUDIT_LOG', setBy: 'harness', doc: "`cann-harness audit`'s file of audit declarations" },
   stubTestDieInLock: { name: 'ACL_STUB_TEST_DIE_IN_LOCK', setBy: 'harness', readInC: true, doc: "the C conformance suite's crash-while-locked test only" },
+  stubTestExactReserve: { name: 'ACL_STUB_TEST_EXACT_RESERVE', setBy: 'harness', readInC: true, doc: "the C conformance suite's /dev/shm growth tests only (page-less reserves)" },
 } as const satisfies Record<string, EnvVariable>;
 
 type Key = keyof typeof VARIABLES_BY_KEY;
