@@ -163,7 +163,7 @@ void ct_check_eq(const char *file, int line, const char *expr, long long expecte
  * library; case headers_error_codes_match_the_contract checks the headers) */
 #include "../src/acl_error_list.h"
 
-#define CT_MAX_CASES 256
+#define CT_MAX_CASES 512
 #define CT_MAX_CLEANUPS 64
 
 struct ct_entry {
