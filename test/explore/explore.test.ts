@@ -16,6 +16,9 @@ import { testWithStub as withStub } from '../support/with-stub';
 const DEMO = path.join(repoRoot, 'bench', 'race-demo-specs', 'torn-read-race.spec.ts');
 const FIXTURES = path.join(__dirname, 'fixtures', 'explore-scenarios.ts');
 const SLEEPER = path.join(__dirname, 'fixtures', 'degraded', 'sleeper.spec.ts');
+// The README's per-round sharing: a latch holds the producer's stream while 3 consumers open the
+// event and signal back; the producer awaits the 3 signals at once (awaitSignals).
+const SHARING = path.join(repoRoot, 'bench', 'round-sharing-specs', 'per-round-sharing.spec.ts');
 
 const plans = new Map<string, ScenarioPlan<any>[]>();
 function planOf(file: string, name: string): ScenarioPlan<any> {
@@ -101,7 +104,7 @@ withStub('the README\'s sharing round (a latch, awaitSignals) is explored in ful
   // A latch's stream and a thread awaiting several signals at once wait, they do not run: before,
   // both were taken for host code past the stall bound, and every such round was degraded.
   for (const seed of [3, 4]) {
-    const { r, dirs } = await run(FIXTURES, 'the sharing round', { explore: { seed, depth: 2 }, rounds: 5 });
+    const { r, dirs } = await run(SHARING, 'rounds per-round sharing', { explore: { seed, depth: 2 }, rounds: 5 });
     try {
       expect(r.ok).toBe(true);
       expect(r.exploreDegraded).toBeUndefined();
