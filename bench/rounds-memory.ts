@@ -12,7 +12,7 @@
  * growing (100,000 rounds, every 10,000 a snapshot, bench/README.md `rounds-sharing` row):
  *  - right after gc(), RSS still holds the V8 pages the collection freed until V8's background
  *    threads unmap them (each 256 KiB page its own mapping): one producer read 122.6 MiB, and
- *    98.4 MiB a few milliseconds later; between two snapshots 53 more such mappings were 12.9 MiB
+ *    98.4 MiB a few milliseconds later; between two snapshots 52 more such mappings were 12.9 MiB
  *    more RSS;
  *  - one collection also leaves dead ArrayBuffers' contents to a background thread: a consumer's
  *    malloc'd bytes read 5.9 MiB (2.5 MiB of ArrayBuffers) at one snapshot, 3.3 MiB at the next;
@@ -104,7 +104,7 @@ export interface MemoryVerdict {
   text: string;
 }
 
-const mib = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`;
+const mib = (b: number) => `${(b / 2 ** 20).toFixed(2)} MiB`;
 const pct = (p: number) => `${p >= 0 ? '+' : ''}${p.toFixed(1)} %`;
 
 /** Judges each role from its first logged round to its last: live memory within FLAT_WITHIN_PERCENT, no /dev/shm mapping added. */
@@ -120,9 +120,12 @@ export function judgeRoundMemory(byRole: Map<string, Map<number, RoundMemory>>):
     const rssPercent = ((late.rss - early.rss) / early.rss) * 100;
     const shmMapsAdded = late.shmMaps - early.shmMaps;
     const flat = livePercent <= FLAT_WITHIN_PERCENT && shmMapsAdded <= 0;
-    const what = early.malloc === undefined ? 'heapUsed (no mallinfo2 here)' : 'heapUsed + malloc';
+    const parts =
+      early.malloc === undefined || late.malloc === undefined
+        ? `heapUsed ${mib(early.heapUsed)} -> ${mib(late.heapUsed)} (no mallinfo2 here)`
+        : `heapUsed ${mib(early.heapUsed)} -> ${mib(late.heapUsed)} + malloc ${mib(early.malloc)} -> ${mib(late.malloc)}`;
     const text =
-      `${role}: ${what} ${mib(live(early))} -> ${mib(live(late))} (${pct(livePercent)}, ${liveBytesPerRound.toFixed(1)} B/round), ` +
+      `${role}: ${parts} = ${mib(live(early))} -> ${mib(live(late))} (${pct(livePercent)}, ${liveBytesPerRound.toFixed(1)} B/round), ` +
       `/dev/shm mappings ${early.shmMaps} -> ${late.shmMaps}; RSS ${mib(early.rss)} -> ${mib(late.rss)} (${pct(rssPercent)}, not judged)`;
     verdicts.push({ role, livePercent, liveBytesPerRound, rssPercent, shmMapsAdded, flat, text });
   }
