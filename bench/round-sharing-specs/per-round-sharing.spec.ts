@@ -1,5 +1,5 @@
 /**
- * For bench/rounds.bench.ts: a round written the way the README shows per-round sharing (issue
+ * For bench/rounds-sharing.bench.ts: a round written the way the README shows per-round sharing (issue
  * #35). Every round the producer makes a new IPC event, records it behind a latch and shares it;
  * 3 consumers on devices 1-3 open it, queue a wait on it and signal back; the producer awaits
  * their 3 signals, releases the latch, and everyone synchronizes. Nothing is made in `setup`:
@@ -7,15 +7,10 @@
  * what the round's end releases.
  */
 import { replicate, scenario } from '../../src';
+import { logRoundMemory } from '../rounds-memory';
 
 const consumers = 3;
 const rssAt = Number(process.env.ROUNDS_RSS_AT ?? 10_000);
-const logRss = (ctx: { rounds: number; round: number; role: string; log(s: string): void }): void => {
-  if (ctx.rounds > 1 && (ctx.round === rssAt || ctx.round === ctx.rounds)) {
-    (globalThis as { gc?: () => void }).gc?.(); // after a full collection: the heap's saw-tooth is not growth
-    ctx.log(`rss ${ctx.role} round ${ctx.round} ${process.memoryUsage().rss}`);
-  }
-};
 
 scenario('rounds per-round sharing: 1 producer, 3 consumers', {
   devices: consumers + 1,
@@ -32,7 +27,7 @@ scenario('rounds per-round sharing: 1 producer, 3 consumers', {
         await ctx.awaitSignals(Array.from({ length: consumers }, (_, i) => `consumer-${i}.waiting`));
         latch.release();
         ctx.stream.synchronize();
-        logRss(ctx);
+        logRoundMemory(ctx, rssAt);
       },
     },
     consumer: replicate(consumers, (i) => ({
@@ -41,7 +36,7 @@ scenario('rounds per-round sharing: 1 producer, 3 consumers', {
         ctx.stream.waitEvent(await ctx.openSharedEvent('ev', { from: 'producer' }));
         await ctx.signal(`${ctx.role}.waiting`);
         ctx.stream.synchronize();
-        logRss(ctx);
+        logRoundMemory(ctx, rssAt);
       },
     })),
   },

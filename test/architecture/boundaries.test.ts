@@ -123,7 +123,7 @@ describe('on a throwaway tree', () => {
     });
     const all = listSourceFiles(root, ['src', 'scripts']);
     const byKind = Object.fromEntries(check(all).map((p) => [p.kind, p.message]));
-    expect(byKind.package).toContain('package koffi is for src/acl, test only');
+    expect(byKind.package).toContain('package koffi is for src/acl, test, bench only');
     expect(byKind.unowned).toContain('scripts/x.ts belongs to no part');
     expect(byKind.unresolved).toContain('src/trace/y.ts:1 imports "./missing", which resolves to no file');
     expect(files).not.toContain('scripts/x.ts'); // only PARTS folders are listed by default
