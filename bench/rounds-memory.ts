@@ -77,7 +77,8 @@ export function measureRoundMemory(): RoundMemory {
 const LINE = /\bmem (\S+) round (\d+) (\{[^\n]*\})/g;
 
 /** For a role body: logs the process's memory at round `at` and at the last round (a run of more than one round). */
-export function logRoundMemory(ctx: { role: string; round: number; rounds: number; log(s: string): void }, at: number): void {
+export function logRoundMemory(ctx: { role: string; round: number; rounds: number; log(s: string): void }, at: number | undefined): void {
+  if (at === undefined) return; // not measuring: the run is not a rounds bench's (no --expose-gc)
   if (ctx.rounds > 1 && (ctx.round === at || ctx.round === ctx.rounds)) {
     ctx.log(`mem ${ctx.role} round ${ctx.round} ${JSON.stringify(measureRoundMemory())}`);
   }
