@@ -59,13 +59,13 @@ test('a bad seed or depth names the fix', async () => {
 test('a passing explored run with rounds the explorer did not fully order says so after the summary, and on its HTML page', async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'cann-explore-cli-'));
   try {
-    const specs = path.join(__dirname, 'fixtures', 'degraded');
+    const specs = path.join(repoRoot, 'test', 'jest', 'fixtures', 'explore-degraded');
     const html = path.join(dir, 'html');
     const args = ['run', '--mode', 'stub', '--specs', specs, '--explore', '5', '--junit', path.join(dir, 'junit.xml'), '--html', html];
     const r = await runCommand(process.execPath, [bin, ...args], { cwd: repoRoot, dropEnv: DROP });
     expect(r.code).toBe(0);
     const warning =
-      '[cann-harness] warning: test/explore/fixtures/degraded/sleeper.spec.ts › a sleeper passes, not fully ordered passed, ' +
+      '[cann-harness] warning: test/jest/fixtures/explore-degraded/sleeper.spec.ts › a sleeper passes, not fully ordered passed, ' +
       'but the schedule explorer did not fully order 2 of its 2 rounds (first round 1: sleeper/main left the explored points after step';
     expect(r.stdout + r.stderr).toContain(warning);
     const pages = readdirSync(path.join(html, 'scenarios')).map((f) => readFileSync(path.join(html, 'scenarios', f), 'utf8'));

@@ -15,7 +15,7 @@ import { testWithStub as withStub } from '../support/with-stub';
 
 const DEMO = path.join(repoRoot, 'bench', 'race-demo-specs', 'torn-read-race.spec.ts');
 const FIXTURES = path.join(__dirname, 'fixtures', 'explore-scenarios.ts');
-const SLEEPER = path.join(__dirname, 'fixtures', 'degraded', 'sleeper.spec.ts');
+const SLEEPER = path.join(repoRoot, 'test', 'jest', 'fixtures', 'explore-degraded', 'sleeper.spec.ts');
 // The README's per-round sharing: a latch holds the producer's stream while 3 consumers open the
 // event and signal back; the producer awaits the 3 signals at once (awaitSignals).
 const SHARING = path.join(repoRoot, 'bench', 'round-sharing-specs', 'per-round-sharing.spec.ts');
