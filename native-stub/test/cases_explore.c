@@ -892,11 +892,12 @@ int cannharness_explore_attach(const char *library);
 CT_CASE(explore_a_stream_held_by_a_latch_is_blocked_not_running)
 {
     char file[PATH_CAP], value[VALUE_CAP], note[256] = "";
+    Dl_info info;
+    CT_TRUE(dladdr((void *)aclInit, &info) != 0 && info.dli_fname != NULL);
+    CT_EQ(0, cannharness_explore_attach(info.dli_fname)); /* not exploring (no aclInit yet): latches as before */
     make_explore_file(file, "explore");
     snprintf(value, sizeof value, "%s:8:2", file);
     explore_init(value, 50);
-    Dl_info info;
-    CT_TRUE(dladdr((void *)aclInit, &info) != 0 && info.dli_fname != NULL);
     CT_EQ(0, cannharness_explore_attach(NULL));
     CT_EQ(0, cannharness_explore_attach("/nonexistent/libascendcl.so")); /* not loaded: never loaded by attach */
     CT_EQ(1, cannharness_explore_attach(info.dli_fname));

@@ -9,6 +9,7 @@ import type { ExploreDegraded, ExploreFunctions } from './native';
 
 export type { ExploreDegraded } from './native';
 import { setRendezvousPoints } from '../rendezvous';
+import { resolveHoldLibrary } from './resolve';
 
 export interface Explorer {
   /** Names the calling thread's party ("main", "thread<k>"). */
@@ -45,6 +46,9 @@ export function explorer(libraryFile: string): Explorer | null {
 export function installExplorePoints(libraryFile: string, threadName: string): Explorer | null {
   const ex = explorer(libraryFile);
   if (!ex) return null;
+  // The harness's latches block their stream while held (native-stub/harness/hold/hold.c): the hold
+  // library attaches to the explorer now that aclInit has turned it on, whenever it was loaded.
+  koffiDeclarations().loadHoldLibrary(resolveHoldLibrary(process.env), libraryFile);
   ex.nameThread(threadName);
   setRendezvousPoints({ point: ex.point, block: ex.block, wake: ex.wake });
   return ex;

@@ -51,17 +51,18 @@ HOLD_EXPORT void cannharness_sleep_ms(void *ms)
 typedef int (*explore_fn)(const char *what);
 static explore_fn explore_block, explore_wake;
 
-/* Looks the explorer's calls up in the loaded ACL library `library` (never loads it). 1 when found,
- * 0 when the library has none (real CANN) or is not loaded. They return -1 at once while the stub
- * does not explore, so attaching costs nothing then. */
+/* Looks the explorer's calls up in the loaded ACL library `library` (never loads it), after its
+ * aclInit: 1 when it explores (the latches then block and wake), 0 when it does not, has no
+ * explorer (real CANN) or is not loaded; then a latch costs nothing more than before. */
 HOLD_EXPORT int cannharness_explore_attach(const char *library)
 {
     void *lib = library ? dlopen(library, RTLD_NOW | RTLD_NOLOAD) : NULL;
     if (!lib)
         return 0;
+    int (*enabled)(void) = (int (*)(void))dlsym(lib, "cannstub_explore_enabled");
     explore_fn block = (explore_fn)dlsym(lib, "cannstub_explore_block");
     explore_fn wake = (explore_fn)dlsym(lib, "cannstub_explore_wake");
-    int found = block && wake;
+    int found = enabled && block && wake && enabled() == 1;
     if (found) {
         __atomic_store_n(&explore_wake, wake, __ATOMIC_RELEASE);
         __atomic_store_n(&explore_block, block, __ATOMIC_RELEASE);
